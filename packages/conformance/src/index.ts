@@ -1,0 +1,9 @@
+export type { CaseResult, Check, ConformanceCase, ConformanceSuite } from './suite/suite.js'
+export {
+  assertSuite,
+  ConformanceViolation,
+  checkFor,
+  conformanceCase,
+  runCase,
+  runSuite,
+} from './suite/suite.js'

@@ -1,0 +1,2 @@
+export type { OAuthTransactionProtector, ProtectedEnvelope } from './protector.js'
+export { ProtectedEnvelopeError } from './protector.js'

@@ -1,0 +1,59 @@
+import { ConfigurationError } from '@portcullis/core'
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
+
+export interface PostgresClientOptions {
+  /** `postgres://user@host:port/database`. Never logged. */
+  readonly connectionString: string
+  /** Pool size. Default 10. */
+  readonly maxConnections?: number
+  /** Per-statement timeout in milliseconds, applied to every connection. Default 10000. */
+  readonly statementTimeoutMs?: number
+  /** `application_name` reported to the server. Default `portcullis`. */
+  readonly applicationName?: string
+}
+
+/** The pool and drizzle database every Postgres store of this package is built on. */
+export interface PostgresClient {
+  readonly pool: pg.Pool
+  readonly db: NodePgDatabase
+  /** One round trip; resolves true when the server answers. */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export function createPostgresClient(options: PostgresClientOptions): PostgresClient {
+  let url: URL
+  try {
+    url = new URL(options.connectionString)
+  } catch {
+    throw new ConfigurationError('postgres.connection_string', 'connectionString is not a valid URL')
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigurationError(
+      'postgres.connection_string',
+      'connectionString must use the postgres: scheme',
+    )
+  }
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    application_name: options.applicationName ?? 'portcullis',
+  })
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  let closed: Promise<void> | undefined
+  return {
+    pool,
+    db: drizzle({ client: pool }),
+    async ping() {
+      const result = await pool.query<{ ok: number }>('select 1 as ok')
+      return result.rows[0]?.ok === 1
+    },
+    close() {
+      closed ??= pool.end()
+      return closed
+    },
+  }
+}
