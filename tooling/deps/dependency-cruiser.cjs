@@ -1,0 +1,70 @@
+/**
+ * The dependency rule of the hexagon (docs/architecture.md):
+ * - core is pure: no framework, driver or network-server module, no other workspace package, and of npm
+ *   packages only jose and openid-client;
+ * - adapters (express, postgres, conformance) depend on core only, never on each other.
+ * Applications (apps/*) compose adapters and may import any package.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+const FORBIDDEN_IN_CORE = '(express|pg|pg-[a-z-]+|drizzle-orm|drizzle-kit|hono|fastify|koa)'
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-no-framework-or-driver',
+      comment: 'core must not import express, pg, drizzle or another framework or driver',
+      severity: 'error',
+      from: { path: '^packages/core/' },
+      to: { path: `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)` },
+    },
+    {
+      name: 'core-no-node-network-server',
+      comment: 'core must not import node:http, node:https, node:http2 or node:net (outbound I/O is injected)',
+      severity: 'error',
+      from: { path: '^packages/core/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(http|https|http2|net)$' },
+    },
+    {
+      name: 'core-no-workspace-package',
+      comment: 'core must not import another workspace package',
+      severity: 'error',
+      from: { path: '^packages/core/' },
+      to: { path: '^(packages|apps|tooling)/|^@portcullis/', pathNot: '^packages/core/' },
+    },
+    {
+      name: 'core-only-allowed-npm-packages',
+      comment: 'core may depend only on jose and openid-client (DESIGN.md section 1)',
+      severity: 'error',
+      from: { path: '^packages/core/src/', pathNot: '\\.test\\.ts$' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown', 'unknown'],
+        pathNot: '(^|/)node_modules/(jose|openid-client|oauth4webapi)/|^(jose|openid-client)(/|$)',
+      },
+    },
+    {
+      name: 'adapter-no-other-adapter',
+      comment: 'an adapter must not import another adapter; the application composes them',
+      severity: 'error',
+      from: { path: '^packages/(express|postgres|conformance)/' },
+      to: { path: '^packages/(express|postgres|conformance)/', pathNot: '^packages/$1/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist|\\.turbo)/|fixtures/violations/' },
+    tsPreCompilationDeps: true,
+    combinedDependencies: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['@portcullis/source', 'import', 'types', 'default'],
+      extensions: ['.ts', '.js', '.d.ts'],
+      mainFields: ['module', 'main', 'types'],
+    },
+  },
+}
