@@ -19,7 +19,8 @@ module.exports = {
     },
     {
       name: 'core-no-node-network-server',
-      comment: 'core must not import node:http, node:https, node:http2 or node:net (outbound I/O is injected)',
+      comment:
+        'core must not import node:http, node:https, node:http2 or node:net (outbound I/O is injected)',
       severity: 'error',
       from: { path: '^packages/core/' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(http|https|http2|net)$' },
@@ -37,7 +38,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/core/src/', pathNot: '\\.test\\.ts$' },
       to: {
-        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown', 'unknown'],
+        dependencyTypes: [
+          'npm',
+          'npm-dev',
+          'npm-optional',
+          'npm-peer',
+          'npm-no-pkg',
+          'npm-unknown',
+          'unknown',
+        ],
         pathNot: '(^|/)node_modules/(jose|openid-client|oauth4webapi)/|^(jose|openid-client)(/|$)',
       },
     },
