@@ -20,16 +20,16 @@ module.exports = {
     {
       name: 'core-no-node-network-server',
       comment:
-        'core must not import node:http, node:https, node:http2 or node:net (outbound I/O is injected)',
+        'core code must not import node:http, node:https, node:http2 or node:net (outbound I/O is injected); its tests may run real servers',
       severity: 'error',
-      from: { path: '^packages/core/' },
+      from: { path: '^packages/core/src/', pathNot: '\\.test\\.ts$' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(http|https|http2|net)$' },
     },
     {
       name: 'core-no-workspace-package',
-      comment: 'core must not import another workspace package',
+      comment: 'core must not import another workspace package (benchmarks may use the bench harness)',
       severity: 'error',
-      from: { path: '^packages/core/' },
+      from: { path: '^packages/core/', pathNot: '^packages/core/bench/' },
       to: { path: '^(packages|apps|tooling)/|^@portcullis/', pathNot: '^packages/core/' },
     },
     {
@@ -55,7 +55,14 @@ module.exports = {
       comment: 'an adapter must not import another adapter; the application composes them',
       severity: 'error',
       from: { path: '^packages/(express|postgres|conformance)/' },
-      to: { path: '^packages/(express|postgres|conformance)/', pathNot: '^packages/$1/' },
+      to: { path: '^packages/(express|postgres|conformance)/', pathNot: '^packages/($1|conformance)/' },
+    },
+    {
+      name: 'adapter-no-test-kit-in-production',
+      comment: 'adapters may run the conformance kit in their tests, never ship it in their own code',
+      severity: 'error',
+      from: { path: '^packages/(express|postgres)/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^packages/conformance/' },
     },
     {
       name: 'no-circular',

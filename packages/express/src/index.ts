@@ -1,2 +1,27 @@
+export type { SecurityHeaderOverrides } from './headers/security-headers.js'
+export { securityHeaderBaseline } from './headers/security-headers.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
+export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
+export { buildOpenApiDocument } from './openapi/document.js'
+export { problemErrorHandler, problemFor } from './problem/error-handler.js'
+export type { ProblemBody, ProblemInit } from './problem/problem.js'
+export { HttpProblem, problemBody, problems, sendProblem } from './problem/problem.js'
+export type { ParsedRoutePath } from './routing/paths.js'
+export { parseRoutePath } from './routing/paths.js'
+export type { OperationDocumentation, RouteOptions } from './routing/route-options.js'
+export type { HttpMethod, RegisteredRoute, RouteListener } from './routing/route-registry.js'
+export { RouteRegistry } from './routing/route-registry.js'
+export type {
+  ContextFor,
+  RouteMethod,
+  SecuredHandler,
+  SecuredRequest,
+  SecureRouter,
+  SecureRouterOptions,
+} from './routing/secure-router.js'
+export type { OpenApiConfig, RejectionEvent, SecurityConfig, StepUpConfig } from './security/config.js'
+export type { Security } from './security/create-security.js'
+export { createSecurity } from './security/create-security.js'
+export { credentialSource } from './security/credential-source.js'
+export { requirePrincipal, securityOf } from './security/request-context.js'

@@ -1,0 +1,24 @@
+// Without a test runner: each assert function runs its whole suite and throws an AggregateError
+// naming every violated invariant. `runSuite` returns per-case results instead of throwing.
+import { randomBytes } from 'node:crypto'
+import { runSuite } from '@portcullis/conformance'
+import { assertOAuthAccountStoreConformance, oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
+import { assertStepUpStoreConformance } from '@portcullis/conformance/step-up'
+import { accounts } from '@portcullis/core/oauth'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { MemoryStepUpStore } from '@portcullis/core/step-up'
+
+const accountStore = () => {
+  const protector = new AESGCMOAuthTransactionProtector({
+    activeKey: new OAuthTransactionProtectorKey('test-1', randomBytes(32)),
+  })
+  const store = new accounts.MemoryOAuthAccountStore({ provider: 'example', clientId: 'client', protector })
+  return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+}
+
+await assertOAuthAccountStoreConformance(accountStore)
+await assertStepUpStoreConformance(() => ({ store: new MemoryStepUpStore() }))
+
+for (const result of await runSuite(oauthAccountStoreSuite(accountStore))) {
+  console.log(result.passed ? 'ok  ' : 'FAIL', result.id)
+}

@@ -1,0 +1,8 @@
+// Your own ApiKeyStore must pass the conformance suite: one vitest test per invariant.
+
+import { apiKeyStoreConformanceSuite } from '@portcullis/conformance/api-keys'
+import { describeConformance } from '@portcullis/conformance/vitest'
+import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
+
+// Replace MemoryApiKeyStore with your implementation; pass `dispose` to clean up after each case.
+describeConformance(apiKeyStoreConformanceSuite(() => new MemoryApiKeyStore()))

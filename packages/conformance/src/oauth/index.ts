@@ -1,0 +1,2 @@
+export type { OAuthAccountStoreFactory, OAuthAccountStoreFixture } from './fixture.js'
+export { assertOAuthAccountStoreConformance, oauthAccountStoreSuite } from './suite.js'

@@ -1,0 +1,7 @@
+export type { OAuthTransactionProtectorFactory, OAuthTransactionProtectorSubject } from './protector-suite.js'
+export {
+  assertOAuthTransactionProtectorConformance,
+  oauthTransactionProtectorSuite,
+} from './protector-suite.js'
+export type { OAuthTransactionStoreFactory, OAuthTransactionStoreSubject } from './store-suite.js'
+export { assertOAuthTransactionStoreConformance, oauthTransactionStoreSuite } from './store-suite.js'

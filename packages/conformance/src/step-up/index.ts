@@ -1,0 +1,2 @@
+export type { StepUpStoreFactory, StepUpStoreFixture } from './fixture.js'
+export { assertStepUpStoreConformance, stepUpStoreSuite } from './suite.js'

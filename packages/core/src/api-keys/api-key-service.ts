@@ -1,0 +1,203 @@
+import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
+import type { CredentialRestrictions } from '../authentication/principal.js'
+import { isStrictIdentifier } from '../jwks/strict-identifier.js'
+import { ApiKeyError } from './api-key-error.js'
+import {
+  API_KEY_ID_BYTES,
+  API_KEY_SECRET_BYTES,
+  assertApiKeyPrefix,
+  formatApiKey,
+  isApiKeyId,
+  parseApiKey,
+} from './api-key-format.js'
+import type { ApiKeyPepperRing } from './api-key-pepper.js'
+import { type ApiKeyRecord, apiKeyStatus, assertRestrictions } from './api-key-record.js'
+import type { ApiKeyStore } from './api-key-store.js'
+import { IssuedApiKey } from './issued-api-key.js'
+
+export interface ApiKeyServiceOptions {
+  readonly store: ApiKeyStore
+  readonly peppers: ApiKeyPepperRing
+  /** Wire prefix, 1-32 letters or digits. Default `pk`. Name your environment: `acme`, `acmetest`. */
+  readonly prefix?: string
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly clock?: () => number
+  /** Default `crypto.randomBytes`. */
+  readonly randomBytes?: (size: number) => Uint8Array
+  /** Longest allowed rotation overlap. Default 7 days. */
+  readonly maxOverlapSeconds?: number
+}
+
+export interface IssueApiKeyRequest {
+  readonly ownerId: string
+  /** Default `service`. */
+  readonly ownerKind?: 'user' | 'service'
+  readonly restrictions?: CredentialRestrictions
+  readonly expiresAt?: Date
+  readonly label?: string
+}
+
+export interface RotateApiKeyRequest {
+  /** How long the current key keeps working. Default 0: it stops now. */
+  readonly overlapSeconds?: number
+  /** Default: the current key's restrictions. */
+  readonly restrictions?: CredentialRestrictions
+  /** Default: now plus the current key's original lifetime, or none. */
+  readonly expiresAt?: Date
+  readonly label?: string
+}
+
+/** Result of checking a presented key. `malformed` means no store lookup happened. */
+export type ApiKeyVerification =
+  | { readonly kind: 'valid'; readonly record: ApiKeyRecord }
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+
+/** Issues, rotates, revokes and verifies API keys. Raw keys exist only in the `IssuedApiKey` returned once. */
+export class ApiKeyService {
+  readonly prefix: string
+  readonly #store: ApiKeyStore
+  readonly #peppers: ApiKeyPepperRing
+  readonly #clock: () => number
+  readonly #random: (size: number) => Uint8Array
+  readonly #maxOverlapSeconds: number
+
+  constructor(options: ApiKeyServiceOptions) {
+    this.prefix = options.prefix ?? 'pk'
+    assertApiKeyPrefix(this.prefix)
+    this.#store = options.store
+    this.#peppers = options.peppers
+    this.#clock = options.clock ?? Date.now
+    this.#random = options.randomBytes ?? nodeRandomBytes
+    this.#maxOverlapSeconds = options.maxOverlapSeconds ?? 7 * 86_400
+  }
+
+  async issue(request: IssueApiKeyRequest): Promise<IssuedApiKey> {
+    const now = new Date(this.#clock())
+    if (!isStrictIdentifier(request.ownerId))
+      throw new ApiKeyError('api_key.invalid_input', 'ownerId must be a non-blank string')
+    if (request.expiresAt !== undefined && !(request.expiresAt > now)) {
+      throw new ApiKeyError('api_key.invalid_input', 'expiresAt must be in the future')
+    }
+    const { record, value } = this.#mint(now, {
+      ownerId: request.ownerId,
+      ownerKind: request.ownerKind ?? 'service',
+      restrictions: request.restrictions ?? {},
+      expiresAt: request.expiresAt,
+      label: request.label,
+    })
+    await this.#store.create(record)
+    return new IssuedApiKey(record, value)
+  }
+
+  /** Replaces a key. Of concurrent rotations of the same key one wins; the others get `api_key.not_active`. */
+  async rotate(currentKeyId: string, request: RotateApiKeyRequest = {}): Promise<IssuedApiKey> {
+    const overlapSeconds = request.overlapSeconds ?? 0
+    if (!Number.isFinite(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > this.#maxOverlapSeconds) {
+      throw new ApiKeyError(
+        'api_key.invalid_input',
+        `overlapSeconds must be between 0 and ${this.#maxOverlapSeconds}`,
+      )
+    }
+    if (!isApiKeyId(currentKeyId)) throw new ApiKeyError('api_key.not_found', 'API key not found')
+    const current = await this.#store.get(currentKeyId)
+    if (current === undefined) throw new ApiKeyError('api_key.not_found', 'API key not found')
+    const now = new Date(this.#clock())
+    const lifetime =
+      current.expiresAt === undefined ? undefined : current.expiresAt.getTime() - current.createdAt.getTime()
+    const expiresAt =
+      request.expiresAt ?? (lifetime === undefined ? undefined : new Date(now.getTime() + lifetime))
+    if (expiresAt !== undefined && !(expiresAt > now))
+      throw new ApiKeyError('api_key.invalid_input', 'expiresAt must be in the future')
+    const { record, value } = this.#mint(now, {
+      ownerId: current.ownerId,
+      ownerKind: current.ownerKind,
+      restrictions: request.restrictions ?? current.restrictions,
+      expiresAt,
+      label: request.label ?? current.label,
+    })
+    await this.#store.rotate({
+      currentKeyId,
+      replacement: record,
+      now,
+      ...(overlapSeconds === 0 ? {} : { overlapUntil: new Date(now.getTime() + overlapSeconds * 1000) }),
+    })
+    return new IssuedApiKey(record, value)
+  }
+
+  async revoke(keyId: string): Promise<void> {
+    if (!isApiKeyId(keyId)) throw new ApiKeyError('api_key.not_found', 'API key not found')
+    await this.#store.revoke(keyId, new Date(this.#clock()))
+  }
+
+  /** Malformed values cost no store lookup; well-formed ones exactly one. Never throws. */
+  async verify(value: string): Promise<ApiKeyVerification> {
+    const parts = parseApiKey(value, this.prefix)
+    if (parts === undefined) return { kind: 'malformed' }
+    let record: ApiKeyRecord | undefined
+    try {
+      record = await this.#store.get(parts.keyId)
+    } catch {
+      return { kind: 'unavailable', reason: 'api-key: store unavailable' }
+    }
+    if (record === undefined || record.keyId !== parts.keyId)
+      return { kind: 'invalid', reason: 'api-key: unknown key' }
+    const expected = this.#peppers.digest(record.pepperVersion, parts.keyId, parts.secret)
+    if (expected === undefined) return { kind: 'invalid', reason: 'api-key: retired pepper version' }
+    const stored = record.digest
+    if (
+      !(stored instanceof Uint8Array) ||
+      stored.byteLength !== expected.byteLength ||
+      !timingSafeEqual(expected, stored)
+    ) {
+      return { kind: 'invalid', reason: 'api-key: digest mismatch' }
+    }
+    const status = apiKeyStatus(record, this.#clock())
+    if (status === 'expired' || status === 'revoked') return { kind: 'invalid', reason: `api-key: ${status}` }
+    return { kind: 'valid', record }
+  }
+
+  #mint(
+    now: Date,
+    fields: {
+      ownerId: string
+      ownerKind: 'user' | 'service'
+      restrictions: CredentialRestrictions
+      expiresAt: Date | undefined
+      label: string | undefined
+    },
+  ): { record: ApiKeyRecord; value: string } {
+    assertRestrictions(fields.restrictions)
+    const keyId = this.#randomText(API_KEY_ID_BYTES)
+    const secret = this.#randomText(API_KEY_SECRET_BYTES)
+    const version = this.#peppers.activeVersion
+    const digest = this.#peppers.digest(version, keyId, secret)
+    if (digest === undefined) throw new ApiKeyError('api_key.generation_failed', 'active pepper is missing')
+    const record: ApiKeyRecord = {
+      keyId,
+      ownerId: fields.ownerId,
+      ownerKind: fields.ownerKind,
+      digest: new Uint8Array(digest),
+      pepperVersion: version,
+      restrictions: structuredClone(fields.restrictions),
+      createdAt: now,
+      ...(fields.expiresAt === undefined ? {} : { expiresAt: new Date(fields.expiresAt) }),
+      ...(fields.label === undefined ? {} : { label: fields.label }),
+    }
+    return { record, value: formatApiKey(this.prefix, keyId, secret) }
+  }
+
+  #randomText(size: number): string {
+    let bytes: Uint8Array
+    try {
+      bytes = this.#random(size)
+    } catch (error) {
+      throw new ApiKeyError('api_key.generation_failed', 'random source failed', { cause: error })
+    }
+    if (!(bytes instanceof Uint8Array) || bytes.byteLength !== size) {
+      throw new ApiKeyError('api_key.generation_failed', 'random source returned the wrong number of bytes')
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
+  }
+}

@@ -1,0 +1,38 @@
+// OAuth accounts: exact identity linking, the encrypted token vault, refresh and revocation.
+export type { DrainReport, DrainRevocationRetriesOptions } from './drain.js'
+export { drainRevocationRetries } from './drain.js'
+export type { AccountLinkConflict, OAuthAccountErrorCode } from './errors.js'
+export { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } from './errors.js'
+export type { InstantInput } from './input.js'
+export type { OAuthVaultInspector } from './inspector.js'
+export { MemoryAccountDirectory } from './memory-state.js'
+export type { MemoryOAuthAccountStoreOptions } from './memory-store.js'
+export { inspectMemoryOAuthAccountStore, MemoryOAuthAccountStore } from './memory-store.js'
+export type {
+  OAuthAccountDirectory,
+  OAuthAccountStore,
+  OAuthIdentityLinks,
+  OAuthRevocationRetries,
+  OAuthTokenVault,
+} from './port.js'
+export type {
+  AccountRecord,
+  AdjustLoginMethodsOutcome,
+  ClaimedRevocationRetry,
+  LinkedProviderAccount,
+  LinkOutcome,
+  OAuthLoginOutcome,
+  ProviderGrant,
+  ProviderGrantInput,
+  ProviderIdentity,
+  ProviderTokenReference,
+  RevocationTokenType,
+  ScopeUpgradeOutcome,
+  StoredProviderTokens,
+  UnlinkOutcome,
+} from './records.js'
+export type { OAuthAccountServiceOptions, RefreshOutcome, RevokeOutcome } from './service.js'
+export { OAuthAccountService } from './service.js'
+export type { TokenEndpointClient, TokenEndpointTokens, TokenRefreshResult } from './token-endpoint.js'
+export type { ProviderTokenSetInit } from './token-set.js'
+export { ProviderTokenSet } from './token-set.js'

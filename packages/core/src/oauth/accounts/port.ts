@@ -1,0 +1,137 @@
+import type {
+  AccountRecord,
+  AdjustLoginMethodsOutcome,
+  ClaimedRevocationRetry,
+  LinkedProviderAccount,
+  LinkOutcome,
+  OAuthLoginOutcome,
+  ProviderGrantInput,
+  ProviderIdentity,
+  ProviderTokenReference,
+  RevocationTokenType,
+  ScopeUpgradeOutcome,
+  StoredProviderTokens,
+  UnlinkOutcome,
+} from './records.js'
+import type { ProviderTokenSet } from './token-set.js'
+
+/**
+ * Local accounts as far as OAuth needs them: existence and the login-method count that keeps an
+ * account from losing its last way to sign in.
+ */
+export interface OAuthAccountDirectory {
+  /**
+   * Records a local account created outside OAuth (for example by password sign-up) with its number
+   * of non-provider login methods. Returns false, changing nothing, when the account already exists.
+   */
+  registerAccount(request: { readonly accountId: string; readonly loginMethods: number }): Promise<boolean>
+  getAccount(accountId: string): Promise<AccountRecord | null>
+  /** Adds (+1) or removes (-1) a non-provider login method; removing the last one is refused. */
+  adjustLoginMethods(request: {
+    readonly accountId: string
+    readonly delta: 1 | -1
+  }): Promise<AdjustLoginMethodsOutcome>
+}
+
+/**
+ * Exact identity linking on `(provider, issuer, subject)`. `tokens` present means "retain these,
+ * encrypted"; absent means "retain nothing" and discards any tokens kept for the link.
+ */
+export interface OAuthIdentityLinks {
+  /**
+   * Signs in an identity. A linked identity gets its grant and token policy refreshed. An unknown one
+   * is refused, or with `provisionUnknown` the local account (login-method count 1), the link and the
+   * tokens are created together; concurrent first logins of one identity provision exactly once.
+   */
+  login(request: {
+    readonly identity: ProviderIdentity
+    readonly grant: ProviderGrantInput
+    readonly tokens?: ProviderTokenSet
+    readonly provisionUnknown: boolean
+    readonly now: Date
+  }): Promise<OAuthLoginOutcome>
+  /** Links an identity to an existing account (+1 login method); the owner linking it again refreshes the grant. */
+  link(request: {
+    readonly accountId: string
+    readonly identity: ProviderIdentity
+    readonly grant: ProviderGrantInput
+    readonly tokens?: ProviderTokenSet
+    readonly now: Date
+  }): Promise<LinkOutcome>
+  /** Replaces the grant (and token policy) of a link the account owns, for the same exact identity. */
+  upgradeScopes(request: {
+    readonly accountId: string
+    readonly providerAccountId: string
+    readonly identity: ProviderIdentity
+    readonly grant: ProviderGrantInput
+    readonly tokens?: ProviderTokenSet
+    readonly now: Date
+  }): Promise<ScopeUpgradeOutcome>
+  /** Removes a link the account owns for that provider, with its tokens, unless it is the final method. */
+  unlink(request: {
+    readonly accountId: string
+    readonly provider: string
+    readonly providerAccountId: string
+  }): Promise<UnlinkOutcome>
+  resolveLink(request: {
+    readonly accountId: string
+    readonly provider: string
+  }): Promise<LinkedProviderAccount | null>
+}
+
+/**
+ * Retained provider tokens, encrypted with the protector under associated data naming the provider,
+ * the client and the provider account. Versions never restart, so compare-and-swap has no ABA.
+ */
+export interface OAuthTokenVault {
+  /** Decrypts the current tokens; null when none are retained. Does not check expiry. */
+  getTokens(providerAccountId: string): Promise<StoredProviderTokens | null>
+  /** Refresh compare-and-swap: stores `tokens` only if the current version is `expectedVersion`. */
+  replaceTokens(request: {
+    readonly providerAccountId: string
+    readonly expectedVersion: number
+    readonly tokens: ProviderTokenSet
+  }): Promise<ProviderTokenReference | null>
+  /** Deletes retained tokens, only at `expectedVersion` when given. True when something was deleted. */
+  discardTokens(request: {
+    readonly providerAccountId: string
+    readonly expectedVersion?: number
+  }): Promise<boolean>
+}
+
+/** Revocations that failed upstream: staged encrypted, then claimed and completed by a drain job. */
+export interface OAuthRevocationRetries {
+  /**
+   * If the current version is `expectedVersion`: stores an encrypted retry holding `tokens`, and
+   * discards the active tokens, together. Null (and no change) when the version moved.
+   */
+  stageRevocationRetry(request: {
+    readonly providerAccountId: string
+    readonly expectedVersion: number
+    readonly tokens: ProviderTokenSet
+    readonly failedTokenTypes: readonly RevocationTokenType[]
+    readonly occurredAt: Date
+  }): Promise<{ readonly retryId: string } | null>
+  /** Leases up to `limit` retries that are unclaimed or whose lease ended at or before `now`, oldest first. */
+  claimRevocationRetries(request: {
+    readonly now: Date
+    readonly leaseSeconds: number
+    readonly limit: number
+  }): Promise<readonly ClaimedRevocationRetry[]>
+  /** Deletes a retry, only for the holder of its latest claim. */
+  completeRevocationRetry(request: { readonly retryId: string; readonly claim: string }): Promise<boolean>
+}
+
+/**
+ * The durable boundary for linked provider accounts, for one provider registration (`provider`,
+ * `clientId`). Every operation is one database transaction in a durable implementation: it either
+ * happens entirely or not at all, and concurrent callers see it happen at one instant.
+ */
+export interface OAuthAccountStore
+  extends OAuthAccountDirectory,
+    OAuthIdentityLinks,
+    OAuthTokenVault,
+    OAuthRevocationRetries {
+  readonly provider: string
+  readonly clientId: string
+}

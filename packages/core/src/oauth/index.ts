@@ -1,0 +1,3 @@
+// OAuth: transaction state (./transactions) and linked accounts with their token vault (./accounts).
+export * as transactions from './transactions/index.js'
+export * as accounts from './accounts/index.js'

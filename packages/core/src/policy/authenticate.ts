@@ -1,0 +1,122 @@
+import type {
+  AuthenticationEvidence,
+  AuthenticationMechanism,
+  AuthenticationOutcome,
+  CredentialSource,
+  Principal,
+} from '../authentication/index.js'
+import type { MechanismRegistry } from './registry.js'
+
+/**
+ * The policy-independent result of running every configured mechanism once on a request:
+ * - `anonymous`: nothing was presented;
+ * - `authenticated`: every presented credential verified and all agree on one principal;
+ * - `invalid`: some presented credential was rejected, or the credentials name different principals;
+ * - `unavailable`: some mechanism could not decide (beats `invalid`).
+ * `reasons` are for logs only.
+ */
+export type AuthenticationResult =
+  | { readonly kind: 'anonymous' }
+  | {
+      readonly kind: 'authenticated'
+      readonly principal: Principal
+      readonly evidence: readonly AuthenticationEvidence[]
+      /** Names of the mechanisms whose credential verified. */
+      readonly mechanisms: ReadonlySet<string>
+    }
+  | { readonly kind: 'invalid'; readonly reasons: readonly string[] }
+  | { readonly kind: 'unavailable'; readonly reasons: readonly string[]; readonly retryAfterSeconds?: number }
+
+type Verified = {
+  readonly name: string
+  readonly principal: Principal
+  readonly evidence: AuthenticationEvidence
+}
+
+const isPrincipal = (value: unknown): value is Principal => {
+  const principal = value as Partial<Principal> | null
+  return (
+    typeof principal === 'object' &&
+    principal !== null &&
+    typeof principal.id === 'string' &&
+    principal.id.length > 0 &&
+    (principal.kind === 'user' || principal.kind === 'service')
+  )
+}
+
+/** A mechanism bug (malformed outcome) or a throw is a server-side fault: `unavailable`, never a grant. */
+function checked(name: string, outcome: unknown): AuthenticationOutcome {
+  const kind = (outcome as { kind?: unknown } | null)?.kind
+  if (kind === 'none' || kind === 'invalid' || kind === 'unavailable') return outcome as AuthenticationOutcome
+  if (kind === 'authenticated') {
+    const value = outcome as { principal?: unknown; evidence?: unknown }
+    if (isPrincipal(value.principal) && typeof value.evidence === 'object' && value.evidence !== null) {
+      return outcome as AuthenticationOutcome
+    }
+  }
+  return { kind: 'unavailable', reason: `${name}: malformed outcome` }
+}
+
+async function run(
+  mechanism: AuthenticationMechanism,
+  source: CredentialSource,
+): Promise<AuthenticationOutcome> {
+  try {
+    return checked(mechanism.name, await mechanism.authenticate(source))
+  } catch {
+    return { kind: 'unavailable', reason: `${mechanism.name}: threw` }
+  }
+}
+
+/**
+ * Extracts every configured credential slot exactly once (each mechanism's `authenticate`, concurrently),
+ * whatever the route policy names, then classifies the whole request. Never throws.
+ */
+export async function authenticateAll(
+  registry: MechanismRegistry,
+  source: CredentialSource,
+): Promise<AuthenticationResult> {
+  const mechanisms = registry.mechanisms
+  const outcomes =
+    mechanisms.length === 1 && mechanisms[0] !== undefined
+      ? [await run(mechanisms[0], source)]
+      : await Promise.all(mechanisms.map((mechanism) => run(mechanism, source)))
+  // One pass: unavailable beats invalid beats everything else.
+  const unavailable: string[] = []
+  const invalid: string[] = []
+  const verified: Verified[] = []
+  let retryAfterSeconds: number | undefined
+  for (let index = 0; index < outcomes.length; index += 1) {
+    const outcome = outcomes[index] as AuthenticationOutcome
+    if (outcome.kind === 'unavailable') {
+      unavailable.push(outcome.reason)
+      const seconds = outcome.retryAfterSeconds
+      if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) {
+        retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, Math.ceil(seconds))
+      }
+    } else if (outcome.kind === 'invalid') {
+      invalid.push(outcome.reason)
+    } else if (outcome.kind === 'authenticated') {
+      const name = (mechanisms[index] as AuthenticationMechanism).name
+      verified.push({ name, principal: outcome.principal, evidence: outcome.evidence })
+    }
+  }
+  if (unavailable.length > 0) {
+    return retryAfterSeconds === undefined
+      ? { kind: 'unavailable', reasons: unavailable }
+      : { kind: 'unavailable', reasons: unavailable, retryAfterSeconds }
+  }
+  if (invalid.length > 0) return { kind: 'invalid', reasons: invalid }
+  const first = verified[0]
+  if (first === undefined) return { kind: 'anonymous' }
+  const disagree = verified.some(
+    (item) => item.principal.id !== first.principal.id || item.principal.kind !== first.principal.kind,
+  )
+  if (disagree) return { kind: 'invalid', reasons: ['authentication.principal_mismatch'] }
+  return {
+    kind: 'authenticated',
+    principal: first.principal,
+    evidence: Object.freeze(verified.map((item) => item.evidence)),
+    mechanisms: new Set(verified.map((item) => item.name)),
+  }
+}

@@ -1,0 +1,86 @@
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import { invalidStepUpInput, StepUpError, StepUpErrorCodes } from './errors.js'
+import { DIGEST_FORMAT, requireAccountId, requireDate, requireEpoch, requirePurpose } from './input.js'
+import type { StepUpRecord, StepUpStore } from './store.js'
+
+export interface MemoryStepUpStoreOptions {
+  /** Most records kept at once; expired ones are purged to make room. Default 10 000. */
+  readonly capacity?: number
+}
+
+function requireDigest(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !DIGEST_FORMAT.test(value))
+    throw invalidStepUpInput(`${field} must be a digest`)
+  return value
+}
+
+function copyRecord(record: StepUpRecord): StepUpRecord {
+  if (typeof record !== 'object' || record === null) throw invalidStepUpInput('record must be an object')
+  const copy: StepUpRecord = {
+    digest: requireDigest(record.digest, 'digest'),
+    accountId: requireAccountId(record.accountId),
+    purpose: requirePurpose(record.purpose),
+    securityEpoch: requireEpoch(record.securityEpoch),
+    sessionDigest: requireDigest(record.sessionDigest, 'sessionDigest'),
+    issuedAt: requireDate(record.issuedAt, 'issuedAt'),
+    authenticatedAt: requireDate(record.authenticatedAt, 'authenticatedAt'),
+    expiresAt: requireDate(record.expiresAt, 'expiresAt'),
+  }
+  if (copy.expiresAt.getTime() <= copy.issuedAt.getTime())
+    throw invalidStepUpInput('expiresAt must be after issuedAt')
+  return Object.freeze(copy)
+}
+
+/**
+ * In-memory `StepUpStore`. `take` removes the record in the same synchronous step that finds it, so
+ * concurrent redemptions have exactly one winner. Holds digests only, never tokens.
+ */
+export class MemoryStepUpStore implements StepUpStore {
+  readonly #records = new Map<string, StepUpRecord>()
+  readonly #capacity: number
+
+  constructor(options: MemoryStepUpStoreOptions = {}) {
+    const capacity = options.capacity ?? 10_000
+    if (!Number.isSafeInteger(capacity) || capacity < 1) {
+      throw new ConfigurationError('step-up.store_options', 'capacity must be a positive integer')
+    }
+    this.#capacity = capacity
+  }
+
+  async save(record: StepUpRecord): Promise<void> {
+    const copy = copyRecord(record)
+    if (this.#records.has(copy.digest))
+      throw new StepUpError(StepUpErrorCodes.duplicate, 'step-up digest already stored')
+    if (this.#records.size >= this.#capacity) this.#purge(copy.issuedAt)
+    if (this.#records.size >= this.#capacity)
+      throw new StepUpError(StepUpErrorCodes.unavailable, 'step-up store is full')
+    this.#records.set(copy.digest, copy)
+  }
+
+  async take(digest: string): Promise<StepUpRecord | null> {
+    const key = requireDigest(digest, 'digest')
+    const record = this.#records.get(key)
+    if (record === undefined) return null
+    this.#records.delete(key)
+    return record
+  }
+
+  async purgeExpired(now: Date): Promise<number> {
+    return this.#purge(requireDate(now, 'now'))
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryStepUpStore { records: ${this.#records.size} }`
+  }
+
+  #purge(now: Date): number {
+    let removed = 0
+    for (const [digest, record] of this.#records) {
+      if (record.expiresAt.getTime() <= now.getTime()) {
+        this.#records.delete(digest)
+        removed += 1
+      }
+    }
+    return removed
+  }
+}

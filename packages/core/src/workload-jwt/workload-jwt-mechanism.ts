@@ -1,0 +1,153 @@
+import type { AuthenticationMechanism } from '../authentication/mechanism.js'
+import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
+import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
+import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
+import { extractBearer } from './bearer.js'
+import { parseCompactJwt } from './compact-jwt.js'
+import { readScopes } from './jwt-claims.js'
+import { createJwtVerifier } from './jwt-verifier.js'
+import { accessTokenProfile, type WorkloadTokenProfile } from './token-profiles.js'
+import { VerifiedTokenCache } from './verified-token-cache.js'
+import { validateWorkloadJwtOptions } from './workload-jwt-options.js'
+
+export interface WorkloadJwtOptions {
+  /** Mechanism name for route policy. Default `workload-jwt`. */
+  readonly name?: string
+  /** Whether `required()` with no names accepts it. Default true. */
+  readonly default?: boolean
+  /** Pinned issuer (exact `iss`). */
+  readonly issuer: string
+  /** Pinned audience, or a short list of accepted audiences; the token's `aud` must contain one. */
+  readonly audience: string | readonly string[]
+  /** Pinned key set URL (https), fetched through the shared provider. */
+  readonly jwksUri: string
+  readonly jwks: JWKSProvider
+  /** Allowed algorithms. Default EdDSA, ES256, RS256, PS256. */
+  readonly algorithms?: readonly JWKSAlgorithm[]
+  /** Default `accessTokenProfile` (`at+jwt`). */
+  readonly profile?: WorkloadTokenProfile
+  /** Claim holding scopes. Default `scope` (an `scp` array is accepted too). */
+  readonly scopeClaim?: string
+  /** Claim naming the service principal. Default `sub`. */
+  readonly subjectClaim?: string
+  /** Default 30 s. */
+  readonly clockSkewSeconds?: number
+  /** Largest accepted `exp - iat`. Default 3600 s. */
+  readonly maxLifetimeSeconds?: number
+  /** Default 16384. */
+  readonly maxTokenBytes?: number
+  /**
+   * Set when another mechanism also reads `Authorization: Bearer` (a second workload issuer, local access
+   * tokens): a bearer value that is not a JWT, or whose unverified `iss` is not this issuer, is answered
+   * `none` (someone else's credential) instead of `invalid`. Tokens naming this issuer are still verified
+   * in full, and any failure stays `invalid`. Default false: every bearer token is this mechanism's.
+   */
+  readonly shareBearerHeader?: boolean
+  /** Verified-token cache (successes only, keyed by token hash, never past `exp`). Default off. */
+  readonly cache?: false | { readonly maxEntries?: number; readonly maxTtlSeconds?: number }
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly clock?: () => number
+}
+
+/**
+ * Authenticates non-user services by `Authorization: Bearer <JWT>` from a pinned issuer, audience and JWKS
+ * URL. The principal is a service (`kind: 'service'`, id = subject claim); token scopes become credential
+ * restrictions, so they can only narrow what the application grants that service.
+ */
+export function workloadJwt(options: WorkloadJwtOptions): AuthenticationMechanism {
+  const config = validateWorkloadJwtOptions(options)
+  const profile = options.profile ?? accessTokenProfile
+  const clock = options.clock ?? Date.now
+  const name = options.name ?? 'workload-jwt'
+  options.jwks.register({ issuer: options.issuer, jwksUri: options.jwksUri, algorithms: config.algorithms })
+  const verify = createJwtVerifier({
+    issuer: options.issuer,
+    audiences: config.audiences,
+    jwksUri: options.jwksUri,
+    jwks: options.jwks,
+    algorithms: config.algorithms,
+    tokenTypes: profile.tokenTypes.map((type) => type.toLowerCase()),
+    typOptional: profile.typOptional,
+    toleratedHeaders: profile.toleratedHeaders,
+    requiredIdentifiers: profile.requiredClaims,
+    subjectClaim: config.subjectClaim,
+    clockSkewSeconds: config.clockSkewSeconds,
+    maxLifetimeSeconds: config.maxLifetimeSeconds,
+    maxTokenBytes: config.maxTokenBytes,
+    clock,
+  })
+  const cache =
+    config.cache === undefined
+      ? undefined
+      : new VerifiedTokenCache<AuthenticationOutcome>(config.cache.maxEntries, config.cache.maxTtlMs, clock)
+
+  const authenticateToken = async (token: string): Promise<AuthenticationOutcome> => {
+    const cacheKey = cache === undefined ? undefined : VerifiedTokenCache.keyOf(token)
+    if (cache !== undefined && cacheKey !== undefined) {
+      const hit = cache.get(cacheKey)
+      if (hit !== undefined) return hit
+    }
+    const result = await verify(token)
+    if (result.kind === 'invalid') {
+      if (options.shareBearerHeader === true && !namesIssuer(token, options.issuer, config.maxTokenBytes)) {
+        return none()
+      }
+      return invalid(`workload-jwt: ${result.reason}`)
+    }
+    if (result.kind === 'unavailable') return result
+    const scopes = readScopes(result.jwt.payload, config.scopeClaim)
+    if (!scopes.ok) return invalid(`workload-jwt: ${scopes.reason}`)
+    if (profile.scopeRequired && scopes.scopes === undefined)
+      return invalid('workload-jwt: jwt.missing_scope')
+
+    const { payload } = result.jwt
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined
+    const principal: Principal = {
+      id: result.claims.subject,
+      kind: 'service',
+      displayName: clientId ?? result.claims.subject,
+    }
+    const attributes: Record<string, string> = {
+      issuer: options.issuer,
+      subject: result.claims.subject,
+      profile: profile.name,
+      kid: result.key.kid,
+      alg: result.key.alg,
+    }
+    if (clientId !== undefined) attributes.clientId = clientId
+    if (typeof payload.jti === 'string') attributes.jti = payload.jti
+    const evidence: AuthenticationEvidence = {
+      mechanism: name,
+      credentialType: 'workload-jwt',
+      attributes,
+      expiresAt: new Date(result.claims.expiresAt * 1000),
+      ...(scopes.scopes === undefined ? {} : { restrictions: { scopes: scopes.scopes } }),
+    }
+    const outcome = authenticated(principal, evidence)
+    if (cache !== undefined && cacheKey !== undefined)
+      cache.set(cacheKey, outcome, result.claims.expiresAt * 1000)
+    return outcome
+  }
+
+  return {
+    name,
+    default: options.default ?? true,
+    securityScheme: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: `Workload JWT from ${options.issuer}`,
+    },
+    async authenticate(source) {
+      const bearer = extractBearer(source.header('authorization'))
+      if (bearer.kind === 'absent') return none()
+      if (bearer.kind === 'malformed') return invalid('workload-jwt: malformed bearer header')
+      return authenticateToken(bearer.token)
+    },
+  }
+}
+
+function namesIssuer(token: string, issuer: string, maxTokenBytes: number): boolean {
+  const parsed = parseCompactJwt(token, maxTokenBytes)
+  return parsed.ok && parsed.jwt.payload.iss === issuer
+}

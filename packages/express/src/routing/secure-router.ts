@@ -1,0 +1,90 @@
+import type { AuthenticatedSecurityContext, SecurityContext } from '@portcullis/core/authorization'
+import { ConfigurationError } from '@portcullis/core/errors'
+import type { AuthenticatingPolicy, AuthPolicy } from '@portcullis/core/policy'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { RouteOptions } from './route-options.js'
+import type { HttpMethod } from './route-registry.js'
+
+/** A request on a secured route: the security context is always present. */
+export type SecuredRequest<C extends SecurityContext = SecurityContext> = Request & { security: C }
+
+/** A handler of a secured route. Plain Express handlers are accepted too. */
+export type SecuredHandler<C extends SecurityContext = SecurityContext> = (
+  request: SecuredRequest<C>,
+  response: Response,
+  next: NextFunction,
+) => unknown
+
+/** Authenticating policies guarantee a principal; optional, anonymous and default policies do not. */
+export type ContextFor<A extends AuthPolicy | undefined> = [A] extends [AuthenticatingPolicy]
+  ? AuthenticatedSecurityContext
+  : SecurityContext
+
+export interface RouteMethod {
+  (path: string, ...handlers: readonly SecuredHandler[]): SecureRouter
+  <A extends AuthPolicy | undefined = undefined>(
+    path: string,
+    options: RouteOptions & { readonly auth?: A },
+    ...handlers: readonly SecuredHandler<ContextFor<A>>[]
+  ): SecureRouter
+}
+
+/**
+ * A Portcullis router: an Express middleware (mount it with `app.use(router)`, at the application root:
+ * its prefix is part of every registered path) whose route methods take `{ auth, guards, openapi }`.
+ */
+export interface SecureRouter {
+  (request: Request, response: Response, next: NextFunction): void
+  /** Prefix of every route path of this router (`''` for none). */
+  readonly prefix: string
+  readonly get: RouteMethod
+  readonly post: RouteMethod
+  readonly put: RouteMethod
+  readonly patch: RouteMethod
+  readonly delete: RouteMethod
+  readonly options: RouteMethod
+}
+
+export interface SecureRouterOptions {
+  /** Prepended to every route path (`/api`). Must start with `/` and not end with `/`. */
+  readonly prefix?: string
+}
+
+/** Registers one route; supplied by `createSecurity`. */
+export type RegisterRoute = (
+  method: HttpMethod,
+  path: string,
+  options: RouteOptions,
+  handlers: readonly RequestHandler[],
+) => void
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value !== 'function'
+
+/** Splits `(path, options?, ...handlers)` and validates the shapes. */
+export function routeArguments(args: readonly unknown[]): {
+  options: RouteOptions
+  handlers: RequestHandler[]
+} {
+  const [first, ...rest] = args
+  const hasOptions = isPlainObject(first)
+  const handlers = hasOptions ? rest : args
+  if (!hasOptions && first !== undefined && typeof first !== 'function') {
+    throw new ConfigurationError('route.invalid_options', 'route options must be an object')
+  }
+  if (handlers.length === 0 || handlers.some((handler) => typeof handler !== 'function')) {
+    throw new ConfigurationError('route.invalid_handlers', 'a route needs one or more handler functions')
+  }
+  return { options: hasOptions ? (first as RouteOptions) : {}, handlers: handlers as RequestHandler[] }
+}
+
+export function validPrefix(prefix: string | undefined): string {
+  if (prefix === undefined || prefix === '') return ''
+  if (typeof prefix !== 'string' || !prefix.startsWith('/') || prefix.endsWith('/')) {
+    throw new ConfigurationError(
+      'route.invalid_prefix',
+      'router prefix must start with "/" and not end with "/"',
+    )
+  }
+  return prefix
+}

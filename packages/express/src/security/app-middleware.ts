@@ -1,0 +1,30 @@
+import { anonymousContext } from '@portcullis/core/authorization'
+import type { RequestHandler } from 'express'
+import { applySecurityHeaders } from '../headers/security-headers.js'
+import type { OpenApiDocument } from '../openapi/document.js'
+
+export interface AppMiddlewareOptions {
+  readonly headers: readonly (readonly [string, string])[]
+  /** Serve the document here (GET/HEAD), or undefined for none. */
+  readonly openapiPath: string | undefined
+  readonly openapi: () => OpenApiDocument
+}
+
+/** Security headers on every response, an anonymous context on every request, and the OpenAPI route. */
+export function appMiddleware(options: AppMiddlewareOptions): RequestHandler {
+  const { headers, openapiPath, openapi } = options
+  return (request, response, next) => {
+    applySecurityHeaders(response, headers)
+    request.security ??= anonymousContext
+    if (
+      openapiPath !== undefined &&
+      request.path === openapiPath &&
+      (request.method === 'GET' || request.method === 'HEAD')
+    ) {
+      response.setHeader('Cache-Control', 'no-cache')
+      response.json(openapi())
+      return
+    }
+    next()
+  }
+}
