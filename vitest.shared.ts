@@ -11,7 +11,7 @@ export function portcullisTestConfig(overrides: UserConfig['test'] = {}): UserCo
       environment: 'node',
       pool: 'forks',
       maxWorkers: 2,
-      testTimeout: 20_000,
+      testTimeout: 60_000,
       hookTimeout: 60_000,
       ...overrides,
     },

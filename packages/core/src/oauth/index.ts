@@ -1,3 +1,4 @@
 // OAuth: transaction state (./transactions) and linked accounts with their token vault (./accounts).
-export * as transactions from './transactions/index.js'
+
 export * as accounts from './accounts/index.js'
+export * as transactions from './transactions/index.js'
