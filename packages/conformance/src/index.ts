@@ -4,6 +4,7 @@ export {
   ConformanceViolation,
   checkFor,
   conformanceCase,
+  registerSuite,
   runCase,
   runSuite,
 } from './suite/suite.js'

@@ -91,3 +91,25 @@ export async function assertSuite<Context>(suite: ConformanceSuite<Context>): Pr
     )
   }
 }
+
+type Register = (name: string, body: () => void | Promise<void>) => unknown
+
+/** Registers one test per case with any `describe`/`it` pair (vitest, node:test, jest, mocha). */
+export function registerSuite<Context>(
+  suite: ConformanceSuite<Context>,
+  describe: Register,
+  it: Register,
+): void {
+  describe(suite.name, () => {
+    for (const testCase of suite.cases) {
+      it(`${testCase.id}: ${testCase.title}`, async () => {
+        const context = await suite.createContext()
+        try {
+          await testCase.run(context)
+        } finally {
+          await suite.disposeContext?.(context)
+        }
+      })
+    }
+  })
+}
