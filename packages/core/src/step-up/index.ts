@@ -2,6 +2,7 @@
 export { StepUpCredential } from './credential.js'
 export type { StepUpErrorCode } from './errors.js'
 export { StepUpError, StepUpErrorCodes } from './errors.js'
+export { requireStepUpDate, requireStepUpDigest, validateStepUpRecord } from './input.js'
 export type { MemoryStepUpStoreOptions } from './memory-store.js'
 export { MemoryStepUpStore } from './memory-store.js'
 export type {

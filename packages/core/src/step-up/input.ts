@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { invalidStepUpInput } from './errors.js'
+import type { StepUpRecord } from './store.js'
 
 /** The same purpose syntax `requiresStepUp(purpose)` accepts. */
 const PURPOSE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
@@ -53,3 +54,35 @@ export function requireDate(value: unknown, field: string): Date {
 export function digestOf(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('base64url')
 }
+
+/** A stored digest (base64url SHA-256), for store implementations. */
+export function requireStepUpDigest(value: unknown, field = 'digest'): string {
+  if (typeof value !== 'string' || !DIGEST_FORMAT.test(value))
+    throw invalidStepUpInput(`${field} must be a digest`)
+  return value
+}
+
+/**
+ * A validated, frozen copy of a record, as every `StepUpStore` must check it before writing: bad fields
+ * are `step-up.invalid_input` errors and nothing is stored.
+ */
+export function validateStepUpRecord(record: unknown): StepUpRecord {
+  if (typeof record !== 'object' || record === null) throw invalidStepUpInput('record must be an object')
+  const candidate = record as Partial<StepUpRecord>
+  const copy: StepUpRecord = {
+    digest: requireStepUpDigest(candidate.digest, 'digest'),
+    accountId: requireAccountId(candidate.accountId),
+    purpose: requirePurpose(candidate.purpose),
+    securityEpoch: requireEpoch(candidate.securityEpoch),
+    sessionDigest: requireStepUpDigest(candidate.sessionDigest, 'sessionDigest'),
+    issuedAt: requireDate(candidate.issuedAt, 'issuedAt'),
+    authenticatedAt: requireDate(candidate.authenticatedAt, 'authenticatedAt'),
+    expiresAt: requireDate(candidate.expiresAt, 'expiresAt'),
+  }
+  if (copy.expiresAt.getTime() <= copy.issuedAt.getTime())
+    throw invalidStepUpInput('expiresAt must be after issuedAt')
+  return Object.freeze(copy)
+}
+
+/** A valid `Date` (copied), for store implementations; anything else is `step-up.invalid_input`. */
+export const requireStepUpDate: (value: unknown, field: string) => Date = requireDate

@@ -1,34 +1,11 @@
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { invalidStepUpInput, StepUpError, StepUpErrorCodes } from './errors.js'
-import { DIGEST_FORMAT, requireAccountId, requireDate, requireEpoch, requirePurpose } from './input.js'
+import { requireDate, requireStepUpDigest, validateStepUpRecord } from './input.js'
 import type { StepUpRecord, StepUpStore } from './store.js'
 
 export interface MemoryStepUpStoreOptions {
   /** Most records kept at once; expired ones are purged to make room. Default 10 000. */
   readonly capacity?: number
-}
-
-function requireDigest(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !DIGEST_FORMAT.test(value))
-    throw invalidStepUpInput(`${field} must be a digest`)
-  return value
-}
-
-function copyRecord(record: StepUpRecord): StepUpRecord {
-  if (typeof record !== 'object' || record === null) throw invalidStepUpInput('record must be an object')
-  const copy: StepUpRecord = {
-    digest: requireDigest(record.digest, 'digest'),
-    accountId: requireAccountId(record.accountId),
-    purpose: requirePurpose(record.purpose),
-    securityEpoch: requireEpoch(record.securityEpoch),
-    sessionDigest: requireDigest(record.sessionDigest, 'sessionDigest'),
-    issuedAt: requireDate(record.issuedAt, 'issuedAt'),
-    authenticatedAt: requireDate(record.authenticatedAt, 'authenticatedAt'),
-    expiresAt: requireDate(record.expiresAt, 'expiresAt'),
-  }
-  if (copy.expiresAt.getTime() <= copy.issuedAt.getTime())
-    throw invalidStepUpInput('expiresAt must be after issuedAt')
-  return Object.freeze(copy)
 }
 
 /**
@@ -48,7 +25,7 @@ export class MemoryStepUpStore implements StepUpStore {
   }
 
   async save(record: StepUpRecord): Promise<void> {
-    const copy = copyRecord(record)
+    const copy = validateStepUpRecord(record)
     if (this.#records.has(copy.digest))
       throw new StepUpError(StepUpErrorCodes.duplicate, 'step-up digest already stored')
     if (this.#records.size >= this.#capacity) this.#purge(copy.issuedAt)
@@ -58,7 +35,7 @@ export class MemoryStepUpStore implements StepUpStore {
   }
 
   async take(digest: string): Promise<StepUpRecord | null> {
-    const key = requireDigest(digest, 'digest')
+    const key = requireStepUpDigest(digest, 'digest')
     const record = this.#records.get(key)
     if (record === undefined) return null
     this.#records.delete(key)

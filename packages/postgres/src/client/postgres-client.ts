@@ -11,12 +11,19 @@ export interface PostgresClientOptions {
   readonly statementTimeoutMs?: number
   /** `application_name` reported to the server. Default `portcullis`. */
   readonly applicationName?: string
+  /**
+   * Whether stores may use named prepared statements on their hot paths (token reads and swaps).
+   * Default true. Set false behind a pooler in transaction mode that cannot keep them; a session
+   * that turns out to be shared (embedded PGlite) is detected and falls back on its own.
+   */
+  readonly preparedStatements?: boolean
 }
 
 /** The pool and drizzle database every Postgres store of this package is built on. */
 export interface PostgresClient {
   readonly pool: pg.Pool
   readonly db: NodePgDatabase
+  readonly preparedStatements: boolean
   /** One round trip; resolves true when the server answers. */
   ping(): Promise<boolean>
   close(): Promise<void>
@@ -47,6 +54,7 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
   return {
     pool,
     db: drizzle({ client: pool }),
+    preparedStatements: options.preparedStatements ?? true,
     async ping() {
       const result = await pool.query<{ ok: number }>('select 1 as ok')
       return result.rows[0]?.ok === 1

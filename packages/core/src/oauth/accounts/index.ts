@@ -4,6 +4,7 @@ export { drainRevocationRetries } from './drain.js'
 export type { AccountLinkConflict, OAuthAccountErrorCode } from './errors.js'
 export { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } from './errors.js'
 export type { InstantInput } from './input.js'
+export { requireBoundedInteger, requireId, requireVersion } from './input.js'
 export type { OAuthVaultInspector } from './inspector.js'
 export { MemoryAccountDirectory } from './memory-state.js'
 export type { MemoryOAuthAccountStoreOptions } from './memory-store.js'
@@ -31,8 +32,26 @@ export type {
   StoredProviderTokens,
   UnlinkOutcome,
 } from './records.js'
+// For store implementations: the vault codec and the input checks every store applies, so a durable
+// store seals, binds and validates exactly as the memory store does.
+export {
+  optionalTokenSet,
+  requireFailedTokenTypes,
+  requireGrant,
+  requireIdentity,
+  requireNow,
+  requireTokenSet,
+} from './request-input.js'
 export type { OAuthAccountServiceOptions, RefreshOutcome, RevokeOutcome } from './service.js'
 export { OAuthAccountService } from './service.js'
 export type { TokenEndpointClient, TokenEndpointTokens, TokenRefreshResult } from './token-endpoint.js'
 export type { ProviderTokenSetInit } from './token-set.js'
 export { ProviderTokenSet } from './token-set.js'
+export {
+  decodeTokens,
+  encodeTokens,
+  openTokens,
+  retryAssociatedData,
+  sealTokens,
+  vaultAssociatedData,
+} from './vault-codec.js'

@@ -1,0 +1,71 @@
+// Wiring the Postgres stores into an application: one pool, migrations at startup, one account store
+// per provider registration over shared tables, and the step-up store.
+import { accounts } from '@portcullis/core/oauth'
+import {
+  AESGCMOAuthTransactionProtector,
+  loadOAuthTransactionProtectorKey,
+} from '@portcullis/core/protection'
+import { StepUpService } from '@portcullis/core/step-up'
+import {
+  createPostgresClient,
+  migrate,
+  PostgresOAuthAccountStore,
+  PostgresStepUpStore,
+} from '@portcullis/postgres'
+
+function requiredEnv(name: string): string {
+  const value = process.env[name]
+  if (value === undefined || value.trim() === '') throw new Error(`${name} is required`)
+  return value
+}
+
+// One pool per process. Every store of this package shares it.
+export const database = createPostgresClient({
+  connectionString: requiredEnv('DATABASE_URL'),
+  maxConnections: 10,
+  statementTimeoutMs: 5_000,
+})
+
+// Safe on every instance at every start: one instance applies pending migrations under an advisory
+// lock, the others wait for it and then find nothing to do.
+const report = await migrate(database)
+if (report.applied.length > 0) console.info(`schema migrated to version ${report.current}`)
+
+// The vault key comes from the environment or a secret store; every instance needs the same key.
+const protector = new AESGCMOAuthTransactionProtector({
+  activeKey: loadOAuthTransactionProtectorKey({
+    version: '2031-03',
+    material: process.env.PORTCULLIS_VAULT_KEY,
+    encoding: 'base64',
+  }),
+})
+
+// One store per provider registration; they share the accounts table, so an account's login-method
+// count spans every provider and the final-method rule holds across them.
+export const googleAccounts = new PostgresOAuthAccountStore({
+  client: database,
+  provider: 'google',
+  clientId: requiredEnv('GOOGLE_CLIENT_ID'),
+  protector,
+})
+export const githubAccounts = new PostgresOAuthAccountStore({
+  client: database,
+  provider: 'github',
+  clientId: requiredEnv('GITHUB_CLIENT_ID'),
+  protector,
+})
+
+export const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: database }) })
+
+/** The provider's token endpoint client (see docs/examples/accounts/wiring.ts for one over fetch). */
+declare const googleTokenEndpoint: accounts.TokenEndpointClient
+
+export const googleTokens = new accounts.OAuthAccountService({
+  store: googleAccounts,
+  tokenEndpoint: googleTokenEndpoint,
+})
+
+// Close the pool last on shutdown, after the HTTP server stopped taking requests.
+process.once('SIGTERM', () => {
+  database.close().catch((error: unknown) => console.error('closing the database pool failed', error))
+})

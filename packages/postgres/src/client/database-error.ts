@@ -1,0 +1,40 @@
+import { isPortcullisError, PortcullisError, type PortcullisErrorOptions } from '@portcullis/core'
+
+/** Stable codes of the Postgres adapter's own failures. */
+export const PostgresErrorCodes = {
+  /** The database could not be reached or failed the statement (connection, timeout, lock wait). */
+  unavailable: 'postgres.unavailable',
+} as const
+
+/**
+ * The database failed underneath a store operation. Class `unavailable` (HTTP 503). The message never
+ * holds the statement, its parameters or the connection string; the driver error stays in `cause`.
+ */
+export class PostgresUnavailableError extends PortcullisError {
+  constructor(message = 'the database is unavailable', options: PortcullisErrorOptions = {}) {
+    super(PostgresErrorCodes.unavailable, 'unavailable', message, options)
+  }
+}
+
+/** The SQLSTATE of a driver error, looking through wrappers such as drizzle's `DrizzleQueryError`. */
+export function sqlStateOf(error: unknown): string | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** Deadlock or serialization failure: the transaction was rolled back and may simply run again. */
+export function isTransient(error: unknown): boolean {
+  const state = sqlStateOf(error)
+  return state === '40P01' || state === '40001'
+}
+
+/** Lets deliberate Portcullis errors through and turns everything else into `postgres.unavailable`. */
+export function asStoreError(error: unknown): PortcullisError {
+  if (isPortcullisError(error)) return error
+  return new PostgresUnavailableError('the database is unavailable', { cause: error })
+}
