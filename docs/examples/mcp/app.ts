@@ -1,0 +1,88 @@
+// Publishing read-only routes of a Portcullis-secured Express app to AI agents as MCP resources.
+import { type AuthenticationMechanism, authenticated, invalid, none } from '@portcullis/core/authentication'
+import { requiresTenantRole } from '@portcullis/core/authorization'
+import { anonymous, required } from '@portcullis/core/policy'
+import { createSecurity } from '@portcullis/express'
+import { createMCPEndpoint, mcpResource } from '@portcullis/express/mcp'
+import express from 'express'
+
+declare const verifyAccessToken: (token: string) => Promise<{ sub: string } | undefined>
+declare const loadTenantRoles: (userId: string) => Promise<Record<string, string[]>>
+declare const loadReport: (tenantId: string) => Promise<{ total: number }>
+
+const bearer: AuthenticationMechanism = {
+  name: 'bearer',
+  securityScheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+  async authenticate(source) {
+    const header = source.header('authorization')
+    if (header === undefined) return none()
+    const claims = header.startsWith('Bearer ') ? await verifyAccessToken(header.slice(7)) : undefined
+    if (claims === undefined) return invalid('bearer: rejected')
+    return authenticated({ id: claims.sub, kind: 'user' }, { mechanism: 'bearer', credentialType: 'jwt' })
+  },
+}
+
+const security = createSecurity({
+  mechanisms: [bearer],
+  authorizationResolver: async ({ principal }) => ({ tenants: await loadTenantRoles(principal.id) }),
+  openapi: { info: { title: 'Billing API', version: '3.2.0' } },
+})
+
+const app = express()
+app.use(security.middleware)
+
+// Create the endpoint before declaring routes: marking mistakes then throw where the route is declared.
+const mcp = createMCPEndpoint({
+  security,
+  // Who may talk to the endpoint at all; every read is then checked again by the route's own policy.
+  auth: required('bearer'),
+  protectedResource: {
+    resource: 'https://billing.example.com/mcp',
+    authorizationServers: ['https://login.example.com'],
+    scopesSupported: ['billing:read'],
+  },
+  allowedHosts: ['billing.example.com'],
+  skills: { directory: new URL('./skills', import.meta.url).pathname },
+})
+app.use(mcp)
+
+const api = security.router()
+
+// Route option form: published as express://plans.
+api.get(
+  '/plans',
+  { auth: anonymous(), mcpResource: 'plans', mcpResourceMimeType: 'application/json' },
+  (_req, res) => {
+    res.json([{ id: 'team', seats: 10 }])
+  },
+)
+
+// A template: tenant://acme/report reads GET /tenants/acme/report with the caller's credentials,
+// so requiresTenantRole decides exactly as it would for a direct request.
+api.get(
+  '/tenants/:tenantId/report',
+  {
+    guards: [requiresTenantRole({ roles: ['owner', 'billing'] })],
+    mcpResource: 'tenant-report',
+    mcpResourceTemplate: 'tenant://{tenantId}/report',
+    mcpResourceMimeType: 'application/json',
+    mcpResourceDescription: 'Monthly billing report of one tenant',
+  },
+  async (req, res) => {
+    res.json(await loadReport(String(req.params.tenantId)))
+  },
+)
+
+// Wrapper form: the handler itself carries the mark.
+api.get(
+  '/invoices/latest.pdf',
+  mcpResource('latest-invoice', { mimeType: 'application/pdf' })((_req, res) => {
+    res.type('application/pdf').send(Buffer.from('%PDF-1.7 ...'))
+  }),
+)
+
+app.use(api)
+
+// After every route is declared: validates the marked routes and loads the skills catalog.
+await mcp.attach(app)
+app.listen(3000, '127.0.0.1')

@@ -1,0 +1,116 @@
+import { InvalidInputError } from '../errors/index.js'
+
+/** What a handler produced for one in-process read: status, content type and the raw body bytes. */
+export interface MCPResourceResponse {
+  readonly status: number
+  /** The response `Content-Type` header, parameters included; absent when the handler set none. */
+  readonly contentType?: string
+  readonly body: Uint8Array
+}
+
+export interface TextResourceContents {
+  readonly uri: string
+  readonly mimeType: string
+  readonly text: string
+}
+
+export interface BlobResourceContents {
+  readonly uri: string
+  readonly mimeType: string
+  /** Base64 of the raw bytes. */
+  readonly blob: string
+}
+
+export type ResourceContents = TextResourceContents | BlobResourceContents
+
+const TEXT_TYPES = new Set([
+  'application/json',
+  'application/javascript',
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/x-ndjson',
+])
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+/** The lower-cased `type/subtype` of a Content-Type header, or undefined when absent or blank. */
+export function mediaTypeEssence(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined
+  const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase()
+  return essence.length === 0 ? undefined : essence
+}
+
+/** Text-compatible media types: `text/*`, JSON, `+json`, `+xml`, JavaScript, XML and YAML. */
+export function isTextMediaType(essence: string): boolean {
+  return (
+    essence.startsWith('text/') ||
+    TEXT_TYPES.has(essence) ||
+    essence.endsWith('+json') ||
+    essence.endsWith('+xml')
+  )
+}
+
+/** The body as a string when it is valid UTF-8, otherwise undefined. */
+export function decodeUtf8(body: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(body)
+  } catch {
+    return undefined
+  }
+}
+
+export interface ContentsOptions {
+  /** The resource's declared mime type: used when the handler set no content type. */
+  readonly declaredMimeType?: string
+  readonly maxBlobBytes: number
+}
+
+/**
+ * Converts a successful handler response into one contents item for `uri`. The media type is the
+ * handler's `Content-Type` (parameters stripped), else the declared mime type, else
+ * `application/octet-stream`. Text-compatible types whose bytes are valid UTF-8 become `text` (JSON
+ * stays serialized in the string); everything else becomes a base64 `blob`, refused over
+ * `maxBlobBytes` with `InvalidInputError` `mcp.blob_too_large`.
+ */
+export function toResourceContents(
+  uri: string,
+  response: Pick<MCPResourceResponse, 'contentType' | 'body'>,
+  options: ContentsOptions,
+): ResourceContents {
+  const mimeType =
+    mediaTypeEssence(response.contentType) ??
+    mediaTypeEssence(options.declaredMimeType) ??
+    'application/octet-stream'
+  if (isTextMediaType(mimeType)) {
+    const text = decodeUtf8(response.body)
+    if (text !== undefined) return { uri, mimeType, text }
+  }
+  if (response.body.byteLength > options.maxBlobBytes) {
+    throw new InvalidInputError(
+      'mcp.blob_too_large',
+      `resource body of ${response.body.byteLength} bytes exceeds maxBlobBytes (${options.maxBlobBytes})`,
+    )
+  }
+  const { buffer, byteOffset, byteLength } = response.body
+  return { uri, mimeType, blob: Buffer.from(buffer, byteOffset, byteLength).toString('base64') }
+}
+
+/**
+ * The handler's error payload for `data.content`: parsed JSON for JSON types, the text for other valid
+ * UTF-8 bodies, `null` for an empty or binary body.
+ */
+export function errorContent(response: Pick<MCPResourceResponse, 'contentType' | 'body'>): unknown {
+  if (response.body.byteLength === 0) return null
+  const text = decodeUtf8(response.body)
+  if (text === undefined) return null
+  const essence = mediaTypeEssence(response.contentType)
+  if (essence === 'application/json' || essence?.endsWith('+json')) {
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return text
+    }
+  }
+  return text
+}

@@ -1,0 +1,226 @@
+import { ConfigurationError } from '../errors/index.js'
+import { MCPResourceLink, type MCPResourceLinkInit } from './links.js'
+import { parseUriTemplate, type UriTemplate } from './template.js'
+
+/** What an adapter declares for one marked route. `target` is opaque to core (the adapter's route). */
+export interface MCPResourceDefinition<T> {
+  /** Programmatic name; a concrete resource is published as `<scheme>://<name>`. */
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  /** Advertised in listings and used when the handler sets no content type. */
+  readonly mimeType?: string
+  /** RFC 6570 level-1 template; the resource is then listed in `resources/templates/list` only. */
+  readonly template?: string
+  readonly target: T
+}
+
+interface EntryBase<T> {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly mimeType?: string
+  readonly target: T
+}
+
+/** A concrete (non-template) handler resource. */
+export interface MCPConcreteResource<T> extends EntryBase<T> {
+  readonly kind: 'resource'
+  readonly uri: string
+}
+
+/** A templated handler resource. */
+export interface MCPTemplateResource<T> extends EntryBase<T> {
+  readonly kind: 'template'
+  readonly uriTemplate: string
+  readonly template: UriTemplate
+}
+
+export type MCPRegisteredResource<T> = MCPConcreteResource<T> | MCPTemplateResource<T>
+
+/** A handler resource a URI resolved to, with the decoded template variables (empty for concrete). */
+export interface MCPResolvedResource<T> {
+  readonly resource: MCPRegisteredResource<T>
+  readonly params: Readonly<Record<string, string>>
+}
+
+export interface MCPResourceRegistryOptions {
+  /** Scheme of concrete resource URIs and of the built-in `<scheme>://openapi`. */
+  readonly scheme: string
+  /** When true, `skill://` belongs to the skills catalog and handler resources may not use it. */
+  readonly skillsEnabled?: boolean
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*$/
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9._~-]*$/
+const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/
+export const OPENAPI_RESOURCE_NAME = 'openapi'
+
+function configError(code: string, message: string): ConfigurationError {
+  return new ConfigurationError(code, message)
+}
+
+function optionalText(value: unknown, field: string, name: string): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || value.trim().length === 0) {
+    throw configError(
+      'mcp.resource_invalid',
+      `resource ${JSON.stringify(name)}: ${field} must be a non-empty string`,
+    )
+  }
+  return value
+}
+
+/**
+ * Named handler resources in registration order, validated when registered: names are unique URI-safe
+ * tokens, templates are valid level-1 templates with unique text, `<scheme>://openapi` is reserved, and
+ * `skill://` is reserved while skills are enabled. Every violation is a `ConfigurationError` at startup.
+ */
+export class MCPResourceRegistry<T> {
+  readonly scheme: string
+  readonly skillsEnabled: boolean
+  readonly openapiUri: string
+  readonly #resources: MCPConcreteResource<T>[] = []
+  readonly #templates: MCPTemplateResource<T>[] = []
+  readonly #byUri = new Map<string, MCPConcreteResource<T>>()
+  readonly #byName = new Map<string, MCPRegisteredResource<T>>()
+
+  constructor(options: MCPResourceRegistryOptions) {
+    if (typeof options.scheme !== 'string' || !SCHEME.test(options.scheme)) {
+      throw configError(
+        'mcp.scheme_invalid',
+        'the resource scheme must be a lower-case URI scheme such as "express"',
+      )
+    }
+    this.skillsEnabled = options.skillsEnabled === true
+    if (this.skillsEnabled && options.scheme === 'skill') {
+      throw configError('mcp.skill_scheme_reserved', 'the scheme "skill" is reserved for the skills catalog')
+    }
+    this.scheme = options.scheme
+    this.openapiUri = `${options.scheme}://${OPENAPI_RESOURCE_NAME}`
+  }
+
+  /** Concrete handler resources in registration order. */
+  get resources(): readonly MCPConcreteResource<T>[] {
+    return this.#resources
+  }
+
+  /** Templated handler resources in registration order (first registered wins on a read). */
+  get templates(): readonly MCPTemplateResource<T>[] {
+    return this.#templates
+  }
+
+  register(definition: MCPResourceDefinition<T>): MCPRegisteredResource<T> {
+    const name = definition.name
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      throw configError(
+        'mcp.resource_name_invalid',
+        `resource name ${JSON.stringify(name)} must be a URI-safe token ([A-Za-z0-9_][A-Za-z0-9._~-]*)`,
+      )
+    }
+    if (this.#byName.has(name)) {
+      throw configError('mcp.resource_duplicate', `resource name ${JSON.stringify(name)} is registered twice`)
+    }
+    const mimeType = optionalText(definition.mimeType, 'mimeType', name)
+    if (mimeType !== undefined && !MIME.test(mimeType)) {
+      throw configError(
+        'mcp.resource_invalid',
+        `resource ${JSON.stringify(name)}: ${mimeType} is not a media type`,
+      )
+    }
+    const base = {
+      name,
+      target: definition.target,
+      ...optionalField('title', optionalText(definition.title, 'title', name)),
+      ...optionalField('description', optionalText(definition.description, 'description', name)),
+      ...optionalField('mimeType', mimeType),
+    }
+    const entry =
+      definition.template === undefined ? this.#concrete(base) : this.#templated(base, definition.template)
+    this.#byName.set(name, entry)
+    return entry
+  }
+
+  #concrete(base: EntryBase<T>): MCPConcreteResource<T> {
+    const uri = `${this.scheme}://${base.name}`
+    if (uri === this.openapiUri) {
+      throw configError('mcp.resource_reserved', `${uri} is the built-in OpenAPI resource`)
+    }
+    const entry: MCPConcreteResource<T> = Object.freeze({ kind: 'resource', uri, ...base })
+    this.#resources.push(entry)
+    this.#byUri.set(uri, entry)
+    return entry
+  }
+
+  #templated(base: EntryBase<T>, text: string): MCPTemplateResource<T> {
+    const template = parseUriTemplate(text)
+    if (this.skillsEnabled && text.toLowerCase().startsWith('skill:')) {
+      throw configError(
+        'mcp.skill_scheme_reserved',
+        `template ${text} uses skill://, reserved for the skills catalog`,
+      )
+    }
+    if (this.#templates.some((existing) => existing.uriTemplate === text)) {
+      throw configError('mcp.resource_duplicate', `template ${text} is registered twice`)
+    }
+    const entry: MCPTemplateResource<T> = Object.freeze({
+      kind: 'template',
+      uriTemplate: text,
+      template,
+      ...base,
+    })
+    this.#templates.push(entry)
+    return entry
+  }
+
+  /**
+   * Resolves a URI to a handler resource: concrete resources first, then templates in registration
+   * order. `visible` hides entries (a hidden template is skipped and the search continues).
+   */
+  resolve(
+    uri: string,
+    visible: (resource: MCPRegisteredResource<T>) => boolean = () => true,
+  ): MCPResolvedResource<T> | undefined {
+    const concrete = this.#byUri.get(uri)
+    if (concrete !== undefined && visible(concrete)) {
+      return { resource: concrete, params: {} }
+    }
+    for (const entry of this.#templates) {
+      if (!visible(entry)) continue
+      const params = entry.template.match(uri)
+      if (params !== undefined) return { resource: entry, params }
+    }
+    return undefined
+  }
+
+  /**
+   * A `resource_link` to a registered resource, so a tool result always points at a URI that
+   * `resources/read` resolves. Template variables are percent-encoded into the URI.
+   */
+  link(
+    name: string,
+    options: Omit<MCPResourceLinkInit, 'name' | 'uri'> & {
+      readonly variables?: Readonly<Record<string, string>>
+    } = {},
+  ): MCPResourceLink {
+    const entry = this.#byName.get(name)
+    if (entry === undefined) {
+      throw configError('mcp.resource_unknown', `no resource named ${JSON.stringify(name)} is registered`)
+    }
+    const { variables, ...rest } = options
+    const uri = entry.kind === 'resource' ? entry.uri : entry.template.expand(variables ?? {})
+    return new MCPResourceLink({
+      name,
+      uri,
+      ...optionalField('mimeType', entry.mimeType),
+      ...optionalField('description', entry.description),
+      ...optionalField('title', entry.title),
+      ...rest,
+    })
+  }
+}
+
+/** `{ [key]: value }` when the value is defined, `{}` otherwise (for exactOptionalPropertyTypes). */
+export function optionalField<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
+}

@@ -1,0 +1,293 @@
+import { ConfigurationError } from '@portcullis/core/errors'
+import {
+  isSupportedProtocolVersion,
+  MCPDispatcher,
+  type MCPResourceRegistry,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@portcullis/core/mcp'
+import { type AuthPolicy, isAuthPolicy } from '@portcullis/core/policy'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { Security } from '../security/create-security.js'
+import { declarationMark } from './discovery.js'
+import {
+  decorateUnauthorized,
+  type ProtectedResourceOptions,
+  protectedResource,
+} from './protected-resource.js'
+import type { ResourceRoutePath } from './route-path.js'
+import { buildResources, type ResourceApp, resolveSetup, resourceRoute, type SetupOptions } from './setup.js'
+import {
+  type OriginPolicy,
+  readBody,
+  refusal,
+  sendResult,
+  sendRpcError,
+  TRANSPORT_ERROR,
+} from './transport.js'
+
+export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
+  /** Path of the endpoint, from where the router is mounted (mount it at the application root). Default `/mcp`. */
+  readonly path?: string
+  /**
+   * The Portcullis security instance: its route registry supplies routes marked with the route option
+   * form (validated as they are registered), its OpenAPI document is `<scheme>://openapi`, and the
+   * endpoint itself becomes a secured route (its `auth` policy, problem+json errors).
+   */
+  readonly security?: Pick<Security, 'router' | 'routes' | 'openapi'>
+  /**
+   * Authentication of the endpoint itself, checked before any JSON-RPC processing: a policy
+   * (`required('bearer')`, needs `security`; default: the security instance's default policy) or
+   * Express middleware. Each resource read is additionally checked by the marked route's own policy
+   * and guards.
+   */
+  readonly auth?: AuthPolicy | RequestHandler | readonly RequestHandler[]
+  /** Serves RFC 9728 metadata and points 401 challenges at it. */
+  readonly protectedResource?: ProtectedResourceOptions
+  /** Observes errors the endpoint answers as a generic JSON-RPC error (a failed lazy attach). */
+  readonly onError?: (error: unknown, request: Request) => void
+  /** Largest accepted request body. Default 1 MiB. */
+  readonly maxBodyBytes?: number
+}
+
+/** Express middleware serving the MCP endpoint; `attach(app)` publishes the app's marked routes. */
+export interface MCPEndpoint extends RequestHandler {
+  /**
+   * Discovers the marked routes of `app` (call it after declaring routes), validates them and loads the
+   * skills catalog. Every misconfiguration rejects with a `ConfigurationError`. Without an explicit call
+   * the first request attaches to `req.app`.
+   */
+  attach(app: ResourceApp): Promise<MCPResourceRegistry<ResourceRoutePath>>
+}
+
+interface Attached {
+  readonly app: ResourceApp
+  readonly ready: Promise<{
+    readonly registry: MCPResourceRegistry<ResourceRoutePath>
+    readonly dispatcher: MCPDispatcher<ResourceRoutePath, Request>
+  }>
+}
+
+const ENDPOINT_DOCUMENTATION = {
+  summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
+  tags: ['mcp'],
+}
+
+function declaredRoutes(routes: SetupOptions['routes']) {
+  return typeof routes === 'function' ? routes() : (routes ?? [])
+}
+
+function middlewareOf(auth: MCPEndpointOptions['auth']): RequestHandler[] {
+  if (auth === undefined || isAuthPolicy(auth)) return []
+  const list: readonly unknown[] = Array.isArray(auth) ? auth : [auth]
+  if (!list.every((handler) => typeof handler === 'function')) {
+    throw new ConfigurationError('mcp.option_invalid', 'auth must be a policy or Express middleware')
+  }
+  return list as RequestHandler[]
+}
+
+function positive(value: number | undefined, fallback: number, field: string): number {
+  const chosen = value ?? fallback
+  if (!(Number.isSafeInteger(chosen) && chosen > 0)) {
+    throw new ConfigurationError('mcp.option_invalid', `${field} must be a positive integer`)
+  }
+  return chosen
+}
+
+/**
+ * Creates the stateless Streamable HTTP endpoint `POST {path}`: JSON answers, 202 for notifications,
+ * 405 with `Allow: POST` for other methods, lenient `Accept`, 400 for an unsupported
+ * `MCP-Protocol-Version`, 403 for a foreign `Origin` or `Host`, JSON-RPC errors (never HTML) for bad
+ * bodies, and a body size limit. Resource reads run the marked GET route in-process through the
+ * application's own pipeline with the caller's credentials.
+ */
+export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint {
+  const path = options.path ?? '/mcp'
+  if (!path.startsWith('/')) throw new ConfigurationError('mcp.option_invalid', 'path must start with "/"')
+  const maxBodyBytes = positive(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
+  const security = options.security
+  const setup = resolveSetup(
+    security === undefined
+      ? options
+      : {
+          openapi: () => security.openapi(),
+          ...options,
+          routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
+        },
+  )
+  const resource =
+    options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
+  const policy = isAuthPolicy(options.auth) ? options.auth : undefined
+  if (policy !== undefined && security === undefined) {
+    throw new ConfigurationError(
+      'mcp.option_invalid',
+      'an auth policy for the MCP endpoint needs the security option',
+    )
+  }
+  const handlers = middlewareOf(options.auth)
+  // Startup errors at registration: a marked non-GET route or a template/parameter mismatch throws there.
+  security?.routes.onRegister((route) => {
+    const mark = declarationMark(route)
+    if (mark !== undefined) resourceRoute(route.method, route.path, mark)
+  })
+  let attached: Attached | undefined
+
+  const attach = (app: ResourceApp) => {
+    if (attached !== undefined && attached.app !== app) {
+      throw new ConfigurationError(
+        'mcp.endpoint_attached',
+        'this MCP endpoint is already attached to another app',
+      )
+    }
+    if (attached === undefined) {
+      const ready = buildResources(app, setup).then(({ registry, openapi, serverInfo, skills, read }) => ({
+        registry,
+        dispatcher: new MCPDispatcher<ResourceRoutePath, Request>({
+          registry,
+          serverInfo,
+          openapi,
+          reader: read,
+          ...(skills === undefined ? {} : { skills }),
+          ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+          ...(options.visible === undefined ? {} : { visible: options.visible }),
+          ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+          maxBlobBytes: setup.maxResourceBytes,
+        }),
+      }))
+      attached = { app, ready }
+    }
+    return attached.ready.then(({ registry }) => registry)
+  }
+
+  /** 405 for anything but POST, 403 for a foreign Origin or Host; false when it answered. */
+  const admit = (request: Request, response: Response): boolean => {
+    if (request.method !== 'POST') {
+      response.setHeader('Allow', 'POST')
+      sendRpcError(response, 405, TRANSPORT_ERROR, 'Method not allowed.')
+      return false
+    }
+    const reason = refusal(request, options)
+    if (reason !== undefined) {
+      sendRpcError(response, 403, TRANSPORT_ERROR, reason)
+      return false
+    }
+    decorateUnauthorized(response, resource?.metadataUrl)
+    return true
+  }
+
+  const serve = async (request: Request, response: Response) => {
+    const version = request.headers['mcp-protocol-version']
+    if (version !== undefined && (typeof version !== 'string' || !isSupportedProtocolVersion(version))) {
+      const requested = typeof version === 'string' ? version : String(version)
+      sendRpcError(
+        response,
+        400,
+        TRANSPORT_ERROR,
+        `Bad Request: Unsupported protocol version: ${requested}`,
+        {
+          supported: SUPPORTED_PROTOCOL_VERSIONS,
+          requested,
+        },
+      )
+      return
+    }
+    let state: Awaited<Attached['ready']>
+    try {
+      state = await (attached?.ready ?? attach(request.app).then(() => (attached as Attached).ready))
+    } catch (error) {
+      // a lazy attach failed: the configuration is wrong; never render it (or a stack) to the client
+      options.onError?.(error, request)
+      sendRpcError(response, 500, -32603, 'Internal error')
+      return
+    }
+    const context = { context: request, ...(version === undefined ? {} : { protocolVersion: version }) }
+    if (request.readableEnded || (request.complete && !request.readable)) {
+      // an upstream body parser consumed the stream: dispatch what it produced
+      const parsed: unknown = request.body
+      const result =
+        typeof parsed === 'string' || Buffer.isBuffer(parsed)
+          ? await state.dispatcher.handleText(parsed, context)
+          : await state.dispatcher.handle(parsed, context)
+      sendResult(request, response, result)
+      return
+    }
+    const body = await readBody(request, maxBodyBytes)
+    if (body === undefined) {
+      response.setHeader('Connection', 'close')
+      sendRpcError(response, 413, TRANSPORT_ERROR, `Request body larger than ${maxBodyBytes} bytes`)
+      return
+    }
+    sendResult(request, response, await state.dispatcher.handleText(body, context))
+  }
+
+  let secured: RequestHandler | undefined
+  if (security !== undefined && handlers.length === 0) {
+    const router = security.router()
+    const documentation = {
+      ...(policy === undefined ? {} : { auth: policy }),
+      openapi: ENDPOINT_DOCUMENTATION,
+    }
+    router.post(path, documentation, serve)
+    secured = router
+  }
+
+  // A plain middleware rather than a Router: every other request of the app (in-process reads included)
+  // costs one string comparison here.
+  const endpoint = ((request: Request, response: Response, next: NextFunction) => {
+    const requestPath = request.path
+    if (resource !== undefined && requestPath === resource.metadataPath && request.method === 'GET') {
+      response.setHeader('Cache-Control', 'public, max-age=3600')
+      response.setHeader('Access-Control-Allow-Origin', '*')
+      response.json(resource.document)
+      return
+    }
+    if (requestPath !== path && requestPath !== `${path}/`) {
+      next()
+      return
+    }
+    if (!admit(request, response)) return
+    if (secured !== undefined) secured(request, response, next)
+    else runChain(handlers, request, response, next, () => serve(request, response).catch(next))
+  }) as MCPEndpoint
+  endpoint.attach = (app) => {
+    try {
+      return attach(app)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+  return endpoint
+}
+
+/** Runs Express middleware in order, then `last`; an error (or `next('route')`) leaves through `exit`. */
+function runChain(
+  handlers: readonly RequestHandler[],
+  request: Request,
+  response: Response,
+  exit: NextFunction,
+  last: () => void,
+): void {
+  let index = 0
+  const step = (error?: unknown): void => {
+    if (error === 'route' || error === 'router') {
+      exit()
+      return
+    }
+    if (error !== undefined && error !== null) {
+      exit(error)
+      return
+    }
+    const handler = handlers[index]
+    index += 1
+    if (handler === undefined) {
+      last()
+      return
+    }
+    try {
+      const result: unknown = handler(request, response, step)
+      if (result instanceof Promise) result.catch(step)
+    } catch (thrown) {
+      step(thrown)
+    }
+  }
+  step()
+}

@@ -1,0 +1,90 @@
+import type { RequestHandler } from 'express'
+
+/** Route options that publish a GET route as an MCP resource (the route option form). */
+export interface MCPRouteOptions {
+  /** Resource name; a non-template resource is published as `<scheme>://<name>`. */
+  readonly mcpResource?: string
+  /** Advertised mime type; used when the handler sets no `Content-Type`. */
+  readonly mcpResourceMimeType?: string
+  /** RFC 6570 level-1 template whose variables are exactly the route's path parameters. */
+  readonly mcpResourceTemplate?: string
+  /** Description shown to the model in listings. */
+  readonly mcpResourceDescription?: string
+  /** Human display name. */
+  readonly mcpResourceTitle?: string
+}
+
+declare module '../routing/route-options.js' {
+  /** The route option form on Portcullis routers: `router.get(path, { auth, mcpResource: 'config' }, handler)`. */
+  interface RouteOptions {
+    readonly mcpResource?: string
+    readonly mcpResourceMimeType?: string
+    readonly mcpResourceTemplate?: string
+    readonly mcpResourceDescription?: string
+    readonly mcpResourceTitle?: string
+  }
+}
+
+/** Options of the wrapper form `mcpResource(name, options)(handler)`. */
+export interface MCPResourceMarkOptions {
+  readonly mimeType?: string
+  readonly template?: string
+  readonly description?: string
+  readonly title?: string
+}
+
+/** The resource metadata attached to a marked handler. */
+export interface MCPResourceMark {
+  readonly name: string
+  readonly mimeType?: string
+  readonly template?: string
+  readonly description?: string
+  readonly title?: string
+}
+
+const MARK = Symbol.for('portcullis.mcp.resource')
+
+/**
+ * The wrapper form: `router.get('/config', mcpResource('config', { mimeType: 'application/json' })(handler))`.
+ * The returned handler behaves exactly like `handler`; `attach()` finds it in the app's router stack.
+ * Marking a handler that ends up on a non-GET route is a startup error.
+ */
+export function mcpResource(name: string, options: MCPResourceMarkOptions = {}) {
+  const mark: MCPResourceMark = Object.freeze({ name, ...options })
+  return <H extends RequestHandler>(handler: H): H => {
+    if (typeof handler !== 'function')
+      throw new TypeError('mcpResource(...) wraps a request handler function')
+    const marked = function (this: unknown, ...args: Parameters<H>) {
+      return handler.apply(this, args)
+    } as H
+    Object.defineProperty(marked, 'name', { value: handler.name })
+    Object.defineProperty(marked, MARK, { value: mark })
+    return marked
+  }
+}
+
+/** The mark of a wrapped handler, if any. */
+export function markOf(handler: unknown): MCPResourceMark | undefined {
+  if (typeof handler !== 'function') return undefined
+  const mark = (handler as unknown as Record<symbol, unknown>)[MARK]
+  return mark === undefined ? undefined : (mark as MCPResourceMark)
+}
+
+/** The mark described by route options, if they name a resource. */
+export function markFromOptions(options: MCPRouteOptions | undefined): MCPResourceMark | undefined {
+  if (options?.mcpResource === undefined) return undefined
+  const {
+    mcpResource: name,
+    mcpResourceMimeType,
+    mcpResourceTemplate,
+    mcpResourceDescription,
+    mcpResourceTitle,
+  } = options
+  return Object.freeze({
+    name,
+    ...(mcpResourceMimeType === undefined ? {} : { mimeType: mcpResourceMimeType }),
+    ...(mcpResourceTemplate === undefined ? {} : { template: mcpResourceTemplate }),
+    ...(mcpResourceDescription === undefined ? {} : { description: mcpResourceDescription }),
+    ...(mcpResourceTitle === undefined ? {} : { title: mcpResourceTitle }),
+  })
+}
