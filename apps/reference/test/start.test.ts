@@ -45,7 +45,7 @@ function startApp(env: NodeJS.ProcessEnv): Promise<string> {
   child = running
   return new Promise((resolve, reject) => {
     let output = ''
-    const timer = setTimeout(() => reject(new Error(`app did not start: ${output}`)), 45_000)
+    const timer = setTimeout(() => reject(new Error(`app did not start: ${output}`)), 120_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /listening on (http:\/\/\S+)/.exec(output)
@@ -69,5 +69,5 @@ describe('pnpm start', () => {
     const response = await fetch(`${url}/healthz`)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ status: 'ok', checks: { database: 'ok' } })
-  }, 60_000)
+  }, 150_000)
 })
