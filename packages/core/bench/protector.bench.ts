@@ -48,8 +48,6 @@ for (const [label, size] of [
   await compareOps({
     title: `protector seal+open (${label})`,
     budget: 0.8,
-    // Best of five alternating rounds: sturdier against other work on a shared machine.
-    rounds: 5,
     baseline: { name: 'node:crypto aes-256-gcm', fn: () => rawSealOpen(payload) },
     candidate: { name: 'AESGCMOAuthTransactionProtector', fn: () => protectorSealOpen(payload) },
   })

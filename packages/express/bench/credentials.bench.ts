@@ -126,8 +126,6 @@ try {
       headers: { 'x-api-key': issued.value },
     },
     budget: 0.9,
-    durationSeconds: 5,
-    rounds: 3,
   })
   await compareHttp({
     title: 'API-key route vs a route with a do-nothing mechanism (report only: the mechanism alone)',
@@ -157,8 +155,6 @@ try {
     baseline: { name: 'express-jwt + jwks-rsa', url: `${plainServer.url}/jwt`, headers: bearer },
     candidate: { name: 'workloadJwt', url: `${portcullisServer.url}/jwt`, headers: bearer },
     budget: 2,
-    durationSeconds: 5,
-    rounds: 3,
   })
   await compareHttp({
     title: 'workload-JWT route without the token cache vs express-jwt + jwks-rsa (report only)',

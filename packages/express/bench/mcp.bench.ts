@@ -71,8 +71,6 @@ try {
     baseline: { name: '@modelcontextprotocol/sdk stateless', url: `${official.url}/mcp`, ...read },
     candidate: { name: '@portcullis/express mcp', url: `${candidate.url}/mcp`, ...read },
     budget: 3,
-    // best of three alternating rounds: a shared 2-core machine is noisy
-    rounds: 3,
   })
   await compareHttp({
     title: 'mcp resources/read vs plain express GET of the same payload',

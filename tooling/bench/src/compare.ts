@@ -15,7 +15,7 @@ export interface HttpCase {
 
 export interface Measurement {
   readonly name: string
-  /** Operations (or requests) per second, best of the rounds. */
+  /** Operations (or requests) per second, median of the rounds. */
   readonly perSecond: number
 }
 
@@ -23,7 +23,7 @@ export interface ComparisonResult {
   readonly title: string
   readonly baseline: Measurement
   readonly candidate: Measurement
-  /** candidate / baseline. */
+  /** Median of the per-round candidate / baseline ratios. */
   readonly ratio: number
   /** Minimum acceptable ratio, when one was given. */
   readonly budget?: number
@@ -41,9 +41,9 @@ function record(
   title: string,
   baseline: Measurement,
   candidate: Measurement,
+  ratio: number,
   budget?: number,
 ): ComparisonResult {
-  const ratio = candidate.perSecond / baseline.perSecond
   const result: ComparisonResult = {
     title,
     baseline,
@@ -81,9 +81,43 @@ async function opsPerSecond(fn: () => unknown, durationMs: number): Promise<numb
   return (operations * 1000) / (now - start)
 }
 
+/** Median of the per-round ratios; rounds alternate which side runs first, so drift hits both. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+}
+
+async function pairedRounds(
+  rounds: number,
+  measureBaseline: () => Promise<number>,
+  measureCandidate: () => Promise<number>,
+): Promise<{ baseline: number; candidate: number; ratio: number }> {
+  const baselines: number[] = []
+  const candidates: number[] = []
+  const ratios: number[] = []
+  for (let round = 0; round < rounds; round++) {
+    let baseline: number
+    let candidate: number
+    if (round % 2 === 0) {
+      baseline = await measureBaseline()
+      candidate = await measureCandidate()
+    } else {
+      candidate = await measureCandidate()
+      baseline = await measureBaseline()
+    }
+    baselines.push(baseline)
+    candidates.push(candidate)
+    ratios.push(candidate / baseline)
+  }
+  return { baseline: median(baselines), candidate: median(candidates), ratio: median(ratios) }
+}
+
 /**
- * In-process comparison: warms both up, then alternates baseline and candidate for `rounds` rounds
- * (so drift hits both) and compares the best round of each.
+ * In-process comparison: warms both up, then runs paired rounds (alternating which side goes first)
+ * and reports the median of the per-round ratios, which is robust to drift and to one noisy round.
  */
 export async function compareOps(options: {
   readonly title: string
@@ -94,19 +128,18 @@ export async function compareOps(options: {
   readonly rounds?: number
 }): Promise<ComparisonResult> {
   const durationMs = options.durationMs ?? 1000
-  const rounds = options.rounds ?? 3
   await opsPerSecond(options.baseline.fn, 200)
   await opsPerSecond(options.candidate.fn, 200)
-  let baseline = 0
-  let candidate = 0
-  for (let round = 0; round < rounds; round++) {
-    baseline = Math.max(baseline, await opsPerSecond(options.baseline.fn, durationMs))
-    candidate = Math.max(candidate, await opsPerSecond(options.candidate.fn, durationMs))
-  }
+  const measured = await pairedRounds(
+    options.rounds ?? 5,
+    () => opsPerSecond(options.baseline.fn, durationMs),
+    () => opsPerSecond(options.candidate.fn, durationMs),
+  )
   return record(
     options.title,
-    { name: options.baseline.name, perSecond: baseline },
-    { name: options.candidate.name, perSecond: candidate },
+    { name: options.baseline.name, perSecond: measured.baseline },
+    { name: options.candidate.name, perSecond: measured.candidate },
+    measured.ratio,
     options.budget,
   )
 }
@@ -123,6 +156,9 @@ async function requestsPerSecond(
     ...(target.body === undefined ? {} : { body: target.body }),
     connections,
     duration: durationSeconds,
+    // The load generator runs in its own thread, so the server's event loop does only server work and
+    // the ratio compares server cost, not server cost diluted by the client's.
+    workers: 1,
   })
   const failures = result.errors + result.timeouts + result.non2xx
   if (failures > 0) {
@@ -134,7 +170,7 @@ async function requestsPerSecond(
 }
 
 /**
- * Loopback HTTP comparison with autocannon: a short warm-up, then alternating rounds. Any error or
+ * Loopback HTTP comparison with autocannon: a short warm-up, then paired rounds as in `compareOps`. Any error or
  * non-2xx answer aborts the comparison, so a fast failure can never pass for a fast success.
  */
 export async function compareHttp(options: {
@@ -151,21 +187,20 @@ export async function compareHttp(options: {
       throw new Error(`${target.name}: benchmarks target loopback addresses only`)
     }
   }
-  const durationSeconds = options.durationSeconds ?? 3
+  const durationSeconds = options.durationSeconds ?? 2
   const connections = options.connections ?? 16
-  const rounds = options.rounds ?? 2
   await requestsPerSecond(options.baseline, 1, connections)
   await requestsPerSecond(options.candidate, 1, connections)
-  let baseline = 0
-  let candidate = 0
-  for (let round = 0; round < rounds; round++) {
-    baseline = Math.max(baseline, await requestsPerSecond(options.baseline, durationSeconds, connections))
-    candidate = Math.max(candidate, await requestsPerSecond(options.candidate, durationSeconds, connections))
-  }
+  const measured = await pairedRounds(
+    options.rounds ?? 5,
+    () => requestsPerSecond(options.baseline, durationSeconds, connections),
+    () => requestsPerSecond(options.candidate, durationSeconds, connections),
+  )
   return record(
     options.title,
-    { name: options.baseline.name, perSecond: baseline },
-    { name: options.candidate.name, perSecond: candidate },
+    { name: options.baseline.name, perSecond: measured.baseline },
+    { name: options.candidate.name, perSecond: measured.candidate },
+    measured.ratio,
     options.budget,
   )
 }

@@ -48,15 +48,12 @@ function slotFor(key: OAuthTransactionProtectorKey): KeySlot {
 
 /** The caller's AAD as the last length-prefixed part after the protector's own purpose and key version. */
 function effectiveAad(slot: KeySlot, callerAad: Uint8Array): Uint8Array {
-  const out = new Uint8Array(slot.aadPrefix.byteLength + 4 + callerAad.byteLength)
+  // A short-lived internal buffer, fully overwritten: the pooled, non-zeroed allocation is safe here.
+  const prefix = slot.aadPrefix.byteLength
+  const out = Buffer.allocUnsafe(prefix + 4 + callerAad.byteLength)
   out.set(slot.aadPrefix, 0)
-  const at = slot.aadPrefix.byteLength
-  const length = callerAad.byteLength
-  out[at] = length >>> 24
-  out[at + 1] = (length >>> 16) & 0xff
-  out[at + 2] = (length >>> 8) & 0xff
-  out[at + 3] = length & 0xff
-  out.set(callerAad, slot.aadPrefix.byteLength + 4)
+  out.writeUInt32BE(callerAad.byteLength, prefix)
+  out.set(callerAad, prefix + 4)
   return out
 }
 
@@ -150,8 +147,10 @@ export class AESGCMOAuthTransactionProtector implements OAuthTransactionProtecto
     const body = plaintext.byteLength === 0 ? EMPTY : cipher.update(plaintext)
     const final = cipher.final()
     const tag = cipher.getAuthTag()
+    // Unpooled (its ArrayBuffer holds nothing else) and fully overwritten below, so no zero-fill is needed.
     const ciphertext = new Uint8Array(
-      AES_GCM_NONCE_BYTES + body.byteLength + final.byteLength + AES_GCM_TAG_BYTES,
+      Buffer.allocUnsafeSlow(AES_GCM_NONCE_BYTES + body.byteLength + final.byteLength + AES_GCM_TAG_BYTES)
+        .buffer,
     )
     ciphertext.set(nonce, 0)
     ciphertext.set(body, AES_GCM_NONCE_BYTES)
