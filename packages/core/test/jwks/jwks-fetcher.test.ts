@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createFetchJWKSFetcher } from './jwks-fetcher.js'
+import { createFetchJWKSFetcher } from '../../src/jwks/jwks-fetcher.js'
 
 let server: Server | undefined
 
