@@ -5,9 +5,15 @@ import { describe, expect, it } from 'vitest'
 import { createSecurity, type RejectionEvent } from '../src/index.js'
 import { alice, bob, ci, staticBearer, switchableApiKey } from './support/mechanisms.js'
 
-function appWith(events: RejectionEvent[] = []) {
-  const bearer = staticBearer({ 'alice-token': { principal: alice }, 'bob-token': { principal: bob } })
-  const apiKey = switchableApiKey({ 'alice-key': { principal: alice }, 'ci-key': { principal: ci } })
+function appWith(events: RejectionEvent[], sync: boolean) {
+  const bearer = staticBearer(
+    { 'alice-token': { principal: alice }, 'bob-token': { principal: bob } },
+    { sync },
+  )
+  const apiKey = switchableApiKey(
+    { 'alice-key': { principal: alice }, 'ci-key': { principal: ci } },
+    { sync },
+  )
   const security = createSecurity({
     mechanisms: [bearer, apiKey.mechanism],
     onRejection: (event) => events.push(event),
@@ -37,9 +43,15 @@ const expectProblem = (response: request.Response, status: number, code: string)
   expect(response.body).toMatchObject({ type: 'about:blank', status, code })
 }
 
-describe('route policy through Express', () => {
+// Mechanisms may answer with or without a promise; the adapter must behave the same either way.
+describe.each([
+  { answering: 'asynchronously', sync: false },
+  { answering: 'synchronously', sync: true },
+])('route policy through Express (mechanisms answering $answering)', ({ sync }) => {
+  const appFor = (events: RejectionEvent[] = []) => appWith(events, sync)
+
   it('answers 401 problem+json when no credential is presented, with a Bearer challenge', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     for (const path of ['/api/default', '/api/required', '/api/either', '/api/both']) {
       const response = await request(app).get(path)
       expectProblem(response, 401, 'authentication.required')
@@ -55,7 +67,7 @@ describe('route policy through Express', () => {
   })
 
   it('grants the accepted mechanisms and exposes the principal and evidence on the request', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     const viaBearer = await request(app).get('/api/required').set('Authorization', 'Bearer alice-token')
     expect(viaBearer.status).toBe(200)
     expect(viaBearer.body).toEqual({ principal: alice, evidence: 1 })
@@ -70,7 +82,7 @@ describe('route policy through Express', () => {
   })
 
   it('rejects a credential of a mechanism the route does not accept', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     expectProblem(
       await request(app).get('/api/bearer-only').set('x-api-key', 'ci-key'),
       401,
@@ -84,7 +96,7 @@ describe('route policy through Express', () => {
   })
 
   it('rejects credentials naming different principals even when each is valid', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     const response = await request(app)
       .get('/api/both')
       .set('Authorization', 'Bearer alice-token')
@@ -99,7 +111,7 @@ describe('route policy through Express', () => {
   })
 
   it('treats a duplicated Authorization header as malformed, never picking one copy', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     const response = await request(app)
       .get('/api/required')
       // superagent sends an array as repeated header lines (its types only admit this for Cookie).
@@ -108,7 +120,7 @@ describe('route policy through Express', () => {
   })
 
   it('answers 503 with Retry-After when a dependency is down, over a valid or invalid credential', async () => {
-    const { app, apiKey } = appWith()
+    const { app, apiKey } = appFor()
     apiKey.state.down = true
     apiKey.state.retryAfterSeconds = 12
     for (const bearer of ['Bearer alice-token', 'Bearer wrong-token']) {
@@ -126,7 +138,7 @@ describe('route policy through Express', () => {
   })
 
   it('optional(): anonymous when nothing is presented, 401 when a presented credential is invalid', async () => {
-    const { app } = appWith()
+    const { app } = appFor()
     const anonymousResponse = await request(app).get('/api/maybe')
     expect(anonymousResponse.status).toBe(200)
     expect(anonymousResponse.body).toEqual({ principal: null, evidence: 0 })
@@ -146,7 +158,7 @@ describe('route policy through Express', () => {
   })
 
   it('public and excluded routes do no credential work, even with garbage credentials', async () => {
-    const { app, bearer, apiKey } = appWith()
+    const { app, bearer, apiKey } = appFor()
     for (const path of ['/api/public', '/api/excluded']) {
       const response = await request(app).get(path).set('Authorization', 'Bearer nope').set('x-api-key', 'x')
       expect(response.status).toBe(200)
@@ -157,14 +169,14 @@ describe('route policy through Express', () => {
   })
 
   it('extracts every configured slot exactly once per request', async () => {
-    const { app, bearer, apiKey } = appWith()
+    const { app, bearer, apiKey } = appFor()
     await request(app).get('/api/bearer-only').set('Authorization', 'Bearer alice-token')
     expect([bearer.calls, apiKey.state.calls]).toEqual([1, 1])
   })
 
   it('reports the internal reason to onRejection but never in the body', async () => {
     const events: RejectionEvent[] = []
-    const { app } = appWith(events)
+    const { app } = appFor(events)
     const response = await request(app).get('/api/required').set('Authorization', 'Bearer wrong-token')
     expect(response.text).not.toContain('unknown token')
     expect(events).toEqual([

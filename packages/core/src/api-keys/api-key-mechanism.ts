@@ -1,9 +1,15 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
-import { authenticated, invalid, none, unavailable } from '../authentication/outcome.js'
+import {
+  type AuthenticationOutcome,
+  authenticated,
+  invalid,
+  none,
+  unavailable,
+} from '../authentication/outcome.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
-import { apiKeyEnd } from './api-key-record.js'
-import type { ApiKeyService } from './api-key-service.js'
+import { type ApiKeyRecord, apiKeyEnd } from './api-key-record.js'
+import type { ApiKeyService, ApiKeyVerification } from './api-key-service.js'
 import type { ApiKeyUsageRecorder } from './api-key-usage-recorder.js'
 
 export interface ApiKeyMechanismOptions {
@@ -19,6 +25,11 @@ export interface ApiKeyMechanismOptions {
   readonly clock?: () => number
 }
 
+const hasRestrictions = (record: ApiKeyRecord): boolean => {
+  for (const _ in record.restrictions) return true
+  return false
+}
+
 /**
  * Authenticates `X-API-Key: <prefix>_<keyId>_<secret>`. A malformed value (including two headers joined
  * by a proxy) is `invalid` without touching the store; a well-formed one costs exactly one `store.get`.
@@ -31,6 +42,24 @@ export function apiKey(options: ApiKeyMechanismOptions): AuthenticationMechanism
   const name = options.name ?? 'api-key'
   const clock = options.clock ?? Date.now
 
+  const outcomeOf = (result: ApiKeyVerification): AuthenticationOutcome => {
+    if (result.kind === 'malformed') return invalid('api-key: malformed value')
+    if (result.kind === 'invalid') return invalid(result.reason)
+    if (result.kind === 'unavailable') return unavailable(result.reason)
+    const { record } = result
+    options.usage?.record(record.keyId, clock())
+    const end = apiKeyEnd(record)
+    const evidence: AuthenticationEvidence = {
+      mechanism: name,
+      credentialType: 'api-key',
+      attributes:
+        record.label === undefined ? { keyId: record.keyId } : { keyId: record.keyId, label: record.label },
+      ...(hasRestrictions(record) ? { restrictions: record.restrictions } : {}),
+      ...(end === undefined ? {} : { expiresAt: end }),
+    }
+    return authenticated({ id: record.ownerId, kind: record.ownerKind }, evidence)
+  }
+
   return {
     name,
     default: options.default ?? true,
@@ -40,26 +69,11 @@ export function apiKey(options: ApiKeyMechanismOptions): AuthenticationMechanism
       name: header,
       description: `API key (${options.service.prefix}_...)`,
     },
-    async authenticate(source) {
+    authenticate(source) {
       const value = source.header(header)
       if (value === undefined) return none()
-      const result = await options.service.verify(value)
-      if (result.kind === 'malformed') return invalid('api-key: malformed value')
-      if (result.kind === 'invalid') return invalid(result.reason)
-      if (result.kind === 'unavailable') return unavailable(result.reason)
-      const { record } = result
-      options.usage?.record(record.keyId, clock())
-      const end = apiKeyEnd(record)
-      const restricted = Object.keys(record.restrictions).length > 0
-      const evidence: AuthenticationEvidence = {
-        mechanism: name,
-        credentialType: 'api-key',
-        attributes:
-          record.label === undefined ? { keyId: record.keyId } : { keyId: record.keyId, label: record.label },
-        ...(restricted ? { restrictions: record.restrictions } : {}),
-        ...(end === undefined ? {} : { expiresAt: end }),
-      }
-      return authenticated({ id: record.ownerId, kind: record.ownerKind }, evidence)
+      const result = options.service.verify(value)
+      return result instanceof Promise ? result.then(outcomeOf) : outcomeOf(result)
     },
   }
 }

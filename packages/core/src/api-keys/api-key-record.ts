@@ -39,12 +39,11 @@ export function apiKeyStatus(record: ApiKeyRecord, now: number): ApiKeyStatus {
 
 /** When the key stops working, as far as is known now. */
 export function apiKeyEnd(record: ApiKeyRecord): Date | undefined {
-  const candidates = [
-    record.expiresAt,
-    record.revokedAt === undefined ? undefined : (record.overlapUntil ?? record.revokedAt),
-  ]
-  const times = candidates.filter((date): date is Date => date !== undefined).map((date) => date.getTime())
-  return times.length === 0 ? undefined : new Date(Math.min(...times))
+  const expires = record.expiresAt?.getTime()
+  const stops =
+    record.revokedAt === undefined ? undefined : (record.overlapUntil ?? record.revokedAt).getTime()
+  if (stops === undefined) return expires === undefined ? undefined : new Date(expires)
+  return new Date(expires === undefined ? stops : Math.min(expires, stops))
 }
 
 const isDate = (value: unknown): value is Date => value instanceof Date && !Number.isNaN(value.getTime())

@@ -6,6 +6,7 @@ import { isPortcullisError } from '../errors/portcullis-error.js'
 import { ApiKeyPepperRing, decodeApiKeyPepper } from './api-key-pepper.js'
 import { type ApiKeyRecord, apiKeyStatus } from './api-key-record.js'
 import { ApiKeyService } from './api-key-service.js'
+import { MemoryApiKeyStore } from './memory-api-key-store.js'
 
 const pepperV1 = { version: 'v1', secret: randomBytes(32) }
 const pepperV2 = { version: 'v2', secret: randomBytes(48) }
@@ -168,6 +169,104 @@ describe('verifying API keys', () => {
     await store.inner.revoke(issued.keyId, new Date(now))
     const unknown = `acme_${randomBytes(12).toString('base64url')}_${randomBytes(32).toString('base64url')}`
     expect(await keys.verify(unknown)).toEqual({ kind: 'invalid', reason: 'api-key: unknown key' })
+  })
+})
+
+describe('the digest memo', () => {
+  function countingRing(ring = new ApiKeyPepperRing(pepperV1)) {
+    const counter = { digests: 0 }
+    const digest = ring.digest.bind(ring)
+    ring.digest = (...args: Parameters<ApiKeyPepperRing['digest']>) => {
+      counter.digests += 1
+      return digest(...args)
+    }
+    return { ring, counter }
+  }
+
+  it('digests a key in use once, yet reads the store on every request so revocation applies at once', async () => {
+    const { ring, counter } = countingRing()
+    const keys = service(ring)
+    const issued = await keys.issue({ ownerId: 'svc' })
+    const issuing = counter.digests
+    for (let i = 0; i < 5; i++) expect((await keys.verify(issued.value)).kind).toBe('valid')
+    expect(counter.digests - issuing).toBe(1)
+    expect(store.lookups).toBe(5)
+    await keys.revoke(issued.keyId)
+    now += 1
+    expect(await keys.verify(issued.value)).toEqual({ kind: 'invalid', reason: 'api-key: revoked' })
+    expect(store.lookups).toBe(6)
+  })
+
+  it('never memoizes a failure: a wrong secret for a memoized id is digested and refused every time', async () => {
+    const { ring, counter } = countingRing()
+    const keys = service(ring)
+    const issued = await keys.issue({ ownerId: 'svc' })
+    await keys.verify(issued.value)
+    const before = counter.digests
+    const forged = `${issued.value.slice(0, -43)}${randomBytes(32).toString('base64url')}`
+    for (let i = 0; i < 3; i++) expect((await keys.verify(forged)).kind).toBe('invalid')
+    expect(counter.digests - before).toBe(3)
+    expect((await keys.verify(issued.value)).kind).toBe('valid')
+    expect(counter.digests - before).toBe(3)
+  })
+
+  it('forgets entries after maxTtlSeconds, and digests every time when turned off', async () => {
+    const { ring, counter } = countingRing()
+    const keys = service(ring, { digestMemo: { maxTtlSeconds: 60 } })
+    const issued = await keys.issue({ ownerId: 'svc' })
+    await keys.verify(issued.value)
+    await keys.verify(issued.value)
+    const afterTwo = counter.digests
+    now += 60_000
+    await keys.verify(issued.value)
+    expect(counter.digests - afterTwo).toBe(1)
+    const off = countingRing()
+    const plain = service(off.ring, { digestMemo: false })
+    const other = await plain.issue({ ownerId: 'svc' })
+    const start = off.counter.digests
+    for (let i = 0; i < 3; i++) expect((await plain.verify(other.value)).kind).toBe('valid')
+    expect(off.counter.digests - start).toBe(3)
+  })
+
+  it('keeps keys out of inspect output and refuses bad memo bounds at startup', async () => {
+    const keys = service()
+    const issued = await keys.issue({ ownerId: 'svc' })
+    await keys.verify(issued.value)
+    expect(inspect(keys, { depth: 10, showHidden: true })).not.toContain(issued.value.slice(-43))
+    for (const digestMemo of [
+      { maxEntries: 0 },
+      { maxEntries: 1.5 },
+      { maxTtlSeconds: 0 },
+      { maxTtlSeconds: 7200 },
+    ]) {
+      expect(() => service(undefined, { digestMemo })).toThrow(/digestMemo/)
+    }
+  })
+})
+
+describe('synchronous verification', () => {
+  it('answers without a promise when the store answers synchronously', async () => {
+    const memory = new MemoryApiKeyStore()
+    const keys = new ApiKeyService({
+      store: memory,
+      peppers: new ApiKeyPepperRing(pepperV1),
+      clock: () => now,
+    })
+    const issued = await keys.issue({ ownerId: 'svc' })
+    const result = keys.verify(issued.value)
+    expect(result).not.toBeInstanceOf(Promise)
+    expect(result).toMatchObject({ kind: 'valid', record: { keyId: issued.keyId } })
+    expect(keys.verify('pk_garbage')).toEqual({ kind: 'malformed' })
+  })
+
+  it('treats a store that throws synchronously as unavailable', () => {
+    const broken = new MemoryApiKeyStore()
+    broken.get = () => {
+      throw new Error('connection refused')
+    }
+    const keys = new ApiKeyService({ store: broken, peppers: new ApiKeyPepperRing(pepperV1) })
+    const value = `pk_${randomBytes(12).toString('base64url')}_${randomBytes(32).toString('base64url')}`
+    expect(keys.verify(value)).toEqual({ kind: 'unavailable', reason: 'api-key: store unavailable' })
   })
 })
 

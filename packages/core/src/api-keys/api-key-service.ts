@@ -1,10 +1,13 @@
 import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
 import type { CredentialRestrictions } from '../authentication/principal.js'
+import { VerifiedCache } from '../cache/verified-cache.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
 import { ApiKeyError } from './api-key-error.js'
 import {
   API_KEY_ID_BYTES,
   API_KEY_SECRET_BYTES,
+  type ApiKeyParts,
   assertApiKeyPrefix,
   formatApiKey,
   isApiKeyId,
@@ -26,6 +29,13 @@ export interface ApiKeyServiceOptions {
   readonly randomBytes?: (size: number) => Uint8Array
   /** Longest allowed rotation overlap. Default 7 days. */
   readonly maxOverlapSeconds?: number
+  /**
+   * Remembers the HMAC digest of keys that verified, keyed by the SHA-256 of the presented value (never the
+   * key itself), so a key in use is not re-digested on every request. The store is still read on every
+   * request, so revocation, expiry and rotation take effect at once. Default `{ maxEntries: 10000,
+   * maxTtlSeconds: 300 }`; `false` turns it off.
+   */
+  readonly digestMemo?: false | { readonly maxEntries?: number; readonly maxTtlSeconds?: number }
 }
 
 export interface IssueApiKeyRequest {
@@ -54,6 +64,37 @@ export type ApiKeyVerification =
   | { readonly kind: 'invalid'; readonly reason: string }
   | { readonly kind: 'unavailable'; readonly reason: string }
 
+type MemoizedDigest = { readonly pepperVersion: string; readonly digest: Buffer }
+
+const MALFORMED: ApiKeyVerification = Object.freeze({ kind: 'malformed' })
+const UNKNOWN: ApiKeyVerification = Object.freeze({ kind: 'invalid', reason: 'api-key: unknown key' })
+const MISMATCH: ApiKeyVerification = Object.freeze({ kind: 'invalid', reason: 'api-key: digest mismatch' })
+const STORE_UNAVAILABLE: ApiKeyVerification = Object.freeze({
+  kind: 'unavailable',
+  reason: 'api-key: store unavailable',
+})
+
+function integerIn(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  name: string,
+): number {
+  const result = value ?? fallback
+  if (!Number.isInteger(result) || result < min || result > max) {
+    throw new ConfigurationError('api_key.invalid_config', `${name} must be an integer from ${min} to ${max}`)
+  }
+  return result
+}
+
+function digestMemo(options: ApiKeyServiceOptions['digestMemo'], clock: () => number) {
+  if (options === false) return undefined
+  const maxEntries = integerIn(options?.maxEntries, 10_000, 1, 1_000_000, 'digestMemo.maxEntries')
+  const ttlSeconds = integerIn(options?.maxTtlSeconds, 300, 1, 3600, 'digestMemo.maxTtlSeconds')
+  return new VerifiedCache<MemoizedDigest>(maxEntries, ttlSeconds * 1000, clock)
+}
+
 /** Issues, rotates, revokes and verifies API keys. Raw keys exist only in the `IssuedApiKey` returned once. */
 export class ApiKeyService {
   readonly prefix: string
@@ -62,6 +103,7 @@ export class ApiKeyService {
   readonly #clock: () => number
   readonly #random: (size: number) => Uint8Array
   readonly #maxOverlapSeconds: number
+  readonly #memo: VerifiedCache<MemoizedDigest> | undefined
 
   constructor(options: ApiKeyServiceOptions) {
     this.prefix = options.prefix ?? 'pk'
@@ -71,6 +113,7 @@ export class ApiKeyService {
     this.#clock = options.clock ?? Date.now
     this.#random = options.randomBytes ?? nodeRandomBytes
     this.#maxOverlapSeconds = options.maxOverlapSeconds ?? 7 * 86_400
+    this.#memo = digestMemo(options.digestMemo, this.#clock)
   }
 
   async issue(request: IssueApiKeyRequest): Promise<IssuedApiKey> {
@@ -131,19 +174,34 @@ export class ApiKeyService {
     await this.#store.revoke(keyId, new Date(this.#clock()))
   }
 
-  /** Malformed values cost no store lookup; well-formed ones exactly one. Never throws. */
-  async verify(value: string): Promise<ApiKeyVerification> {
+  /**
+   * Malformed values cost no store lookup; well-formed ones exactly one. Settles synchronously when the
+   * store answers synchronously. Never throws, never rejects.
+   */
+  verify(value: string): ApiKeyVerification | Promise<ApiKeyVerification> {
     const parts = parseApiKey(value, this.prefix)
-    if (parts === undefined) return { kind: 'malformed' }
-    let record: ApiKeyRecord | undefined
+    if (parts === undefined) return MALFORMED
+    let answer: ReturnType<ApiKeyStore['get']>
     try {
-      record = await this.#store.get(parts.keyId)
+      answer = this.#store.get(parts.keyId)
     } catch {
-      return { kind: 'unavailable', reason: 'api-key: store unavailable' }
+      return STORE_UNAVAILABLE
     }
-    if (record === undefined || record.keyId !== parts.keyId)
-      return { kind: 'invalid', reason: 'api-key: unknown key' }
-    const expected = this.#peppers.digest(record.pepperVersion, parts.keyId, parts.secret)
+    if (!(answer instanceof Promise)) return this.#check(value, parts, answer)
+    return answer.then(
+      (record) => this.#check(value, parts, record),
+      () => STORE_UNAVAILABLE,
+    )
+  }
+
+  #check(value: string, parts: ApiKeyParts, record: ApiKeyRecord | undefined): ApiKeyVerification {
+    if (record === undefined || record.keyId !== parts.keyId) return UNKNOWN
+    const memoKey = this.#memo === undefined ? undefined : VerifiedCache.keyOf(value)
+    const memoized = memoKey === undefined ? undefined : this.#memo?.get(memoKey)
+    const expected =
+      memoized !== undefined && memoized.pepperVersion === record.pepperVersion
+        ? memoized.digest
+        : this.#peppers.digest(record.pepperVersion, parts.keyId, parts.secret)
     if (expected === undefined) return { kind: 'invalid', reason: 'api-key: retired pepper version' }
     const stored = record.digest
     if (
@@ -151,10 +209,13 @@ export class ApiKeyService {
       stored.byteLength !== expected.byteLength ||
       !timingSafeEqual(expected, stored)
     ) {
-      return { kind: 'invalid', reason: 'api-key: digest mismatch' }
+      return MISMATCH
     }
     const status = apiKeyStatus(record, this.#clock())
     if (status === 'expired' || status === 'revoked') return { kind: 'invalid', reason: `api-key: ${status}` }
+    if (memoKey !== undefined && memoized?.digest !== expected) {
+      this.#memo?.set(memoKey, { pepperVersion: record.pepperVersion, digest: expected })
+    }
     return { kind: 'valid', record }
   }
 

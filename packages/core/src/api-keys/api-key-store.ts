@@ -18,8 +18,11 @@ export interface ApiKeyUsage {
  * below; any other throw is treated as the store being unavailable (503).
  */
 export interface ApiKeyStore {
-  /** The record, or `undefined`. Returns a copy: mutating it never changes the store. */
-  get(keyId: string): Promise<ApiKeyRecord | undefined>
+  /**
+   * The record, or `undefined`. Returns a copy: mutating it never changes the store. An in-process store
+   * may answer synchronously; this is the one read on the request path.
+   */
+  get(keyId: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>
   /** Inserts; `api_key.duplicate_key_id` if the id exists. */
   create(record: ApiKeyRecord): Promise<void>
   /**

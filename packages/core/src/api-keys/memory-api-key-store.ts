@@ -3,19 +3,15 @@ import { ApiKeyError } from './api-key-error.js'
 import { type ApiKeyRecord, apiKeyStatus, assertApiKeyRecord } from './api-key-record.js'
 import type { ApiKeyRotation, ApiKeyStore, ApiKeyUsage } from './api-key-store.js'
 
-const copyDate = (date: Date | undefined): Date | undefined =>
-  date === undefined ? undefined : new Date(date)
-
 function copyRestrictions(restrictions: CredentialRestrictions): CredentialRestrictions {
+  const { scopes, roles, capabilities, teams, tenants } = restrictions
   const copied: { -readonly [K in keyof CredentialRestrictions]: CredentialRestrictions[K] } = {}
-  for (const name of ['scopes', 'roles', 'capabilities', 'teams'] as const) {
-    const list = restrictions[name]
-    if (list !== undefined) copied[name] = [...list]
-  }
-  if (restrictions.tenants !== undefined) {
-    copied.tenants = Object.fromEntries(
-      Object.entries(restrictions.tenants).map(([tenant, roles]) => [tenant, [...roles]]),
-    )
+  if (scopes !== undefined) copied.scopes = [...scopes]
+  if (roles !== undefined) copied.roles = [...roles]
+  if (capabilities !== undefined) copied.capabilities = [...capabilities]
+  if (teams !== undefined) copied.teams = [...teams]
+  if (tenants !== undefined) {
+    copied.tenants = Object.fromEntries(Object.entries(tenants).map(([tenant, list]) => [tenant, [...list]]))
   }
   return copied
 }
@@ -23,16 +19,19 @@ function copyRestrictions(restrictions: CredentialRestrictions): CredentialRestr
 /** A deep copy: records in the store and records handed out never share mutable parts. */
 function copy(record: ApiKeyRecord): ApiKeyRecord {
   const result: { -readonly [K in keyof ApiKeyRecord]: ApiKeyRecord[K] } = {
-    ...record,
+    keyId: record.keyId,
+    ownerId: record.ownerId,
+    ownerKind: record.ownerKind,
     digest: new Uint8Array(record.digest),
+    pepperVersion: record.pepperVersion,
     restrictions: copyRestrictions(record.restrictions),
     createdAt: new Date(record.createdAt),
   }
-  for (const name of ['expiresAt', 'revokedAt', 'overlapUntil', 'lastUsedAt'] as const) {
-    const date = copyDate(record[name])
-    if (date === undefined) delete result[name]
-    else result[name] = date
-  }
+  if (record.expiresAt !== undefined) result.expiresAt = new Date(record.expiresAt)
+  if (record.revokedAt !== undefined) result.revokedAt = new Date(record.revokedAt)
+  if (record.overlapUntil !== undefined) result.overlapUntil = new Date(record.overlapUntil)
+  if (record.lastUsedAt !== undefined) result.lastUsedAt = new Date(record.lastUsedAt)
+  if (record.label !== undefined) result.label = record.label
   return result
 }
 
@@ -43,7 +42,7 @@ function copy(record: ApiKeyRecord): ApiKeyRecord {
 export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #records = new Map<string, ApiKeyRecord>()
 
-  async get(keyId: string): Promise<ApiKeyRecord | undefined> {
+  get(keyId: string): ApiKeyRecord | undefined {
     const record = this.#records.get(keyId)
     return record === undefined ? undefined : copy(record)
   }

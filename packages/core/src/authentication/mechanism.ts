@@ -16,6 +16,8 @@ export interface CredentialSource {
  * A registered authentication mechanism. Registering makes it available; route policy decides where it is
  * accepted. `authenticate` is called at most once per request (every configured slot is extracted once)
  * and must not throw for bad credentials: it returns `invalid`. Throwing is treated as `unavailable`.
+ * Answer synchronously when the request carries no credential for this mechanism (or a cached verdict
+ * settles it): every configured mechanism runs on every request, so the absent case is the common one.
  */
 export interface AuthenticationMechanism {
   /** Unique name used by route policy (`required('api-key')`). */
@@ -24,7 +26,7 @@ export interface AuthenticationMechanism {
   readonly default?: boolean
   /** For OpenAPI: how the credential travels. */
   readonly securityScheme: SecuritySchemeDescription
-  authenticate(source: CredentialSource): Promise<AuthenticationOutcome>
+  authenticate(source: CredentialSource): AuthenticationOutcome | Promise<AuthenticationOutcome>
 }
 
 /** An OpenAPI 3.1 security scheme object, described without depending on an OpenAPI library. */

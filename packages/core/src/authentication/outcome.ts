@@ -17,7 +17,9 @@ export type AuthenticationOutcome =
   | { readonly kind: 'invalid'; readonly reason: string }
   | { readonly kind: 'unavailable'; readonly reason: string; readonly retryAfterSeconds?: number }
 
-export const none = (): AuthenticationOutcome => ({ kind: 'none' })
+const NONE: AuthenticationOutcome = Object.freeze({ kind: 'none' })
+
+export const none = (): AuthenticationOutcome => NONE
 
 export const authenticated = (
   principal: Principal,

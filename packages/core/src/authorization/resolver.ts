@@ -26,24 +26,43 @@ export type AuthorizationResult =
   | { readonly kind: 'rejected'; readonly reason: string }
   | { readonly kind: 'unavailable'; readonly reason: string }
 
-/**
- * Runs the resolver once and narrows its answer by every credential's restrictions. Without a resolver
- * the snapshot is empty. Never throws.
- */
-export async function resolveAuthorization(
-  resolver: AuthorizationResolver | undefined,
-  request: AuthorizationRequest,
-): Promise<AuthorizationResult> {
+const FAILED: AuthorizationResult = Object.freeze({
+  kind: 'unavailable',
+  reason: 'authorization.resolver_failed',
+})
+
+function settle(answer: unknown, request: AuthorizationRequest): AuthorizationResult {
+  if (answer === null) return { kind: 'rejected', reason: 'authorization.principal_rejected' }
+  if (typeof answer !== 'object') return { kind: 'unavailable', reason: 'authorization.malformed_answer' }
   let snapshot: AuthorizationSnapshot
   try {
-    const answer = resolver === undefined ? AuthorizationSnapshot.empty : await resolver(request)
-    if (answer === null) return { kind: 'rejected', reason: 'authorization.principal_rejected' }
-    if (typeof answer !== 'object') return { kind: 'unavailable', reason: 'authorization.malformed_answer' }
-    snapshot = AuthorizationSnapshot.from(answer)
+    snapshot = AuthorizationSnapshot.from(answer as AuthorizationSnapshot | AuthorizationSnapshotInit)
   } catch {
-    return { kind: 'unavailable', reason: 'authorization.resolver_failed' }
+    return FAILED
   }
   return { kind: 'authorized', snapshot: applyRestrictions(snapshot, restrictionsOf(request.evidence)) }
+}
+
+/**
+ * Runs the resolver once and narrows its answer by every credential's restrictions. Without a resolver
+ * the snapshot is empty. Synchronous when the resolver answers synchronously. Never throws or rejects.
+ */
+export function resolveAuthorization(
+  resolver: AuthorizationResolver | undefined,
+  request: AuthorizationRequest,
+): AuthorizationResult | Promise<AuthorizationResult> {
+  if (resolver === undefined) return settle(AuthorizationSnapshot.empty, request)
+  let answer: ReturnType<AuthorizationResolver>
+  try {
+    answer = resolver(request)
+  } catch {
+    return FAILED
+  }
+  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return settle(answer, request)
+  return Promise.resolve(answer).then(
+    (value) => settle(value, request),
+    () => FAILED,
+  )
 }
 
 function intersect(lists: readonly (readonly string[])[]): readonly string[] | undefined {

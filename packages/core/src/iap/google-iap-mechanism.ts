@@ -1,5 +1,11 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
-import { authenticated, invalid, none, unavailable } from '../authentication/outcome.js'
+import {
+  type AuthenticationOutcome,
+  authenticated,
+  invalid,
+  none,
+  unavailable,
+} from '../authentication/outcome.js'
 import type { Principal } from '../authentication/principal.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { JWKSProvider } from '../jwks/jwks-provider.js'
@@ -97,9 +103,13 @@ export function googleIap(options: GoogleIapOptions): AuthenticationMechanism {
       name: header,
       description: 'Google Cloud IAP signed assertion',
     },
-    async authenticate(source) {
+    authenticate(source) {
       const assertion = source.header(header)
-      if (assertion === undefined) return none()
+      return assertion === undefined ? none() : verifyAssertion(assertion)
+    },
+  }
+  async function verifyAssertion(assertion: string): Promise<AuthenticationOutcome> {
+    {
       // A repeated header arrives joined with ", ", which the compact-JWT grammar rejects.
       const result = await verify(assertion)
       if (result.kind === 'invalid') return invalid(`google-iap: ${result.reason}`)
@@ -130,6 +140,6 @@ export function googleIap(options: GoogleIapOptions): AuthenticationMechanism {
         attributes,
         expiresAt: claims.expiresAt,
       })
-    },
+    }
   }
 }

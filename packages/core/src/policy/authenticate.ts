@@ -57,30 +57,57 @@ function checked(name: string, outcome: unknown): AuthenticationOutcome {
   return { kind: 'unavailable', reason: `${name}: malformed outcome` }
 }
 
-async function run(
-  mechanism: AuthenticationMechanism,
-  source: CredentialSource,
-): Promise<AuthenticationOutcome> {
-  try {
-    return checked(mechanism.name, await mechanism.authenticate(source))
-  } catch {
-    return { kind: 'unavailable', reason: `${mechanism.name}: threw` }
-  }
-}
+const threw = (name: string): AuthenticationOutcome => ({ kind: 'unavailable', reason: `${name}: threw` })
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /**
  * Extracts every configured credential slot exactly once (each mechanism's `authenticate`, concurrently),
- * whatever the route policy names, then classifies the whole request. Never throws.
+ * whatever the route policy names, then classifies the whole request. Synchronous when every mechanism
+ * answered synchronously (nothing presented, or a cached verdict). Never throws, never rejects.
  */
-export async function authenticateAll(
+export function authenticateAll(
   registry: MechanismRegistry,
   source: CredentialSource,
-): Promise<AuthenticationResult> {
+): AuthenticationResult | Promise<AuthenticationResult> {
   const mechanisms = registry.mechanisms
-  const outcomes =
-    mechanisms.length === 1 && mechanisms[0] !== undefined
-      ? [await run(mechanisms[0], source)]
-      : await Promise.all(mechanisms.map((mechanism) => run(mechanism, source)))
+  const outcomes: AuthenticationOutcome[] = new Array(mechanisms.length)
+  let pending: Promise<void>[] | undefined
+  for (let index = 0; index < mechanisms.length; index += 1) {
+    const mechanism = mechanisms[index] as AuthenticationMechanism
+    let answer: unknown
+    try {
+      answer = mechanism.authenticate(source)
+    } catch {
+      outcomes[index] = threw(mechanism.name)
+      continue
+    }
+    if (!isThenable(answer)) {
+      outcomes[index] = checked(mechanism.name, answer)
+      continue
+    }
+    pending ??= []
+    pending.push(
+      Promise.resolve(answer).then(
+        (outcome) => {
+          outcomes[index] = checked(mechanism.name, outcome)
+        },
+        () => {
+          outcomes[index] = threw(mechanism.name)
+        },
+      ),
+    )
+  }
+  if (pending === undefined) return classify(mechanisms, outcomes)
+  const settled = pending.length === 1 ? (pending[0] as Promise<void>) : Promise.all(pending)
+  return settled.then(() => classify(mechanisms, outcomes))
+}
+
+function classify(
+  mechanisms: readonly AuthenticationMechanism[],
+  outcomes: readonly AuthenticationOutcome[],
+): AuthenticationResult {
   // One pass: unavailable beats invalid beats everything else.
   const unavailable: string[] = []
   const invalid: string[] = []

@@ -38,53 +38,78 @@ function unavailable(reason: string, retryAfterSeconds?: number): PolicyOutcome 
 const satisfied = (policy: CompiledPolicy, mechanisms: ReadonlySet<string>): boolean =>
   policy.alternatives.some((group) => group.every((name) => mechanisms.has(name)))
 
+const GRANTED_ANONYMOUS: PolicyOutcome = Object.freeze({ kind: 'granted', context: anonymousContext })
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise
+
 /**
  * The per-request half of evaluation. Authentication (every mechanism once) and authorization (the
  * resolver once) are policy-independent, so they are memoized: evaluating several policies on one request
- * (nested routes, an in-process MCP read) never repeats them.
+ * (nested routes, an in-process MCP read) never repeats them. Settles synchronously when every mechanism
+ * and the resolver answered synchronously, so adapters can skip a turn of the event loop.
  */
 export class RequestEvaluation {
   readonly #evaluator: PolicyEvaluator
   readonly #source: CredentialSource
-  #authentication: Promise<AuthenticationResult> | undefined
-  #authorization: Promise<AuthorizationResult> | undefined
+  #authentication: AuthenticationResult | Promise<AuthenticationResult> | undefined
+  #authorization: AuthorizationResult | Promise<AuthorizationResult> | undefined
 
   constructor(evaluator: PolicyEvaluator, source: CredentialSource) {
     this.#evaluator = evaluator
     this.#source = source
   }
 
-  /** Evaluates one compiled policy. Never throws. */
-  async evaluate(policy: CompiledPolicy): Promise<PolicyOutcome> {
-    if (!policy.authenticates) return { kind: 'granted', context: anonymousContext }
+  /** Evaluates one compiled policy. Never throws, never rejects. */
+  evaluate(policy: CompiledPolicy): PolicyOutcome | Promise<PolicyOutcome> {
+    if (!policy.authenticates) return GRANTED_ANONYMOUS
     this.#authentication ??= authenticateAll(this.#evaluator.registry, this.#source)
-    const result = await this.#authentication
+    const authentication = this.#authentication
+    if (!isPromise(authentication)) return this.#authenticated(policy, authentication)
+    return authentication.then((result) => {
+      this.#authentication = result
+      return this.#authenticated(policy, result)
+    })
+  }
+
+  #authenticated(
+    policy: CompiledPolicy,
+    result: AuthenticationResult,
+  ): PolicyOutcome | Promise<PolicyOutcome> {
     switch (result.kind) {
       case 'unavailable':
         return unavailable(result.reasons.join('; '), result.retryAfterSeconds)
       case 'invalid':
         return required(result.reasons.join('; '))
       case 'anonymous':
-        return policy.optional
-          ? { kind: 'granted', context: anonymousContext }
-          : required('authentication.no_credentials')
+        return policy.optional ? GRANTED_ANONYMOUS : required('authentication.no_credentials')
     }
     if (!satisfied(policy, result.mechanisms)) return required('authentication.policy_unsatisfied')
     this.#authorization ??= resolveAuthorization(this.#evaluator.authorizationResolver, {
       principal: result.principal,
       evidence: result.evidence,
     })
-    const authorization = await this.#authorization
-    if (authorization.kind === 'unavailable') return unavailable(authorization.reason)
-    if (authorization.kind === 'rejected') return required(authorization.reason)
-    return {
-      kind: 'granted',
-      context: Object.freeze({
-        principal: result.principal,
-        snapshot: authorization.snapshot,
-        evidence: result.evidence,
-      }),
-    }
+    const authorization = this.#authorization
+    if (!isPromise(authorization)) return granted(result, authorization)
+    return authorization.then((settled) => {
+      this.#authorization = settled
+      return granted(result, settled)
+    })
+  }
+}
+
+function granted(
+  result: Extract<AuthenticationResult, { kind: 'authenticated' }>,
+  authorization: AuthorizationResult,
+): PolicyOutcome {
+  if (authorization.kind === 'unavailable') return unavailable(authorization.reason)
+  if (authorization.kind === 'rejected') return required(authorization.reason)
+  return {
+    kind: 'granted',
+    context: Object.freeze({
+      principal: result.principal,
+      snapshot: authorization.snapshot,
+      evidence: result.evidence,
+    }),
   }
 }
 

@@ -1,13 +1,13 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
+import { VerifiedCache } from '../cache/verified-cache.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
 import { extractBearer } from './bearer.js'
 import { parseCompactJwt } from './compact-jwt.js'
 import { readScopes } from './jwt-claims.js'
 import { createJwtVerifier } from './jwt-verifier.js'
 import { accessTokenProfile, type WorkloadTokenProfile } from './token-profiles.js'
-import { VerifiedTokenCache } from './verified-token-cache.js'
 import { validateWorkloadJwtOptions } from './workload-jwt-options.js'
 
 export interface WorkloadJwtOptions {
@@ -79,14 +79,16 @@ export function workloadJwt(options: WorkloadJwtOptions): AuthenticationMechanis
   const cache =
     config.cache === undefined
       ? undefined
-      : new VerifiedTokenCache<AuthenticationOutcome>(config.cache.maxEntries, config.cache.maxTtlMs, clock)
+      : new VerifiedCache<AuthenticationOutcome>(config.cache.maxEntries, config.cache.maxTtlMs, clock)
 
-  const authenticateToken = async (token: string): Promise<AuthenticationOutcome> => {
-    const cacheKey = cache === undefined ? undefined : VerifiedTokenCache.keyOf(token)
-    if (cache !== undefined && cacheKey !== undefined) {
-      const hit = cache.get(cacheKey)
-      if (hit !== undefined) return hit
-    }
+  // A cached verdict answers synchronously; everything else verifies against the JWKS.
+  const authenticateToken = (token: string): AuthenticationOutcome | Promise<AuthenticationOutcome> => {
+    const cacheKey = cache === undefined ? undefined : VerifiedCache.keyOf(token)
+    const hit = cacheKey === undefined ? undefined : cache?.get(cacheKey)
+    return hit ?? verifyToken(token, cacheKey)
+  }
+
+  const verifyToken = async (token: string, cacheKey: string | undefined): Promise<AuthenticationOutcome> => {
     const result = await verify(token)
     if (result.kind === 'invalid') {
       if (options.shareBearerHeader === true && !namesIssuer(token, options.issuer, config.maxTokenBytes)) {
@@ -138,7 +140,7 @@ export function workloadJwt(options: WorkloadJwtOptions): AuthenticationMechanis
       bearerFormat: 'JWT',
       description: `Workload JWT from ${options.issuer}`,
     },
-    async authenticate(source) {
+    authenticate(source) {
       const bearer = extractBearer(source.header('authorization'))
       if (bearer.kind === 'absent') return none()
       if (bearer.kind === 'malformed') return invalid('workload-jwt: malformed bearer header')

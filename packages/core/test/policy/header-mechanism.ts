@@ -10,7 +10,8 @@ import { authenticated, invalid, none, unavailable } from '../../src/authenticat
  * A test mechanism reading header `x-<name>`:
  *   absent -> none; `ok:<id>` -> authenticated user <id>; `svc:<id>` -> service <id>;
  *   `bad` -> invalid; `down` / `down:<seconds>` -> unavailable; `throw` -> throws.
- * `delayMs` lets tests control completion order; `calls` counts authenticate calls.
+ * `delayMs` lets tests control completion order; `sync` answers without a promise (throws then throw
+ * synchronously); `calls` counts authenticate calls.
  */
 export interface HeaderMechanism extends AuthenticationMechanism {
   readonly calls: number
@@ -18,7 +19,12 @@ export interface HeaderMechanism extends AuthenticationMechanism {
 
 export function headerMechanism(
   name: string,
-  options: { default?: boolean; delayMs?: number; restrictions?: CredentialRestrictions } = {},
+  options: {
+    default?: boolean
+    delayMs?: number
+    sync?: boolean
+    restrictions?: CredentialRestrictions
+  } = {},
 ): HeaderMechanism {
   let calls = 0
   const outcome = (value: string | undefined): AuthenticationOutcome => {
@@ -47,10 +53,12 @@ export function headerMechanism(
     get calls() {
       return calls
     },
-    async authenticate(source: CredentialSource) {
+    authenticate(source: CredentialSource) {
       calls += 1
-      if (options.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.delayMs))
-      return outcome(source.header(`x-${name}`))
+      if (options.sync === true) return outcome(source.header(`x-${name}`))
+      return new Promise<void>((resolve) => setTimeout(resolve, options.delayMs ?? 0)).then(() =>
+        outcome(source.header(`x-${name}`)),
+      )
     },
   }
 }

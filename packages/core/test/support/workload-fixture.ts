@@ -71,7 +71,7 @@ export function bearer(
   token: string | undefined,
   scheme = 'Bearer',
 ): Promise<AuthenticationOutcome> {
-  return mechanism.authenticate(
-    headerSource(token === undefined ? {} : { authorization: `${scheme} ${token}` }),
+  return Promise.resolve().then(() =>
+    mechanism.authenticate(headerSource(token === undefined ? {} : { authorization: `${scheme} ${token}` })),
   )
 }

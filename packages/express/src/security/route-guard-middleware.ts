@@ -3,9 +3,10 @@ import {
   type GuardDecision,
   type GuardPipeline,
   type RouteParameters,
+  type SecurityContext,
 } from '@portcullis/core/authorization'
 import type { CompiledPolicy, PolicyOutcome, RequestEvaluation } from '@portcullis/core/policy'
-import type { Request, RequestHandler, Response } from 'express'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { type ProblemInit, problems, sendProblem } from '../problem/problem.js'
 import type { RejectionEvent } from './config.js'
 import { singleHeader } from './credential-source.js'
@@ -80,12 +81,29 @@ export const anonymousRoute: RequestHandler = (request, _response, next) => {
 /**
  * The middleware Portcullis puts in front of a secured route's handlers: evaluates the route policy
  * (memoized per request), exposes the context on `request.security`, marks authenticated responses
- * `no-store`, then runs the guards (the step-up guard last, once).
+ * `no-store`, then runs the guards (the step-up guard last, once). When the evaluation and the guards
+ * settle synchronously (no credential I/O), the handlers run in the same turn.
  */
 export function routeGuardMiddleware(runtime: RouteRuntime, route: RouteSecurity): RequestHandler {
   const guarded = route.guards.guards.length > 0 || route.guards.stepUp !== undefined
-  return async (request, response, next) => {
-    const outcome = await runtime.evaluationOf(request).evaluate(route.policy)
+
+  const authorize = (request: Request, response: Response, next: NextFunction, context: SecurityContext) => {
+    const stepUpToken =
+      route.guards.stepUp === undefined ? undefined : singleHeader(request, runtime.stepUpHeader)
+    const params = request.params as RouteParameters
+    const decided = (decision: GuardDecision) => {
+      if (!decision.granted) {
+        reject(runtime, route, response, { problem: guardRejection(decision), reason: decision.code })
+        return
+      }
+      next()
+    }
+    const decision = route.guards.authorize({ ...context, params }, stepUpToken)
+    if (decision instanceof Promise) decision.then(decided, next)
+    else decided(decision)
+  }
+
+  const proceed = (request: Request, response: Response, next: NextFunction, outcome: PolicyOutcome) => {
     if (outcome.kind === 'rejected') {
       reject(runtime, route, response, { problem: policyRejection(outcome), reason: outcome.reason })
       return
@@ -94,18 +112,16 @@ export function routeGuardMiddleware(runtime: RouteRuntime, route: RouteSecurity
     request.security = context
     if (runtime.noStoreAuthenticated && context.principal !== null)
       response.setHeader('Cache-Control', 'no-store')
-    if (!guarded) {
-      next()
-      return
+    if (guarded) authorize(request, response, next, context)
+    else next()
+  }
+
+  return (request, response, next) => {
+    const outcome = runtime.evaluationOf(request).evaluate(route.policy)
+    if (outcome instanceof Promise) {
+      outcome.then((settled) => proceed(request, response, next, settled)).catch(next)
+    } else {
+      proceed(request, response, next, outcome)
     }
-    const stepUpToken =
-      route.guards.stepUp === undefined ? undefined : singleHeader(request, runtime.stepUpHeader)
-    const params = request.params as RouteParameters
-    const decision = await route.guards.authorize({ ...context, params }, stepUpToken)
-    if (!decision.granted) {
-      reject(runtime, route, response, { problem: guardRejection(decision), reason: decision.code })
-      return
-    }
-    next()
   }
 }

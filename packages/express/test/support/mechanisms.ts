@@ -1,5 +1,6 @@
 import {
   type AuthenticationMechanism,
+  type AuthenticationOutcome,
   authenticated,
   type CredentialRestrictions,
   invalid,
@@ -16,7 +17,7 @@ export interface StaticCredential {
 /** A bearer-token mechanism over a fixed token table (`Authorization: Bearer <token>`). */
 export function staticBearer(
   tokens: Readonly<Record<string, StaticCredential>>,
-  options: { name?: string; default?: boolean } = {},
+  options: { name?: string; default?: boolean; sync?: boolean } = {},
 ): AuthenticationMechanism & { calls: number } {
   const name = options.name ?? 'bearer'
   const mechanism = {
@@ -24,8 +25,13 @@ export function staticBearer(
     ...(options.default === undefined ? {} : { default: options.default }),
     securityScheme: { type: 'http', scheme: 'bearer', bearerFormat: 'opaque' } as const,
     calls: 0,
-    async authenticate(source: Parameters<AuthenticationMechanism['authenticate']>[0]) {
+    authenticate(source: Parameters<AuthenticationMechanism['authenticate']>[0]) {
       mechanism.calls += 1
+      return options.sync === true ? answer(source) : Promise.resolve(source).then(answer)
+    },
+  }
+  function answer(source: Parameters<AuthenticationMechanism['authenticate']>[0]): AuthenticationOutcome {
+    {
       const header = source.header('authorization')
       if (header === undefined) return none()
       const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)
@@ -37,7 +43,7 @@ export function staticBearer(
         credentialType: 'bearer-token',
         ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
       })
-    },
+    }
   }
   return mechanism
 }
@@ -48,7 +54,7 @@ export function staticBearer(
  */
 export function switchableApiKey(
   keys: Readonly<Record<string, StaticCredential>>,
-  options: { name?: string; default?: boolean } = {},
+  options: { name?: string; default?: boolean; sync?: boolean } = {},
 ) {
   const state: { down: boolean; retryAfterSeconds?: number; calls: number } = { down: false, calls: 0 }
   const name = options.name ?? 'api-key'
@@ -56,8 +62,13 @@ export function switchableApiKey(
     name,
     ...(options.default === undefined ? {} : { default: options.default }),
     securityScheme: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-    async authenticate(source) {
+    authenticate(source) {
       state.calls += 1
+      return options.sync === true ? answer(source) : Promise.resolve(source).then(answer)
+    },
+  }
+  function answer(source: Parameters<AuthenticationMechanism['authenticate']>[0]): AuthenticationOutcome {
+    {
       const value = source.header('x-api-key')
       if (value === undefined) return none()
       if (state.down) return unavailable('api-key: store down', state.retryAfterSeconds)
@@ -68,7 +79,7 @@ export function switchableApiKey(
         credentialType: 'api-key',
         ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
       })
-    },
+    }
   }
   return { mechanism, state }
 }

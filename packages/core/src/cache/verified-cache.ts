@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 
 /**
- * A bounded LRU of verification results keyed by the SHA-256 of the token (tokens themselves are never
- * kept). An entry never outlives the token's `exp` nor `maxTtlMs`. Only successes are ever stored.
+ * A bounded LRU of verification results keyed by the SHA-256 of the credential (credentials themselves
+ * are never kept). An entry never outlives the `until` it was stored with nor `maxTtlMs`. Callers store
+ * successes only, so a flood of bad credentials can never evict or poison good entries.
  */
-export class VerifiedTokenCache<Value> {
+export class VerifiedCache<Value> {
   readonly #entries = new Map<string, { value: Value; until: number }>()
   readonly #maxEntries: number
   readonly #maxTtlMs: number
@@ -20,8 +21,9 @@ export class VerifiedTokenCache<Value> {
     return this.#entries.size
   }
 
-  static keyOf(token: string): string {
-    return createHash('sha256').update(token).digest('base64url')
+  /** The cache key of a credential: its SHA-256, so the cache never holds the credential itself. */
+  static keyOf(credential: string): string {
+    return createHash('sha256').update(credential).digest('base64url')
   }
 
   get(key: string): Value | undefined {
@@ -37,10 +39,11 @@ export class VerifiedTokenCache<Value> {
     return entry.value
   }
 
-  /** `expiresAtMs` is the token's `exp`; the entry lives until the earlier of that and now + max TTL. */
-  set(key: string, value: Value, expiresAtMs: number): void {
-    const until = Math.min(expiresAtMs, this.#clock() + this.#maxTtlMs)
-    if (until <= this.#clock()) return
+  /** The entry lives until the earlier of `untilMs` (a token's `exp`, say) and now + the max TTL. */
+  set(key: string, value: Value, untilMs = Number.POSITIVE_INFINITY): void {
+    const now = this.#clock()
+    const until = Math.min(untilMs, now + this.#maxTtlMs)
+    if (until <= now) return
     this.#entries.delete(key)
     while (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next()
@@ -48,5 +51,9 @@ export class VerifiedTokenCache<Value> {
       this.#entries.delete(oldest.value)
     }
     this.#entries.set(key, { value, until })
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key)
   }
 }
