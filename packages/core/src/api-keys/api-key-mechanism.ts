@@ -49,14 +49,14 @@ export function apiKey(options: ApiKeyMechanismOptions): AuthenticationMechanism
     const { record } = result
     options.usage?.record(record.keyId, clock())
     const end = apiKeyEnd(record)
-    const evidence: AuthenticationEvidence = {
+    const evidence: { -readonly [K in keyof AuthenticationEvidence]: AuthenticationEvidence[K] } = {
       mechanism: name,
       credentialType: 'api-key',
       attributes:
         record.label === undefined ? { keyId: record.keyId } : { keyId: record.keyId, label: record.label },
-      ...(hasRestrictions(record) ? { restrictions: record.restrictions } : {}),
-      ...(end === undefined ? {} : { expiresAt: end }),
     }
+    if (hasRestrictions(record)) evidence.restrictions = record.restrictions
+    if (end !== undefined) evidence.expiresAt = end
     return authenticated({ id: record.ownerId, kind: record.ownerKind }, evidence)
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /**
  * A bounded LRU of verification results keyed by the SHA-256 of the credential (credentials themselves
@@ -23,7 +23,7 @@ export class VerifiedCache<Value> {
 
   /** The cache key of a credential: its SHA-256, so the cache never holds the credential itself. */
   static keyOf(credential: string): string {
-    return createHash('sha256').update(credential).digest('base64url')
+    return hash('sha256', credential, 'base64url')
   }
 
   get(key: string): Value | undefined {

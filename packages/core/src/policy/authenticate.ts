@@ -57,6 +57,8 @@ function checked(name: string, outcome: unknown): AuthenticationOutcome {
   return { kind: 'unavailable', reason: `${name}: malformed outcome` }
 }
 
+const ANONYMOUS: AuthenticationResult = Object.freeze({ kind: 'anonymous' })
+
 const threw = (name: string): AuthenticationOutcome => ({ kind: 'unavailable', reason: `${name}: threw` })
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -108,34 +110,35 @@ function classify(
   mechanisms: readonly AuthenticationMechanism[],
   outcomes: readonly AuthenticationOutcome[],
 ): AuthenticationResult {
-  // One pass: unavailable beats invalid beats everything else.
-  const unavailable: string[] = []
-  const invalid: string[] = []
-  const verified: Verified[] = []
+  // One pass: unavailable beats invalid beats everything else. Lists are made only when needed: the
+  // common request has one verified credential and nothing else.
+  let unavailable: string[] | undefined
+  let invalid: string[] | undefined
+  let verified: Verified[] | undefined
   let retryAfterSeconds: number | undefined
   for (let index = 0; index < outcomes.length; index += 1) {
     const outcome = outcomes[index] as AuthenticationOutcome
     if (outcome.kind === 'unavailable') {
-      unavailable.push(outcome.reason)
+      ;(unavailable ??= []).push(outcome.reason)
       const seconds = outcome.retryAfterSeconds
       if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) {
         retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, Math.ceil(seconds))
       }
     } else if (outcome.kind === 'invalid') {
-      invalid.push(outcome.reason)
+      ;(invalid ??= []).push(outcome.reason)
     } else if (outcome.kind === 'authenticated') {
       const name = (mechanisms[index] as AuthenticationMechanism).name
-      verified.push({ name, principal: outcome.principal, evidence: outcome.evidence })
+      ;(verified ??= []).push({ name, principal: outcome.principal, evidence: outcome.evidence })
     }
   }
-  if (unavailable.length > 0) {
+  if (unavailable !== undefined) {
     return retryAfterSeconds === undefined
       ? { kind: 'unavailable', reasons: unavailable }
       : { kind: 'unavailable', reasons: unavailable, retryAfterSeconds }
   }
-  if (invalid.length > 0) return { kind: 'invalid', reasons: invalid }
-  const first = verified[0]
-  if (first === undefined) return { kind: 'anonymous' }
+  if (invalid !== undefined) return { kind: 'invalid', reasons: invalid }
+  const first = verified?.[0]
+  if (verified === undefined || first === undefined) return ANONYMOUS
   const disagree = verified.some(
     (item) => item.principal.id !== first.principal.id || item.principal.kind !== first.principal.kind,
   )

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { invalidStepUpInput } from './errors.js'
 import type { StepUpRecord } from './store.js'
 
@@ -52,7 +52,7 @@ export function requireDate(value: unknown, field: string): Date {
 
 /** base64url SHA-256; the token has 256 bits of entropy, so an unpeppered digest cannot be reversed. */
 export function digestOf(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url')
+  return hash('sha256', value, 'base64url')
 }
 
 /** A stored digest (base64url SHA-256), for store implementations. */

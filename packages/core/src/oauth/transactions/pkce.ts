@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { InvalidInputError } from '../../errors/portcullis-error.js'
 import { isUnreservedSecret } from './transaction.js'
 
@@ -16,5 +16,5 @@ export function pkceS256Challenge(verifier: string): string {
       'PKCE verifier must be 43-128 unreserved characters',
     )
   }
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url')
+  return hash('sha256', Buffer.from(verifier, 'ascii'), 'base64url')
 }
