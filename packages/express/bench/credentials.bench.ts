@@ -14,7 +14,7 @@ import { workloadJwt } from '@portcullis/core/workload-jwt'
 import express from 'express'
 import { expressjwt } from 'express-jwt'
 import jwksRsa from 'jwks-rsa'
-import { createSecurity } from '../src/index.js'
+import { createSecurity } from '@portcullis/express'
 
 const ISSUER = 'https://issuer.bench'
 const AUDIENCE = 'https://api.bench'

@@ -3,7 +3,7 @@
 
 import { compareHttp, finish, listen } from '@portcullis/bench'
 import express from 'express'
-import { mountHealthRoute } from '../src/index.js'
+import { mountHealthRoute } from '@portcullis/express'
 
 const plain = express()
 plain.get('/healthz', (_request, response) => {

@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { compareHttp, finish, listen } from '@portcullis/bench'
 import express from 'express'
-import { createMCPEndpoint, mcpResource } from '../src/mcp/index.js'
+import { createMCPEndpoint, mcpResource } from '@portcullis/express/mcp'
 
 const payload = {
   service: 'billing',

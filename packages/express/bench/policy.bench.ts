@@ -7,7 +7,7 @@ import { authenticated, invalid, none } from '@portcullis/core/authentication'
 import { requiresTenantRole } from '@portcullis/core/authorization'
 import { required } from '@portcullis/core/policy'
 import express from 'express'
-import { createSecurity } from '../src/index.js'
+import { createSecurity } from '@portcullis/express'
 
 const TOKEN = 'bench-token-0123456789abcdef'
 

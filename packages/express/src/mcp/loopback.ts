@@ -1,5 +1,6 @@
-import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import { Socket } from 'node:net'
+import { EventEmitter } from 'node:events'
+import { IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 
 /** The Express application's internal dispatch entry point (`app.handle`). */
@@ -61,52 +62,212 @@ function statusOf(error: unknown): number {
     : 500
 }
 
-/** A detached socket that reports the caller's addresses, so `req.ip` and `req.secure` stay truthful. */
-function callerSocket(caller: IncomingMessage): Socket {
-  const socket = new Socket()
-  const source = caller.socket as Socket & { encrypted?: boolean }
-  Object.defineProperties(socket, {
-    remoteAddress: { value: source?.remoteAddress },
-    remotePort: { value: source?.remotePort },
-    remoteFamily: { value: source?.remoteFamily },
-    localAddress: { value: source?.localAddress },
-    localPort: { value: source?.localPort },
-    encrypted: { value: source?.encrypted === true ? true : undefined },
-  })
-  return socket
+/**
+ * A detached stand-in for the caller's socket: reports the caller's addresses (so `req.ip`, `req.secure`
+ * and `req.protocol` stay truthful), is neither readable nor writable, and accepts the socket calls
+ * middleware makes (`setTimeout`, `destroy`, ...) without touching the caller's connection. Much lighter
+ * than a `net.Socket`, which matters since every read makes one.
+ */
+class DetachedSocket extends EventEmitter {
+  readonly readable = false
+  readonly writable = false
+  readonly destroyed = false
+  readonly remoteAddress: string | undefined
+  readonly remotePort: number | undefined
+  readonly remoteFamily: string | undefined
+  readonly localAddress: string | undefined
+  readonly localPort: number | undefined
+  readonly encrypted: true | undefined
+
+  constructor(caller: IncomingMessage) {
+    super()
+    const source = caller.socket as (Socket & { encrypted?: boolean }) | null
+    this.remoteAddress = source?.remoteAddress
+    this.remotePort = source?.remotePort
+    this.remoteFamily = source?.remoteFamily
+    this.localAddress = source?.localAddress
+    this.localPort = source?.localPort
+    this.encrypted = source?.encrypted === true ? true : undefined
+  }
+
+  address(): { address?: string; family?: string; port?: number } {
+    return {
+      ...(this.localAddress === undefined ? {} : { address: this.localAddress }),
+      ...(this.remoteFamily === undefined ? {} : { family: this.remoteFamily }),
+      ...(this.localPort === undefined ? {} : { port: this.localPort }),
+    }
+  }
+  setTimeout(): this {
+    return this
+  }
+  setNoDelay(): this {
+    return this
+  }
+  setKeepAlive(): this {
+    return this
+  }
+  ref(): this {
+    return this
+  }
+  unref(): this {
+    return this
+  }
+  destroy(): this {
+    return this
+  }
+  end(): this {
+    return this
+  }
 }
 
-function syntheticRequest(caller: IncomingMessage, path: string): IncomingMessage {
-  const request = new IncomingMessage(callerSocket(caller))
-  request.method = 'GET'
-  request.url = path
-  request.httpVersionMajor = 1
-  request.httpVersionMinor = 1
-  request.httpVersion = '1.1'
-  const headers: Record<string, string | string[]> = { accept: '*/*' }
-  const distinct: Record<string, string[]> = { accept: ['*/*'] }
-  const raw: string[] = ['accept', '*/*']
-  for (const [name, value] of Object.entries(caller.headers)) {
-    if (value === undefined || DROPPED.has(name)) continue
-    headers[name] = value
+/**
+ * The in-process GET: the caller's headers minus `DROPPED`, one pass over the caller's raw header list.
+ * All three header views are set because Node derives `headers` and `headersDistinct` from parser state
+ * a synthetic request lacks.
+ */
+class SyntheticRequest extends IncomingMessage {
+  constructor(caller: IncomingMessage, path: string) {
+    super(new DetachedSocket(caller) as unknown as Socket)
+    this.method = 'GET'
+    this.url = path
+    this.httpVersionMajor = 1
+    this.httpVersionMinor = 1
+    this.httpVersion = '1.1'
+    const headers: Record<string, string | string[]> = { accept: '*/*' }
+    const source = caller.headers
+    for (const name in source) {
+      const value = source[name]
+      if (value !== undefined && !DROPPED.has(name)) headers[name] = value
+    }
+    const distinct: Record<string, string[]> = { accept: ['*/*'] }
+    const raw: string[] = ['accept', '*/*']
+    const callerRaw = caller.rawHeaders
+    for (let index = 0; index + 1 < callerRaw.length; index += 2) {
+      const name = (callerRaw[index] as string).toLowerCase()
+      if (DROPPED.has(name)) continue
+      const value = callerRaw[index + 1] as string
+      const values = distinct[name]
+      if (values === undefined) distinct[name] = [value]
+      else values.push(value)
+      raw.push(name, value)
+    }
+    this.headers = headers
+    this.headersDistinct = distinct
+    this.rawHeaders = raw
+    this.push(null)
   }
-  for (const [name, values] of Object.entries(caller.headersDistinct)) {
-    if (values === undefined || DROPPED.has(name)) continue
-    distinct[name] = [...values]
-    for (const value of values) raw.push(name, value)
-  }
-  // set all three views: Node derives headersDistinct from parser state, which a synthetic request lacks
-  request.headers = headers
-  request.headersDistinct = distinct
-  request.rawHeaders = raw
-  request.push(null)
-  return request
 }
 
 function toBuffer(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
   return Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+}
+
+const CAPTURE = Symbol('portcullis.capture')
+
+interface Capture {
+  readonly maxBytes: number
+  readonly settle: (outcome: MCPResourceResponse) => void
+  readonly chunks: Buffer[]
+  size: number
+  headersSent: boolean
+}
+
+type CapturingResponse = ServerResponse & { [CAPTURE]: Capture }
+
+function collect(capture: Capture, chunk: unknown, encoding: unknown): void {
+  if (chunk === undefined || chunk === null || typeof chunk === 'function') return
+  const buffer = toBuffer(chunk, encoding)
+  capture.size += buffer.byteLength
+  if (capture.size > capture.maxBytes) capture.settle(problem(413, 'Content Too Large'))
+  else capture.chunks.push(buffer)
+}
+
+function writeHead(
+  this: CapturingResponse,
+  status: number,
+  reason?: string | OutgoingHttpHeaders,
+  headers?: OutgoingHttpHeaders,
+): CapturingResponse {
+  const capture = this[CAPTURE]
+  if (capture.headersSent) return this
+  const extra = typeof reason === 'object' ? reason : headers
+  if (extra !== undefined && !Array.isArray(extra)) {
+    for (const name in extra) {
+      const value = extra[name]
+      if (value !== undefined) this.setHeader(name, value)
+    }
+  }
+  this.statusCode = Number.isInteger(status) && status >= 100 && status <= 999 ? status : 500
+  if (typeof reason === 'string') this.statusMessage = reason
+  capture.headersSent = true
+  return this
+}
+
+function write(this: CapturingResponse, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+  if (!this[CAPTURE].headersSent) this.writeHead(this.statusCode)
+  collect(this[CAPTURE], chunk, encoding)
+  const done = typeof encoding === 'function' ? encoding : callback
+  if (typeof done === 'function') queueMicrotask(() => (done as () => void)())
+  return true
+}
+
+function end(
+  this: CapturingResponse,
+  chunk?: unknown,
+  encoding?: unknown,
+  callback?: unknown,
+): CapturingResponse {
+  if (this.writableEnded) return this
+  const capture = this[CAPTURE]
+  if (!capture.headersSent) this.writeHead(this.statusCode)
+  collect(capture, chunk, encoding)
+  const done = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback
+  ;(this as { finished: boolean }).finished = true
+  const contentType = this.getHeader('content-type')
+  const { chunks } = capture
+  capture.settle({
+    status: this.statusCode,
+    ...(typeof contentType === 'string' ? { contentType } : {}),
+    body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+  })
+  // the usual lifecycle events, asynchronously as Node emits them, for on-finished style listeners
+  process.nextTick(() => {
+    this.emit('prefinish')
+    this.emit('finish')
+    this.emit('close')
+    this.req.emit('close')
+    if (typeof done === 'function') (done as () => void)()
+  })
+  return this
+}
+
+const HEADERS_SENT: PropertyDescriptor = {
+  get(this: CapturingResponse) {
+    return this[CAPTURE].headersSent
+  },
+}
+
+/**
+ * A response that records instead of serializing: nothing goes on a wire. Its methods are own
+ * properties (Express swaps the prototype for the app's), shared functions rather than per-read
+ * closures; `headersSent` is its own state so Express, finalhandler and on-headers see the usual lifecycle.
+ */
+function capturingResponse(
+  request: IncomingMessage,
+  maxBytes: number,
+  settle: (outcome: MCPResourceResponse) => void,
+): CapturingResponse {
+  const response: ServerResponse = new ServerResponse(request)
+  const capturing = Object.assign(response, {
+    [CAPTURE]: { maxBytes, settle, chunks: [], size: 0, headersSent: false } satisfies Capture,
+  })
+  Object.defineProperty(response, 'headersSent', HEADERS_SENT)
+  response.writeHead = writeHead as ServerResponse['writeHead']
+  response.write = write as ServerResponse['write']
+  response.end = end as ServerResponse['end']
+  return capturing
 }
 
 /**
@@ -122,10 +283,6 @@ export function invokeInProcess(
   options: LoopbackOptions,
 ): Promise<MCPResourceResponse> {
   return new Promise((resolve) => {
-    const request = syntheticRequest(caller, path)
-    const response = new ServerResponse(request)
-    const chunks: Buffer[] = []
-    let size = 0
     let settled = false
     const settle = (outcome: MCPResourceResponse) => {
       if (settled) return
@@ -134,61 +291,8 @@ export function invokeInProcess(
       resolve(outcome)
     }
     const timer = setTimeout(() => settle(problem(504, 'Gateway Timeout')), options.timeoutMs)
-    const collect = (chunk: unknown, encoding: unknown) => {
-      if (chunk === undefined || chunk === null || typeof chunk === 'function') return
-      const buffer = toBuffer(chunk, encoding)
-      size += buffer.byteLength
-      if (size > options.maxBytes) settle(problem(413, 'Content Too Large'))
-      else chunks.push(buffer)
-    }
-    // Headers are only recorded, never serialized: nothing goes on a wire. `headersSent` becomes an
-    // instance getter so Express, finalhandler and on-headers see the usual state.
-    let headersSent = false
-    Object.defineProperty(response, 'headersSent', { get: () => headersSent })
-    Object.assign(response, {
-      writeHead(status: number, reason?: string | OutgoingHttpHeaders, headers?: OutgoingHttpHeaders) {
-        if (headersSent) return response
-        const extra = typeof reason === 'object' ? reason : headers
-        if (extra !== undefined && !Array.isArray(extra)) {
-          for (const [name, value] of Object.entries(extra)) {
-            if (value !== undefined) response.setHeader(name, value)
-          }
-        }
-        response.statusCode = Number.isInteger(status) && status >= 100 && status <= 999 ? status : 500
-        if (typeof reason === 'string') response.statusMessage = reason
-        headersSent = true
-        return response
-      },
-      write(chunk: unknown, encoding?: unknown, callback?: unknown) {
-        if (!response.headersSent) response.writeHead(response.statusCode)
-        collect(chunk, encoding)
-        const done = typeof encoding === 'function' ? encoding : callback
-        if (typeof done === 'function') queueMicrotask(() => (done as () => void)())
-        return true
-      },
-      end(chunk?: unknown, encoding?: unknown, callback?: unknown) {
-        if (response.writableEnded) return response
-        if (!response.headersSent) response.writeHead(response.statusCode)
-        collect(chunk, encoding)
-        const done = [chunk, encoding, callback].find((value) => typeof value === 'function')
-        ;(response as { finished: boolean }).finished = true
-        const contentType = response.getHeader('content-type')
-        settle({
-          status: response.statusCode,
-          ...(typeof contentType === 'string' ? { contentType } : {}),
-          body: Buffer.concat(chunks),
-        })
-        // the usual lifecycle events, asynchronously as Node emits them, for on-finished style listeners
-        process.nextTick(() => {
-          response.emit('prefinish')
-          response.emit('finish')
-          response.emit('close')
-          request.emit('close')
-          if (typeof done === 'function') (done as () => void)()
-        })
-        return response
-      },
-    })
+    const request = new SyntheticRequest(caller, path)
+    const response = capturingResponse(request, options.maxBytes, settle)
     try {
       dispatch(request, response, (error?: unknown) => {
         // an error after the head was written still fails the read instead of waiting for the timeout
