@@ -11,7 +11,7 @@ import { compareOps, finish } from '@portcullis/bench'
 import { accounts } from '@portcullis/core/oauth'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import { createPostgresClient, migrate, PostgresOAuthAccountStore } from '../src/index.js'
+import { createPostgresClient, migrate, PostgresOAuthAccountStore } from '@portcullis/postgres'
 
 const REFRESHERS = 32
 const database = await createTestDatabase()
