@@ -174,6 +174,26 @@ describe.each([
     expect([bearer.calls, apiKey.state.calls]).toEqual([1, 1])
   })
 
+  it('evaluates once per request across nested secured routers, and again for the next request', async () => {
+    const bearer = staticBearer({ 'alice-token': { principal: alice } }, { sync })
+    const security = createSecurity({ mechanisms: [bearer] })
+    const outer = security.router({ prefix: '/outer' })
+    const inner = security.router()
+    outer.get('/:step', { auth: required() }, (_req, _res, next) => next())
+    inner.get('/outer/first', { auth: required() }, (req, res) => {
+      res.json({ principal: req.security?.principal?.id ?? null })
+    })
+    const app = express()
+    app.use(security.middleware)
+    app.use(outer)
+    app.use(inner)
+    const first = await request(app).get('/outer/first').set('Authorization', 'Bearer alice-token')
+    expect(first.body).toEqual({ principal: 'alice' })
+    expect(bearer.calls).toBe(1)
+    await request(app).get('/outer/first').set('Authorization', 'Bearer alice-token')
+    expect(bearer.calls).toBe(2)
+  })
+
   it('reports the internal reason to onRejection but never in the body', async () => {
     const events: RejectionEvent[] = []
     const { app } = appFor(events)

@@ -31,6 +31,8 @@ const FAILED: AuthorizationResult = Object.freeze({
   reason: 'authorization.resolver_failed',
 })
 
+const EMPTY: AuthorizationResult = Object.freeze({ kind: 'authorized', snapshot: AuthorizationSnapshot.empty })
+
 function settle(answer: unknown, request: AuthorizationRequest): AuthorizationResult {
   if (answer === null) return { kind: 'rejected', reason: 'authorization.principal_rejected' }
   if (typeof answer !== 'object') return { kind: 'unavailable', reason: 'authorization.malformed_answer' }
@@ -51,7 +53,12 @@ export function resolveAuthorization(
   resolver: AuthorizationResolver | undefined,
   request: AuthorizationRequest,
 ): AuthorizationResult | Promise<AuthorizationResult> {
-  if (resolver === undefined) return settle(AuthorizationSnapshot.empty, request)
+  if (resolver === undefined) {
+    // no resolver and no restricting credential: the shared empty grant, nothing to build
+    return request.evidence.every((item) => item.restrictions === undefined)
+      ? EMPTY
+      : settle(AuthorizationSnapshot.empty, request)
+  }
   let answer: ReturnType<AuthorizationResolver>
   try {
     answer = resolver(request)

@@ -102,6 +102,21 @@ describe('authorization resolver', () => {
     })
   })
 
+  it('without a resolver grants nothing, and a restricted credential cannot widen that', async () => {
+    const plain = new PolicyEvaluator({ mechanisms: [headerMechanism('a')] })
+    const restricted = new PolicyEvaluator({
+      mechanisms: [headerMechanism('a', { restrictions: { scopes: ['reports:read'], roles: ['admin'] } })],
+    })
+    for (const evaluator of [plain, restricted]) {
+      const outcome = await evaluator
+        .begin(sourceOf({ 'x-a': 'ok:alice' }))
+        .evaluate(evaluator.compile(required()))
+      if (outcome.kind !== 'granted') throw new Error('expected a grant')
+      expect([outcome.context.snapshot.scopes, outcome.context.snapshot.roles]).toEqual([[], []])
+      expect(outcome.context.snapshot.hasScope('reports:read')).toBe(false)
+    }
+  })
+
   it('grantsFromCredentials turns credential restrictions into grants, intersecting several', async () => {
     const evaluator = new PolicyEvaluator({
       mechanisms: [

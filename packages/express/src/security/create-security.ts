@@ -96,12 +96,14 @@ export function createSecurity(config: SecurityConfig): Security {
     config.defaultPolicy ?? (config.mechanisms.length > 0 ? required() : anonymous())
   if (config.defaultPolicy !== undefined) evaluator.compile(defaultPolicy)
   const registry = new RouteRegistry()
-  // One evaluation per request and instance, kept on the request under a private symbol (a WeakMap with
-  // one short-lived key per request costs measurably more in garbage collection).
+  // One evaluation per request and instance, kept in `res.locals` (Express's per-request storage, a
+  // null-prototype object) under a private symbol: adding a property to the request object itself changes
+  // its shape on every authenticated request, and a WeakMap costs more in garbage collection.
   const slot = Symbol('portcullis.evaluation')
   const runtime: RouteRuntime = {
     evaluationOf(request) {
-      const holder = request as Request & { [slot]?: RequestEvaluation }
+      // outside an Express app (a bare router) there are no locals: the request itself holds it
+      const holder = (request.res?.locals ?? request) as { [slot]?: RequestEvaluation }
       holder[slot] ??= evaluator.begin(credentialSource(request))
       return holder[slot]
     },
