@@ -11,10 +11,10 @@ import { type AuthenticationMechanism, authenticated, none } from '@portcullis/c
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { anonymous, required } from '@portcullis/core/policy'
 import { workloadJwt } from '@portcullis/core/workload-jwt'
+import { createSecurity } from '@portcullis/express'
 import express from 'express'
 import { expressjwt } from 'express-jwt'
 import jwksRsa from 'jwks-rsa'
-import { createSecurity } from '@portcullis/express'
 
 const ISSUER = 'https://issuer.bench'
 const AUDIENCE = 'https://api.bench'

@@ -2,8 +2,8 @@
 // route answering the same JSON, both served on loopback in this process.
 
 import { compareHttp, finish, listen } from '@portcullis/bench'
-import express from 'express'
 import { mountHealthRoute } from '@portcullis/express'
+import express from 'express'
 
 const plain = express()
 plain.get('/healthz', (_request, response) => {

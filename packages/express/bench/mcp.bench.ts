@@ -7,8 +7,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { compareHttp, finish, listen } from '@portcullis/bench'
-import express from 'express'
 import { createMCPEndpoint, mcpResource } from '@portcullis/express/mcp'
+import express from 'express'
 
 const payload = {
   service: 'billing',

@@ -6,8 +6,8 @@ import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import { authenticated, invalid, none } from '@portcullis/core/authentication'
 import { requiresTenantRole } from '@portcullis/core/authorization'
 import { required } from '@portcullis/core/policy'
-import express from 'express'
 import { createSecurity } from '@portcullis/express'
+import express from 'express'
 
 const TOKEN = 'bench-token-0123456789abcdef'
 

@@ -31,7 +31,10 @@ const FAILED: AuthorizationResult = Object.freeze({
   reason: 'authorization.resolver_failed',
 })
 
-const EMPTY: AuthorizationResult = Object.freeze({ kind: 'authorized', snapshot: AuthorizationSnapshot.empty })
+const EMPTY: AuthorizationResult = Object.freeze({
+  kind: 'authorized',
+  snapshot: AuthorizationSnapshot.empty,
+})
 
 function settle(answer: unknown, request: AuthorizationRequest): AuthorizationResult {
   if (answer === null) return { kind: 'rejected', reason: 'authorization.principal_rejected' }

@@ -119,16 +119,19 @@ function classify(
   for (let index = 0; index < outcomes.length; index += 1) {
     const outcome = outcomes[index] as AuthenticationOutcome
     if (outcome.kind === 'unavailable') {
-      ;(unavailable ??= []).push(outcome.reason)
+      unavailable ??= []
+      unavailable.push(outcome.reason)
       const seconds = outcome.retryAfterSeconds
       if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) {
         retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, Math.ceil(seconds))
       }
     } else if (outcome.kind === 'invalid') {
-      ;(invalid ??= []).push(outcome.reason)
+      invalid ??= []
+      invalid.push(outcome.reason)
     } else if (outcome.kind === 'authenticated') {
       const name = (mechanisms[index] as AuthenticationMechanism).name
-      ;(verified ??= []).push({ name, principal: outcome.principal, evidence: outcome.evidence })
+      verified ??= []
+      verified.push({ name, principal: outcome.principal, evidence: outcome.evidence })
     }
   }
   if (unavailable !== undefined) {

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/portcullis-error.js'
-import { invalidStepUpInput, StepUpError, StepUpErrorCodes } from './errors.js'
+import { StepUpError, StepUpErrorCodes } from './errors.js'
 import { requireDate, requireStepUpDigest, validateStepUpRecord } from './input.js'
 import type { StepUpRecord, StepUpStore } from './store.js'
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import { IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 

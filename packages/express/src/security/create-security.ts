@@ -9,7 +9,7 @@ import {
   type RequestEvaluation,
   required,
 } from '@portcullis/core/policy'
-import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express'
+import { type ErrorRequestHandler, type RequestHandler, Router } from 'express'
 import { securityHeaders } from '../headers/security-headers.js'
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document.js'
 import { problemErrorHandler } from '../problem/error-handler.js'
