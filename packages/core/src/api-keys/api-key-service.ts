@@ -1,7 +1,6 @@
 import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
 import type { CredentialRestrictions } from '../authentication/principal.js'
-import { VerifiedCache } from '../cache/verified-cache.js'
-import { ConfigurationError } from '../errors/portcullis-error.js'
+import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheBounds } from '../cache/verified-cache.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
 import { ApiKeyError } from './api-key-error.js'
 import {
@@ -35,7 +34,7 @@ export interface ApiKeyServiceOptions {
    * request, so revocation, expiry and rotation take effect at once. Default `{ maxEntries: 10000,
    * maxTtlSeconds: 300 }`; `false` turns it off.
    */
-  readonly digestMemo?: false | { readonly maxEntries?: number; readonly maxTtlSeconds?: number }
+  readonly digestMemo?: false | VerifiedCacheOptions
 }
 
 export interface IssueApiKeyRequest {
@@ -74,25 +73,10 @@ const STORE_UNAVAILABLE: ApiKeyVerification = Object.freeze({
   reason: 'api-key: store unavailable',
 })
 
-function integerIn(
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  name: string,
-): number {
-  const result = value ?? fallback
-  if (!Number.isInteger(result) || result < min || result > max) {
-    throw new ConfigurationError('api_key.invalid_config', `${name} must be an integer from ${min} to ${max}`)
-  }
-  return result
-}
-
 function digestMemo(options: ApiKeyServiceOptions['digestMemo'], clock: () => number) {
   if (options === false) return undefined
-  const maxEntries = integerIn(options?.maxEntries, 10_000, 1, 1_000_000, 'digestMemo.maxEntries')
-  const ttlSeconds = integerIn(options?.maxTtlSeconds, 300, 1, 3600, 'digestMemo.maxTtlSeconds')
-  return new VerifiedCache<MemoizedDigest>(maxEntries, ttlSeconds * 1000, clock)
+  const { maxEntries, maxTtlMs } = verifiedCacheBounds(options ?? {}, 'digestMemo', 'api_key.invalid_config')
+  return new VerifiedCache<MemoizedDigest>(maxEntries, maxTtlMs, clock)
 }
 
 /** Issues, rotates, revokes and verifies API keys. Raw keys exist only in the `IssuedApiKey` returned once. */

@@ -1,4 +1,33 @@
 import { hash } from 'node:crypto'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+
+/** How a verification cache is bounded, as applications configure it. */
+export interface VerifiedCacheOptions {
+  /** Default 10,000; 1 to 1,000,000. */
+  readonly maxEntries?: number
+  /** Default 300; 1 to 3600. */
+  readonly maxTtlSeconds?: number
+}
+
+function integerIn(value: number | undefined, fallback: number, max: number, name: string, code: string) {
+  const result = value ?? fallback
+  if (typeof result !== 'number' || !Number.isInteger(result) || result < 1 || result > max) {
+    throw new ConfigurationError(code, `${name} must be an integer from 1 to ${max}`)
+  }
+  return result
+}
+
+/** Validated bounds (`code` is the caller's configuration error code), ready for the constructor. */
+export function verifiedCacheBounds(
+  options: VerifiedCacheOptions,
+  prefix: string,
+  code: string,
+): { readonly maxEntries: number; readonly maxTtlMs: number } {
+  return {
+    maxEntries: integerIn(options.maxEntries, 10_000, 1_000_000, `${prefix}.maxEntries`, code),
+    maxTtlMs: integerIn(options.maxTtlSeconds, 300, 3600, `${prefix}.maxTtlSeconds`, code) * 1000,
+  }
+}
 
 /**
  * A bounded LRU of verification results keyed by the SHA-256 of the credential (credentials themselves

@@ -1,7 +1,7 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
-import { VerifiedCache } from '../cache/verified-cache.js'
+import { VerifiedCache, type VerifiedCacheOptions } from '../cache/verified-cache.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
 import { extractBearer } from './bearer.js'
 import { parseCompactJwt } from './compact-jwt.js'
@@ -44,7 +44,7 @@ export interface WorkloadJwtOptions {
    */
   readonly shareBearerHeader?: boolean
   /** Verified-token cache (successes only, keyed by token hash, never past `exp`). Default off. */
-  readonly cache?: false | { readonly maxEntries?: number; readonly maxTtlSeconds?: number }
+  readonly cache?: false | VerifiedCacheOptions
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number
 }

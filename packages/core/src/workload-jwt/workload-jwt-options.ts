@@ -1,3 +1,4 @@
+import { type VerifiedCacheOptions, verifiedCacheBounds } from '../cache/verified-cache.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { isJWKSAlgorithm, JWKS_ALGORITHMS, type JWKSAlgorithm } from '../jwks/jwks-provider.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
@@ -22,7 +23,7 @@ interface RawOptions {
   readonly clockSkewSeconds?: number
   readonly maxLifetimeSeconds?: number
   readonly maxTokenBytes?: number
-  readonly cache?: false | { readonly maxEntries?: number; readonly maxTtlSeconds?: number }
+  readonly cache?: false | VerifiedCacheOptions
 }
 
 const CLAIM_NAME = /^[A-Za-z0-9_]{1,64}$/
@@ -69,12 +70,7 @@ export function validateWorkloadJwtOptions(options: RawOptions): WorkloadJwtSett
     bad('claim names must match [A-Za-z0-9_]+')
   let cache: WorkloadJwtSettings['cache']
   if (options.cache !== undefined && options.cache !== false) {
-    const maxEntries = bounded(options.cache.maxEntries, 10_000, 1, 1_000_000, 'cache.maxEntries')
-    if (!Number.isInteger(maxEntries)) bad('cache.maxEntries must be an integer')
-    cache = {
-      maxEntries,
-      maxTtlMs: bounded(options.cache.maxTtlSeconds, 300, 1, 3600, 'cache.maxTtlSeconds') * 1000,
-    }
+    cache = verifiedCacheBounds(options.cache, 'cache', 'workload_jwt.invalid_config')
   }
   const maxTokenBytes = bounded(options.maxTokenBytes, 16_384, 64, 65_536, 'maxTokenBytes')
   return {
