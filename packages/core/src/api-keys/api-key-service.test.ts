@@ -259,6 +259,20 @@ describe('synchronous verification', () => {
     expect(keys.verify('pk_garbage')).toEqual({ kind: 'malformed' })
   })
 
+  it('waits for a store answering with a foreign thenable', async () => {
+    const memory = new MemoryApiKeyStore()
+    const keys = new ApiKeyService({
+      store: memory,
+      peppers: new ApiKeyPepperRing(pepperV1),
+      clock: () => now,
+    })
+    const issued = await keys.issue({ ownerId: 'svc' })
+    const get = memory.get.bind(memory)
+    // biome-ignore lint/suspicious/noThenProperty: a foreign thenable is what this store answers
+    memory.get = (keyId: string) => ({ then: (ok: (value: unknown) => void) => ok(get(keyId)) }) as never
+    expect(await keys.verify(issued.value)).toMatchObject({ kind: 'valid', record: { keyId: issued.keyId } })
+  })
+
   it('treats a store that throws synchronously as unavailable', () => {
     const broken = new MemoryApiKeyStore()
     broken.get = () => {

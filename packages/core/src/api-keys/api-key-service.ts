@@ -171,8 +171,10 @@ export class ApiKeyService {
     } catch {
       return STORE_UNAVAILABLE
     }
-    if (!(answer instanceof Promise)) return this.#check(value, parts, answer)
-    return answer.then(
+    if (typeof (answer as { then?: unknown } | undefined)?.then !== 'function') {
+      return this.#check(value, parts, answer as ApiKeyRecord | undefined)
+    }
+    return Promise.resolve(answer).then(
       (record) => this.#check(value, parts, record),
       () => STORE_UNAVAILABLE,
     )

@@ -99,7 +99,7 @@ export function routeGuardMiddleware(runtime: RouteRuntime, route: RouteSecurity
       next()
     }
     const decision = route.guards.authorize({ ...context, params }, stepUpToken)
-    if (decision instanceof Promise) decision.then(decided, next)
+    if (decision instanceof Promise) decision.then(decided).catch(next)
     else decided(decision)
   }
 
