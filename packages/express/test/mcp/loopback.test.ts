@@ -46,6 +46,30 @@ describe('in-process reads', () => {
     ])
   })
 
+  it('gives middleware a socket stand-in it can configure or destroy without touching the caller', async () => {
+    const app = await appWith((target) => {
+      target.get(
+        '/socket',
+        (req, _res, next) => {
+          req.setTimeout(5_000)
+          req.socket.setNoDelay(true)
+          req.socket.setKeepAlive(true)
+          req.socket.destroy()
+          next()
+        },
+        mcpResource('socket', { mimeType: 'application/json' })((req, res) => {
+          res.json({ protocol: req.protocol, secure: req.secure, ip: req.ip, readable: req.socket.readable })
+        }),
+      )
+    })
+    const first = await read(app, 'express://socket')
+    const seen = JSON.parse(first.result.contents[0].text)
+    expect(seen).toMatchObject({ protocol: 'http', secure: false, readable: false })
+    expect(seen.ip).toMatch(/(^|:)127\.0\.0\.1$|^::1$/)
+    // the caller's own connection survived: a second read on the same app still answers
+    expect((await read(app, 'express://socket')).result.contents).toHaveLength(1)
+  })
+
   it('captures a piped stream written in several chunks', async () => {
     const app = await appWith((target) => {
       target.get(
