@@ -39,6 +39,7 @@ export class VerifiedCache<Value> {
   readonly #maxEntries: number
   readonly #maxTtlMs: number
   readonly #clock: () => number
+  #newest: string | undefined
 
   constructor(maxEntries: number, maxTtlMs: number, clock: () => number) {
     this.#maxEntries = maxEntries
@@ -62,9 +63,13 @@ export class VerifiedCache<Value> {
       this.#entries.delete(key)
       return undefined
     }
-    // Refresh recency: Map iteration order is insertion order.
-    this.#entries.delete(key)
-    this.#entries.set(key, entry)
+    // Refresh recency (Map iteration order is insertion order), unless it is already the newest entry:
+    // a busy client hitting one entry over and over costs a single lookup.
+    if (key !== this.#newest) {
+      this.#entries.delete(key)
+      this.#entries.set(key, entry)
+      this.#newest = key
+    }
     return entry.value
   }
 
@@ -80,9 +85,6 @@ export class VerifiedCache<Value> {
       this.#entries.delete(oldest.value)
     }
     this.#entries.set(key, { value, until })
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key)
+    this.#newest = key
   }
 }
