@@ -245,13 +245,19 @@ describe('the digest memo', () => {
 })
 
 describe('synchronous verification', () => {
-  it('answers without a promise when the store answers synchronously', async () => {
+  // The plain memory store (synchronous `get`), not the instrumented one the other tests use.
+  const overMemoryStore = () => {
     const memory = new MemoryApiKeyStore()
     const keys = new ApiKeyService({
       store: memory,
       peppers: new ApiKeyPepperRing(pepperV1),
       clock: () => now,
     })
+    return { memory, keys }
+  }
+
+  it('answers without a promise when the store answers synchronously', async () => {
+    const { keys } = overMemoryStore()
     const issued = await keys.issue({ ownerId: 'svc' })
     const result = keys.verify(issued.value)
     expect(result).not.toBeInstanceOf(Promise)
@@ -260,12 +266,7 @@ describe('synchronous verification', () => {
   })
 
   it('waits for a store answering with a foreign thenable', async () => {
-    const memory = new MemoryApiKeyStore()
-    const keys = new ApiKeyService({
-      store: memory,
-      peppers: new ApiKeyPepperRing(pepperV1),
-      clock: () => now,
-    })
+    const { memory, keys } = overMemoryStore()
     const issued = await keys.issue({ ownerId: 'svc' })
     const get = memory.get.bind(memory)
     // biome-ignore lint/suspicious/noThenProperty: a foreign thenable is what this store answers

@@ -109,37 +109,35 @@ export function googleIap(options: GoogleIapOptions): AuthenticationMechanism {
     },
   }
   async function verifyAssertion(assertion: string): Promise<AuthenticationOutcome> {
-    {
-      // A repeated header arrives joined with ", ", which the compact-JWT grammar rejects.
-      const result = await verify(assertion)
-      if (result.kind === 'invalid') return invalid(`google-iap: ${result.reason}`)
-      if (result.kind === 'unavailable') return result
-      const claims = readIapClaims(
-        result.jwt.payload,
-        result.claims.subject,
-        result.claims.issuedAt,
-        result.claims.expiresAt,
-      )
-      if (claims === undefined) return invalid('google-iap: malformed optional claim')
-      let identity: IapIdentity
-      try {
-        identity = await resolve(claims)
-      } catch {
-        return unavailable('google-iap: identity resolver failed')
-      }
-      if (identity?.kind === 'invalid' || identity?.kind === 'unavailable') return identity
-      if (identity?.kind !== 'principal' || !isStrictIdentifier(identity.principal?.id)) {
-        return unavailable('google-iap: identity resolver answered without a principal')
-      }
-      const attributes: Record<string, string> = { issuer: GOOGLE_IAP_ISSUER, subject: claims.subject }
-      if (claims.email !== undefined) attributes.email = claims.email
-      if (claims.hostedDomain !== undefined) attributes.hostedDomain = claims.hostedDomain
-      return authenticated(identity.principal, {
-        mechanism: name,
-        credentialType: 'iap-assertion',
-        attributes,
-        expiresAt: claims.expiresAt,
-      })
+    // A repeated header arrives joined with ", ", which the compact-JWT grammar rejects.
+    const result = await verify(assertion)
+    if (result.kind === 'invalid') return invalid(`google-iap: ${result.reason}`)
+    if (result.kind === 'unavailable') return result
+    const claims = readIapClaims(
+      result.jwt.payload,
+      result.claims.subject,
+      result.claims.issuedAt,
+      result.claims.expiresAt,
+    )
+    if (claims === undefined) return invalid('google-iap: malformed optional claim')
+    let identity: IapIdentity
+    try {
+      identity = await resolve(claims)
+    } catch {
+      return unavailable('google-iap: identity resolver failed')
     }
+    if (identity?.kind === 'invalid' || identity?.kind === 'unavailable') return identity
+    if (identity?.kind !== 'principal' || !isStrictIdentifier(identity.principal?.id)) {
+      return unavailable('google-iap: identity resolver answered without a principal')
+    }
+    const attributes: Record<string, string> = { issuer: GOOGLE_IAP_ISSUER, subject: claims.subject }
+    if (claims.email !== undefined) attributes.email = claims.email
+    if (claims.hostedDomain !== undefined) attributes.hostedDomain = claims.hostedDomain
+    return authenticated(identity.principal, {
+      mechanism: name,
+      credentialType: 'iap-assertion',
+      attributes,
+      expiresAt: claims.expiresAt,
+    })
   }
 }

@@ -31,19 +31,17 @@ export function staticBearer(
     },
   }
   function answer(source: Parameters<AuthenticationMechanism['authenticate']>[0]): AuthenticationOutcome {
-    {
-      const header = source.header('authorization')
-      if (header === undefined) return none()
-      const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)
-      if (match === null) return invalid('bearer: malformed header')
-      const credential = Object.hasOwn(tokens, match[1] as string) ? tokens[match[1] as string] : undefined
-      if (credential === undefined) return invalid('bearer: unknown token')
-      return authenticated(credential.principal, {
-        mechanism: name,
-        credentialType: 'bearer-token',
-        ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
-      })
-    }
+    const header = source.header('authorization')
+    if (header === undefined) return none()
+    const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)
+    if (match === null) return invalid('bearer: malformed header')
+    const credential = Object.hasOwn(tokens, match[1] as string) ? tokens[match[1] as string] : undefined
+    if (credential === undefined) return invalid('bearer: unknown token')
+    return authenticated(credential.principal, {
+      mechanism: name,
+      credentialType: 'bearer-token',
+      ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
+    })
   }
   return mechanism
 }
@@ -68,18 +66,16 @@ export function switchableApiKey(
     },
   }
   function answer(source: Parameters<AuthenticationMechanism['authenticate']>[0]): AuthenticationOutcome {
-    {
-      const value = source.header('x-api-key')
-      if (value === undefined) return none()
-      if (state.down) return unavailable('api-key: store down', state.retryAfterSeconds)
-      const credential = Object.hasOwn(keys, value) ? keys[value] : undefined
-      if (credential === undefined) return invalid('api-key: unknown key')
-      return authenticated(credential.principal, {
-        mechanism: name,
-        credentialType: 'api-key',
-        ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
-      })
-    }
+    const value = source.header('x-api-key')
+    if (value === undefined) return none()
+    if (state.down) return unavailable('api-key: store down', state.retryAfterSeconds)
+    const credential = Object.hasOwn(keys, value) ? keys[value] : undefined
+    if (credential === undefined) return invalid('api-key: unknown key')
+    return authenticated(credential.principal, {
+      mechanism: name,
+      credentialType: 'api-key',
+      ...(credential.restrictions === undefined ? {} : { restrictions: credential.restrictions }),
+    })
   }
   return { mechanism, state }
 }
