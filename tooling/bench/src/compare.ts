@@ -1,16 +1,8 @@
-import autocannon from 'autocannon'
+import { type HttpCase, interleavedLoad, loadTarget } from './http-load.js'
 
 export interface OpsCase {
   readonly name: string
   readonly fn: () => unknown
-}
-
-export interface HttpCase {
-  readonly name: string
-  readonly url: string
-  readonly method?: 'GET' | 'POST'
-  readonly headers?: Readonly<Record<string, string>>
-  readonly body?: string
 }
 
 export interface Measurement {
@@ -25,6 +17,8 @@ export interface ComparisonResult {
   readonly candidate: Measurement
   /** Median of the per-round candidate / baseline ratios. */
   readonly ratio: number
+  /** Every round's ratio, in the order measured: their spread shows how noisy the machine was. */
+  readonly rounds: readonly number[]
   /** Minimum acceptable ratio, when one was given. */
   readonly budget?: number
   readonly passed: boolean
@@ -42,6 +36,7 @@ function record(
   baseline: Measurement,
   candidate: Measurement,
   ratio: number,
+  rounds: readonly number[],
   budget?: number,
 ): ComparisonResult {
   const result: ComparisonResult = {
@@ -49,6 +44,7 @@ function record(
     baseline,
     candidate,
     ratio,
+    rounds,
     passed: budget === undefined || ratio >= budget,
     ...(budget === undefined ? {} : { budget }),
   }
@@ -59,8 +55,9 @@ function record(
       : result.passed
         ? `  PASS (budget >= ${budget}x)`
         : `  FAIL (budget >= ${budget}x)`
+  const spread = `rounds ${Math.min(...rounds).toFixed(2)}-${Math.max(...rounds).toFixed(2)}`
   console.log(
-    `${title}: ${candidate.name} ${candidate.perSecond.toFixed(0)}/s vs ${baseline.name} ${baseline.perSecond.toFixed(0)}/s -> ${ratio.toFixed(2)}x${verdict}`,
+    `${title}: ${candidate.name} ${candidate.perSecond.toFixed(0)}/s vs ${baseline.name} ${baseline.perSecond.toFixed(0)}/s -> ${ratio.toFixed(2)}x (${spread})${verdict}`,
   )
   return result
 }
@@ -94,7 +91,7 @@ async function pairedRounds(
   rounds: number,
   measureBaseline: () => Promise<number>,
   measureCandidate: () => Promise<number>,
-): Promise<{ baseline: number; candidate: number; ratio: number }> {
+): Promise<{ baseline: number; candidate: number; ratio: number; rounds: readonly number[] }> {
   const baselines: number[] = []
   const candidates: number[] = []
   const ratios: number[] = []
@@ -112,7 +109,12 @@ async function pairedRounds(
     candidates.push(candidate)
     ratios.push(candidate / baseline)
   }
-  return { baseline: median(baselines), candidate: median(candidates), ratio: median(ratios) }
+  return {
+    baseline: median(baselines),
+    candidate: median(candidates),
+    ratio: median(ratios),
+    rounds: ratios,
+  }
 }
 
 /**
@@ -140,38 +142,17 @@ export async function compareOps(options: {
     { name: options.baseline.name, perSecond: measured.baseline },
     { name: options.candidate.name, perSecond: measured.candidate },
     measured.ratio,
+    measured.rounds,
     options.budget,
   )
 }
 
-async function requestsPerSecond(
-  target: HttpCase,
-  durationSeconds: number,
-  connections: number,
-): Promise<number> {
-  const result = await autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    headers: { ...target.headers },
-    ...(target.body === undefined ? {} : { body: target.body }),
-    connections,
-    duration: durationSeconds,
-    // The load generator runs in its own thread, so the server's event loop does only server work and
-    // the ratio compares server cost, not server cost diluted by the client's.
-    workers: 1,
-  })
-  const failures = result.errors + result.timeouts + result.non2xx
-  if (failures > 0) {
-    throw new Error(
-      `${target.name}: ${failures} failed requests (errors, timeouts or non-2xx) out of ${result.requests.total}`,
-    )
-  }
-  return result.requests.average
-}
-
 /**
- * Loopback HTTP comparison with autocannon: a short warm-up, then paired rounds as in `compareOps`. Any error or
- * non-2xx answer aborts the comparison, so a fast failure can never pass for a fast success.
+ * Loopback HTTP comparison: a load generator in its own thread drives baseline and candidate in alternating
+ * time slices (`sliceMs`, default 200) over keep-alive connections, so both sides run under the same machine
+ * conditions; each round gives `durationSeconds` (default 2) to each side, and the result is the median of
+ * the per-round ratios. Any non-2xx answer or broken connection aborts the comparison, so a fast failure can
+ * never pass for a fast success.
  */
 export async function compareHttp(options: {
   readonly title: string
@@ -181,26 +162,33 @@ export async function compareHttp(options: {
   readonly durationSeconds?: number
   readonly connections?: number
   readonly rounds?: number
+  readonly sliceMs?: number
+  /** Per side, before measuring. Default 1. */
+  readonly warmupSeconds?: number
 }): Promise<ComparisonResult> {
-  for (const target of [options.baseline, options.candidate]) {
-    if (!/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(target.url)) {
-      throw new Error(`${target.name}: benchmarks target loopback addresses only`)
-    }
+  const targets = [loadTarget(options.baseline), loadTarget(options.candidate)] as const
+  const result = await interleavedLoad({
+    targets,
+    connections: options.connections ?? 16,
+    sliceMs: options.sliceMs ?? 200,
+    roundMs: (options.durationSeconds ?? 2) * 1000,
+    rounds: options.rounds ?? 5,
+    warmupMs: (options.warmupSeconds ?? 1) * 1000,
+  })
+  if (result.failure !== undefined) {
+    throw new Error(`${options.title}: failed requests (${result.failure})`)
   }
-  const durationSeconds = options.durationSeconds ?? 2
-  const connections = options.connections ?? 16
-  await requestsPerSecond(options.baseline, 1, connections)
-  await requestsPerSecond(options.candidate, 1, connections)
-  const measured = await pairedRounds(
-    options.rounds ?? 5,
-    () => requestsPerSecond(options.baseline, durationSeconds, connections),
-    () => requestsPerSecond(options.candidate, durationSeconds, connections),
-  )
+  const rates = result.rounds.map(({ counts, ms }) => ({
+    baseline: (counts[0] * 1000) / ms[0],
+    candidate: (counts[1] * 1000) / ms[1],
+  }))
+  const ratios = rates.map((rate) => rate.candidate / rate.baseline)
   return record(
     options.title,
-    { name: options.baseline.name, perSecond: measured.baseline },
-    { name: options.candidate.name, perSecond: measured.candidate },
-    measured.ratio,
+    { name: options.baseline.name, perSecond: median(rates.map((rate) => rate.baseline)) },
+    { name: options.candidate.name, perSecond: median(rates.map((rate) => rate.candidate)) },
+    median(ratios),
+    ratios,
     options.budget,
   )
 }

@@ -20,6 +20,19 @@ describe('compareOps', () => {
     expect(result.ratio).toBeLessThan(0.5)
     expect(result.passed).toBe(false)
   })
+
+  it('reports every round and takes the median of their ratios', async () => {
+    const result = await compareOps({
+      title: 'three rounds',
+      baseline: { name: 'a', fn: () => Math.sqrt(2) },
+      candidate: { name: 'b', fn: () => Math.sqrt(3) },
+      durationMs: 20,
+      rounds: 3,
+    })
+    expect(result.rounds).toHaveLength(3)
+    const sorted = [...result.rounds].sort((a, b) => a - b)
+    expect(result.ratio).toBe(sorted[1])
+  })
 })
 
 describe('compareHttp', () => {
@@ -53,6 +66,104 @@ describe('compareHttp', () => {
       ).rejects.toThrow(/failed requests/)
     } finally {
       await Promise.all([ok.close(), failing.close()])
+    }
+  }, 20_000)
+
+  it('sees a slower route as slower when both run interleaved, with chunked and fixed-length bodies', async () => {
+    const spin = (ms: number) => {
+      const end = performance.now() + ms
+      while (performance.now() < end) {}
+    }
+    const light = await listen((_request, response) => response.end('light'))
+    // no Content-Length: two writes make a chunked response
+    const heavy = await listen((_request, response) => {
+      spin(1)
+      response.write('hea')
+      response.end('vy')
+    })
+    try {
+      const result = await compareHttp({
+        title: 'heavy vs light',
+        baseline: { name: 'light', url: light.url },
+        candidate: { name: 'heavy', url: heavy.url },
+        durationSeconds: 0.3,
+        sliceMs: 50,
+        warmupSeconds: 0.1,
+        connections: 2,
+        rounds: 3,
+        budget: 0.9,
+      })
+      expect(result.rounds).toHaveLength(3)
+      expect(result.candidate.perSecond).toBeGreaterThan(0)
+      // a 1 ms spin caps the heavy route near 1000/s, far below a bare response
+      expect(result.candidate.perSecond).toBeLessThan(1100)
+      expect(result.ratio).toBeLessThan(0.7)
+      expect(result.passed).toBe(false)
+    } finally {
+      await Promise.all([light.close(), heavy.close()])
+    }
+  }, 20_000)
+
+  it('sends the body and headers of POST cases', async () => {
+    const seen: string[] = []
+    const echo = await listen((request, response) => {
+      let body = ''
+      request.setEncoding('utf8')
+      request.on('data', (chunk: string) => {
+        body += chunk
+      })
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${request.headers['x-case']} ${body}`)
+        response.statusCode = request.method === 'GET' || body === '{"ping":1}' ? 200 : 400
+        response.end()
+      })
+    })
+    try {
+      const result = await compareHttp({
+        title: 'post',
+        baseline: { name: 'get', url: `${echo.url}/a?x=1`, headers: { 'x-case': 'a' } },
+        candidate: {
+          name: 'post',
+          url: `${echo.url}/b`,
+          method: 'POST',
+          headers: { 'x-case': 'b', 'content-type': 'application/json' },
+          body: '{"ping":1}',
+        },
+        durationSeconds: 0.1,
+        sliceMs: 50,
+        warmupSeconds: 0.1,
+        connections: 1,
+        rounds: 1,
+      })
+      expect(result.rounds).toHaveLength(1)
+      expect(seen).toContain('GET /a?x=1 a ')
+      expect(seen).toContain('POST /b b {"ping":1}')
+    } finally {
+      await echo.close()
+    }
+  }, 20_000)
+
+  it('aborts when a target closes its keep-alive connections', async () => {
+    const ok = await listen((_request, response) => response.end('ok'))
+    const closing = await listen((_request, response) => {
+      response.setHeader('Connection', 'close')
+      response.end('bye')
+    })
+    try {
+      await expect(
+        compareHttp({
+          title: 'closing',
+          baseline: { name: 'ok', url: ok.url },
+          candidate: { name: 'closing', url: closing.url },
+          durationSeconds: 0.1,
+          sliceMs: 50,
+          warmupSeconds: 0.1,
+          connections: 1,
+          rounds: 1,
+        }),
+      ).rejects.toThrow(/closed a keep-alive connection|failed requests/)
+    } finally {
+      await Promise.all([ok.close(), closing.close()])
     }
   }, 20_000)
 })

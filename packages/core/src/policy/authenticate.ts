@@ -27,11 +27,7 @@ export type AuthenticationResult =
   | { readonly kind: 'invalid'; readonly reasons: readonly string[] }
   | { readonly kind: 'unavailable'; readonly reasons: readonly string[]; readonly retryAfterSeconds?: number }
 
-type Verified = {
-  readonly name: string
-  readonly principal: Principal
-  readonly evidence: AuthenticationEvidence
-}
+type Authenticated = Extract<AuthenticationOutcome, { kind: 'authenticated' }>
 
 const isPrincipal = (value: unknown): value is Principal => {
   const principal = value as Partial<Principal> | null
@@ -114,7 +110,9 @@ function classify(
   // common request has one verified credential and nothing else.
   let unavailable: string[] | undefined
   let invalid: string[] | undefined
-  let verified: Verified[] | undefined
+  let verified: Authenticated[] | undefined
+  let first: Authenticated | undefined
+  let firstName = ''
   let retryAfterSeconds: number | undefined
   for (let index = 0; index < outcomes.length; index += 1) {
     const outcome = outcomes[index] as AuthenticationOutcome
@@ -129,9 +127,13 @@ function classify(
       invalid ??= []
       invalid.push(outcome.reason)
     } else if (outcome.kind === 'authenticated') {
-      const name = (mechanisms[index] as AuthenticationMechanism).name
-      verified ??= []
-      verified.push({ name, principal: outcome.principal, evidence: outcome.evidence })
+      if (first === undefined) {
+        first = outcome
+        firstName = (mechanisms[index] as AuthenticationMechanism).name
+      } else {
+        verified ??= [first]
+        verified.push(outcome)
+      }
     }
   }
   if (unavailable !== undefined) {
@@ -140,16 +142,30 @@ function classify(
       : { kind: 'unavailable', reasons: unavailable, retryAfterSeconds }
   }
   if (invalid !== undefined) return { kind: 'invalid', reasons: invalid }
-  const first = verified?.[0]
-  if (verified === undefined || first === undefined) return ANONYMOUS
+  if (first === undefined) return ANONYMOUS
+  const principal = first.principal
+  if (verified === undefined) {
+    return {
+      kind: 'authenticated',
+      principal,
+      evidence: Object.freeze([first.evidence]),
+      mechanisms: new Set([firstName]),
+    }
+  }
   const disagree = verified.some(
-    (item) => item.principal.id !== first.principal.id || item.principal.kind !== first.principal.kind,
+    (item) => item.principal.id !== principal.id || item.principal.kind !== principal.kind,
   )
   if (disagree) return { kind: 'invalid', reasons: ['authentication.principal_mismatch'] }
+  const names = new Set<string>()
+  for (let index = 0; index < outcomes.length; index += 1) {
+    if ((outcomes[index] as AuthenticationOutcome).kind === 'authenticated') {
+      names.add((mechanisms[index] as AuthenticationMechanism).name)
+    }
+  }
   return {
     kind: 'authenticated',
-    principal: first.principal,
+    principal,
     evidence: Object.freeze(verified.map((item) => item.evidence)),
-    mechanisms: new Set(verified.map((item) => item.name)),
+    mechanisms: names,
   }
 }

@@ -17,23 +17,39 @@ function parseCookies(header: string | undefined): ReadonlyMap<string, string> {
 /**
  * The framework-neutral view of an Express request. A header sent several times is answered joined with
  * `, ` (even for headers Node keeps only once, such as `Authorization`), so a duplicated credential is
- * presented as malformed rather than silently picking one copy.
+ * presented as malformed rather than silently picking one copy. Cookies and the path are worked out only
+ * when a mechanism asks: most requests never need them.
  */
-export function credentialSource(request: Request): CredentialSource {
-  let cookies: ReadonlyMap<string, string> | undefined
-  const url = request.originalUrl
-  const query = url.indexOf('?')
-  return {
-    header(name: string): string | undefined {
-      return singleHeader(request, name.toLowerCase())
-    },
-    cookie(name: string): string | undefined {
-      cookies ??= parseCookies(request.headers.cookie)
-      return cookies.get(name)
-    },
-    method: request.method,
-    path: query === -1 ? url : url.slice(0, query),
+class ExpressCredentialSource implements CredentialSource {
+  readonly #request: Request
+  #cookies: ReadonlyMap<string, string> | undefined
+
+  constructor(request: Request) {
+    this.#request = request
   }
+
+  header(name: string): string | undefined {
+    return singleHeader(this.#request, name.toLowerCase())
+  }
+
+  cookie(name: string): string | undefined {
+    this.#cookies ??= parseCookies(this.#request.headers.cookie)
+    return this.#cookies.get(name)
+  }
+
+  get method(): string {
+    return this.#request.method
+  }
+
+  get path(): string {
+    const url = this.#request.originalUrl
+    const query = url.indexOf('?')
+    return query === -1 ? url : url.slice(0, query)
+  }
+}
+
+export function credentialSource(request: Request): CredentialSource {
+  return new ExpressCredentialSource(request)
 }
 
 /**
