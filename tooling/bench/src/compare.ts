@@ -151,7 +151,7 @@ export async function compareOps(options: {
  * Loopback HTTP comparison: a load generator in its own thread drives baseline and candidate in alternating
  * time slices (`sliceMs`, default 200) over keep-alive connections, so both sides run under the same machine
  * conditions; each round gives `durationSeconds` (default 2) to each side, and the result is the median of
- * the per-round ratios. Any non-2xx answer or broken connection aborts the comparison, so a fast failure can
+ * the per-round ratios (`rounds`: default 9 with a budget, 5 without). Any non-2xx answer or broken connection aborts the comparison, so a fast failure can
  * never pass for a fast success.
  */
 export async function compareHttp(options: {
@@ -172,7 +172,8 @@ export async function compareHttp(options: {
     connections: options.connections ?? 16,
     sliceMs: options.sliceMs ?? 200,
     roundMs: (options.durationSeconds ?? 2) * 1000,
-    rounds: options.rounds ?? 5,
+    // a budget is a verdict: more rounds make its median robust to a noisy stretch
+    rounds: options.rounds ?? (options.budget === undefined ? 5 : 9),
     warmupMs: (options.warmupSeconds ?? 1) * 1000,
   })
   if (result.failure !== undefined) {
