@@ -210,6 +210,26 @@ describe('the digest memo', () => {
     expect(counter.digests - before).toBe(3)
   })
 
+  it('refuses a remembered key once its stored digest changed, one byte or all of them', async () => {
+    const keys = service()
+    const issued = await keys.issue({ ownerId: 'svc' })
+    expect((await keys.verify(issued.value)).kind).toBe('valid')
+    for (const position of [0, 17, 31]) {
+      store.rewrite = (record) => {
+        const digest = new Uint8Array(record.digest)
+        digest[position] = (digest[position] as number) ^ 0x01
+        return { ...record, digest }
+      }
+      expect(await keys.verify(issued.value)).toEqual({ kind: 'invalid', reason: 'api-key: digest mismatch' })
+    }
+    store.rewrite = (record) => ({ ...record, digest: new Uint8Array(32) })
+    expect((await keys.verify(issued.value)).kind).toBe('invalid')
+    store.rewrite = (record) => ({ ...record, digest: record.digest.subarray(0, 16) })
+    expect((await keys.verify(issued.value)).kind).toBe('invalid')
+    store.rewrite = undefined
+    expect((await keys.verify(issued.value)).kind).toBe('valid')
+  })
+
   it('forgets entries after maxTtlSeconds, and digests every time when turned off', async () => {
     const { ring, counter } = countingRing()
     const keys = service(ring, { digestMemo: { maxTtlSeconds: 60 } })

@@ -58,9 +58,10 @@ export function resolveAuthorization(
 ): AuthorizationResult | Promise<AuthorizationResult> {
   if (resolver === undefined) {
     // no resolver and no restricting credential: the shared empty grant, nothing to build
-    return request.evidence.every((item) => item.restrictions === undefined)
-      ? EMPTY
-      : settle(AuthorizationSnapshot.empty, request)
+    for (const item of request.evidence) {
+      if (item.restrictions !== undefined) return settle(AuthorizationSnapshot.empty, request)
+    }
+    return EMPTY
   }
   let answer: ReturnType<AuthorizationResolver>
   try {

@@ -9,11 +9,14 @@ export class InstrumentedApiKeyStore implements ApiKeyStore {
   usageWrites: ApiKeyUsage[][] = []
   down = false
   usageDown = false
+  /** Alters what `get` answers, as an out-of-band edit of the stored row would. */
+  rewrite: ((record: ApiKeyRecord) => ApiKeyRecord) | undefined
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
     this.lookups++
     if (this.down) throw new Error('connection refused')
-    return this.inner.get(keyId)
+    const record = this.inner.get(keyId)
+    return record === undefined || this.rewrite === undefined ? record : this.rewrite(record)
   }
   create(record: ApiKeyRecord): Promise<void> {
     return this.inner.create(record)
