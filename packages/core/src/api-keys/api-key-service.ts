@@ -79,6 +79,7 @@ function digestMemo(options: ApiKeyServiceOptions['digestMemo'], clock: () => nu
   return new VerifiedCache<MemoizedDigest>(maxEntries, maxTtlMs, clock)
 }
 
+/** Equal contents of two arrays of the same length, without leaving the loop early. */
 function sameBytes(left: Uint8Array, right: Uint8Array): boolean {
   let difference = 0
   for (let index = 0; index < left.length; index += 1) {
@@ -199,9 +200,9 @@ export class ApiKeyService {
     if (expected === undefined) return { kind: 'invalid', reason: 'api-key: retired pepper version' }
     const stored = record.digest
     if (!(stored instanceof Uint8Array) || stored.byteLength !== expected.byteLength) return MISMATCH
-    // A fresh digest of the presented secret is compared in constant time. A remembered one only exists for
-    // a value that already matched this key's record, so that comparison involves no attacker-chosen bytes
-    // (it only notices a record whose digest changed), so a plain in-line comparison does.
+    // A fresh digest of the presented secret is compared in constant time. A remembered digest exists only
+    // for a value that already matched this key's record: comparing it involves no attacker-chosen bytes and
+    // only catches a record whose digest changed since, so a plain comparison is enough there.
     if (!(remembered ? sameBytes(expected, stored) : timingSafeEqual(expected, stored))) return MISMATCH
     const status = apiKeyStatus(record, this.#clock())
     if (status === 'expired' || status === 'revoked') return { kind: 'invalid', reason: `api-key: ${status}` }
