@@ -151,8 +151,8 @@ export async function compareOps(options: {
  * Loopback HTTP comparison: a load generator in its own thread drives baseline and candidate in alternating
  * time slices (`sliceMs`, default 200) over keep-alive connections, so both sides run under the same machine
  * conditions; each round gives `durationSeconds` (default 2) to each side, and the result is the median of
- * the per-round ratios (`rounds`: default 9 with a budget, 5 without). Any non-2xx answer or broken connection aborts the comparison, so a fast failure can
- * never pass for a fast success.
+ * the per-round ratios (`rounds`: default 9 with a budget, 5 without). Any non-2xx answer or broken
+ * connection aborts the comparison, so a fast failure can never pass for a fast success.
  */
 export async function compareHttp(options: {
   readonly title: string
