@@ -3,6 +3,7 @@ import { ConfigurationError, InvalidInputError } from '@portcullis/core'
 import type { PoolClient } from 'pg'
 import { asStoreError, PostgresUnavailableError, sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
+import { withConnection } from '../client/transaction.js'
 import { oauthAccounts } from './0001-oauth-accounts.js'
 import { stepUp } from './0002-step-up.js'
 import type { Migration } from './migration.js'
@@ -48,60 +49,60 @@ export async function migrate(
   if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 1 || lockTimeoutMs > 3_600_000) {
     throw new InvalidInputError('postgres.migrate_options', 'lockTimeoutMs must be 1..3600000')
   }
-  let connection: PoolClient
   try {
-    connection = await client.pool.connect()
-  } catch (error) {
-    throw asStoreError(error)
-  }
-  let broken: unknown
-  try {
-    await connection.query('begin')
-    await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
-    await connection.query('set local statement_timeout = 0')
-    await connection.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
-    await connection.query(`create table if not exists ${MIGRATIONS_TABLE} (
-      version integer primary key,
-      name text not null,
-      checksum text not null,
-      applied_at timestamptz not null default now()
-    )`)
-    const recorded = await connection.query<{ version: number; checksum: string }>(
-      `select version, checksum from ${MIGRATIONS_TABLE} order by version`,
-    )
-    const applied = new Map(recorded.rows.map((row) => [row.version, row.checksum]))
-    for (const migration of MIGRATIONS) {
-      const known = applied.get(migration.version)
-      if (known !== undefined && known !== checksum(migration)) {
-        throw new ConfigurationError(
-          'postgres.migration_modified',
-          `migration ${migration.version} (${migration.name}) changed after it was applied`,
-        )
+    return await withConnection(client.pool, async (connection, discard) => {
+      try {
+        return await applyPending(connection, lockTimeoutMs)
+      } catch (error) {
+        // A connection that cannot even roll back is destroyed instead of going back to the pool.
+        await connection.query('rollback').catch(discard)
+        throw error
       }
-    }
-    const pending = MIGRATIONS.filter((migration) => !applied.has(migration.version))
-    for (const migration of pending) {
-      await connection.query(migration.sql)
-      await connection.query(
-        `insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`,
-        [migration.version, migration.name, checksum(migration)],
-      )
-    }
-    await connection.query('commit')
-    const versions = [...applied.keys(), ...pending.map((migration) => migration.version)]
-    return { applied: pending.map((migration) => migration.version), current: Math.max(0, ...versions) }
-  } catch (error) {
-    await connection.query('rollback').catch((rollbackError: unknown) => {
-      broken = rollbackError
     })
+  } catch (error) {
     if (sqlStateOf(error) === '55P03') {
       throw new PostgresUnavailableError('timed out waiting for another instance to finish migrating', {
         cause: error,
       })
     }
     throw asStoreError(error)
-  } finally {
-    // A connection that could not even roll back is destroyed instead of going back to the pool.
-    connection.release(broken === undefined ? undefined : true)
   }
+}
+
+async function applyPending(connection: PoolClient, lockTimeoutMs: number): Promise<MigrationReport> {
+  await connection.query('begin')
+  await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
+  await connection.query('set local statement_timeout = 0')
+  await connection.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+  await connection.query(`create table if not exists ${MIGRATIONS_TABLE} (
+    version integer primary key,
+    name text not null,
+    checksum text not null,
+    applied_at timestamptz not null default now()
+  )`)
+  const recorded = await connection.query<{ version: number; checksum: string }>(
+    `select version, checksum from ${MIGRATIONS_TABLE} order by version`,
+  )
+  const applied = new Map(recorded.rows.map((row) => [row.version, row.checksum]))
+  for (const migration of MIGRATIONS) {
+    const known = applied.get(migration.version)
+    if (known !== undefined && known !== checksum(migration)) {
+      throw new ConfigurationError(
+        'postgres.migration_modified',
+        `migration ${migration.version} (${migration.name}) changed after it was applied`,
+      )
+    }
+  }
+  const pending = MIGRATIONS.filter((migration) => !applied.has(migration.version))
+  for (const migration of pending) {
+    await connection.query(migration.sql)
+    await connection.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
+      migration.version,
+      migration.name,
+      checksum(migration),
+    ])
+  }
+  await connection.query('commit')
+  const versions = [...applied.keys(), ...pending.map((migration) => migration.version)]
+  return { applied: pending.map((migration) => migration.version), current: Math.max(0, ...versions) }
 }

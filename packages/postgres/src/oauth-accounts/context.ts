@@ -1,6 +1,7 @@
 import { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import type pg from 'pg'
 import type { LinkRow } from './tables.js'
 
 const { OAuthAccountError, OAuthAccountErrorCodes } = accounts
@@ -8,6 +9,8 @@ const { OAuthAccountError, OAuthAccountErrorCodes } = accounts
 /** What the parts of one `PostgresOAuthAccountStore` share: the database and its provider registration. */
 export interface AccountStoreContext {
   readonly db: NodePgDatabase
+  /** Transactions borrow their connection from the pool directly (see `withConnection`). */
+  readonly pool: pg.Pool
   /** Whether the hot-path statements may be named (see `PostgresClientOptions.preparedStatements`). */
   readonly preparedStatements: boolean
   readonly provider: string

@@ -50,7 +50,7 @@ export async function adjustLoginMethods(
   const accountId = requireId(request?.accountId, 'accountId')
   if (request.delta !== 1 && request.delta !== -1) throw invalidInput('delta must be 1 or -1')
   const delta = request.delta
-  return inTransaction(context.db, async (tx): Promise<accounts.AdjustLoginMethodsOutcome> => {
+  return inTransaction(context.pool, async (tx): Promise<accounts.AdjustLoginMethodsOutcome> => {
     const [row] = await tx
       .select()
       .from(accountsTable)

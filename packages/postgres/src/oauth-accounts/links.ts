@@ -110,7 +110,7 @@ export async function login(
   const tokens = optionalTokenSet(request.tokens)
   const now = requireNow(request.now)
   if (typeof request.provisionUnknown !== 'boolean') throw invalidInput('provisionUnknown must be a boolean')
-  return inTransaction(context.db, async (tx) => {
+  return inTransaction(context.pool, async (tx) => {
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const existing = await lockIdentity(tx, context, identity)
       if (existing !== undefined) {
@@ -147,7 +147,7 @@ export async function link(
   const grant = requireGrant(request.grant)
   const tokens = optionalTokenSet(request.tokens)
   const now = requireNow(request.now)
-  return inTransaction(context.db, async (tx) => {
+  return inTransaction(context.pool, async (tx) => {
     // Lock order everywhere: account, then link, then vault row.
     const [account] = await tx
       .select({ accountId: accountsTable.accountId })
@@ -195,7 +195,7 @@ export async function upgradeScopes(
   const grant = requireGrant(request.grant)
   const tokens = optionalTokenSet(request.tokens)
   const now = requireNow(request.now)
-  return inTransaction(context.db, async (tx) => {
+  return inTransaction(context.pool, async (tx) => {
     const [current] = await tx
       .select()
       .from(linksTable)
@@ -228,7 +228,7 @@ export async function unlink(
   const provider = requireId(request.provider, 'provider')
   const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
   if (provider !== context.provider) return { status: 'not-found' }
-  return inTransaction(context.db, async (tx): Promise<accounts.UnlinkOutcome> => {
+  return inTransaction(context.pool, async (tx): Promise<accounts.UnlinkOutcome> => {
     const [account] = await tx
       .select()
       .from(accountsTable)

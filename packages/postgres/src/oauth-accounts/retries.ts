@@ -67,7 +67,7 @@ export async function claimRevocationRetries(
   const leaseSeconds = requireBoundedInteger(request.leaseSeconds, 'leaseSeconds', 1, MAX_LEASE_SECONDS)
   const limit = requireBoundedInteger(request.limit, 'limit', 1, 1000)
   const until = new Date(now.getTime() + leaseSeconds * 1000)
-  return inTransaction(context.db, async (tx) => {
+  return inTransaction(context.pool, async (tx) => {
     const due = tx.$with('due').as(
       tx
         .select({ retryId: retriesTable.retryId })

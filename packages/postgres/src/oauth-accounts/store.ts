@@ -14,7 +14,7 @@ type Request<K extends keyof Port> = Port[K] extends (request: infer R) => unkno
 
 export interface PostgresOAuthAccountStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
-  readonly client: Pick<PostgresClient, 'db' | 'preparedStatements'>
+  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements'>
   readonly provider: string
   readonly clientId: string
   /** Required: retained tokens and retry records are only ever stored as protector envelopes. */
@@ -38,7 +38,10 @@ export class PostgresOAuthAccountStore implements Port {
     if (typeof options !== 'object' || options === null) {
       throw new ConfigurationError('oauth.account.store_options', 'PostgresOAuthAccountStore needs options')
     }
-    if (typeof options.client?.db?.transaction !== 'function') {
+    if (
+      typeof options.client?.db?.transaction !== 'function' ||
+      typeof options.client.pool?.connect !== 'function'
+    ) {
       throw new ConfigurationError(
         'oauth.account.store_options',
         'PostgresOAuthAccountStore needs a client from createPostgresClient',
@@ -59,6 +62,7 @@ export class PostgresOAuthAccountStore implements Port {
     }
     this.#context = {
       db: options.client.db,
+      pool: options.client.pool,
       preparedStatements: options.client.preparedStatements !== false,
       provider: this.provider,
       clientId: this.clientId,
