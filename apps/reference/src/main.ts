@@ -1,27 +1,26 @@
-import type { AddressInfo } from 'node:net'
-import { startEmbeddedPostgres } from '@portcullis/database-tooling/embedded'
-import { createPostgresClient } from '@portcullis/postgres'
-import { createReferenceApp } from './app.js'
 import { readConfig } from './config.js'
+import { startReferenceApp } from './server.js'
 
-const config = readConfig()
-const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir })
-const connectionString = config.databaseUrl ?? embedded?.connectionString ?? ''
-// PGlite is one session: a single pooled connection avoids queueing behind its lock.
-const postgres = createPostgresClient({ connectionString, maxConnections: embedded ? 1 : 10 })
-const app = createReferenceApp({ postgres })
-
-const server = app.listen(config.port, config.host, () => {
-  const { port } = server.address() as AddressInfo
-  const storage = embedded ? `embedded PGlite in ${config.dataDir}` : 'Postgres from DATABASE_URL'
-  console.log(`portcullis reference app listening on http://${config.host}:${port} (${storage})`)
-})
-
-async function shutdown(): Promise<void> {
-  server.close()
-  await postgres.close()
-  await embedded?.stop()
-  process.exit(0)
+/** `pnpm start`: one line per fact on stdout, one line on stderr when the app cannot start. */
+async function main(): Promise<void> {
+  const config = readConfig()
+  const running = await startReferenceApp(config)
+  const migrations =
+    running.appliedMigrations.length === 0
+      ? `schema current at version ${running.schemaVersion}`
+      : `applied migrations ${running.appliedMigrations.join(', ')}; schema at version ${running.schemaVersion}`
+  console.log(`portcullis reference app listening on ${running.url}`)
+  console.log(`data: ${running.storage} (${migrations})`)
+  console.log(`open ${running.url}/ in a browser; health: ${running.url}/healthz; stop with Ctrl+C`)
+  const shutdown = () => {
+    void running.close().then(() => process.exit(0))
+  }
+  process.once('SIGINT', shutdown)
+  process.once('SIGTERM', shutdown)
 }
-process.once('SIGINT', () => void shutdown())
-process.once('SIGTERM', () => void shutdown())
+
+main().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error)
+  console.error(`portcullis reference app could not start: ${message}`)
+  process.exit(1)
+})

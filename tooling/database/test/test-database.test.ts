@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { dockerEngineAnswers } from '../src/docker.js'
-import { startEmbeddedPostgres } from '../src/embedded.js'
+import { EmbeddedDataDirError, startEmbeddedPostgres } from '../src/embedded.js'
 import { createTestDatabase, type TestDatabase } from '../src/test-database.js'
 
 const opened: TestDatabase[] = []
@@ -52,6 +52,48 @@ describe('createTestDatabase: embedded PGlite over the wire protocol', () => {
       expect(rows).toEqual([{ v: 42 }])
     } finally {
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('startEmbeddedPostgres: the data directory', () => {
+  it('creates a missing data directory with all its parents, and keeps data there', async () => {
+    const { mkdtemp, rm, stat } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
+    const dataDir = join(root, 'not', 'yet', 'there', 'pglite')
+    try {
+      const first = await startEmbeddedPostgres({ dataDir })
+      await query(first.connectionString, 'create table kept (v int)')
+      await first.stop()
+      expect((await stat(dataDir)).isDirectory()).toBe(true)
+      const second = await startEmbeddedPostgres({ dataDir })
+      const rows = await query<{ n: number }>(second.connectionString, 'select count(*)::int as n from kept')
+      await second.stop()
+      expect(rows).toEqual([{ n: 0 }])
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a path that exists and is not a directory, naming it, and leaves the file alone', async () => {
+    const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
+    const file = join(root, 'pglite')
+    try {
+      await writeFile(file, 'not a database')
+      const attempt = startEmbeddedPostgres({ dataDir: file })
+      await expect(attempt).rejects.toBeInstanceOf(EmbeddedDataDirError)
+      await expect(attempt).rejects.toThrow(`${file} exists and is not a directory`)
+      expect(await readFile(file, 'utf8')).toBe('not a database')
+      await expect(startEmbeddedPostgres({ dataDir: join(file, 'below') })).rejects.toThrow(
+        /cannot be (read|created) \(ENOTDIR\)/,
+      )
+    } finally {
+      await rm(root, { recursive: true, force: true })
     }
   })
 })
