@@ -17,6 +17,14 @@ export interface PostgresClientOptions {
    * that turns out to be shared (embedded PGlite) is detected and falls back on its own.
    */
   readonly preparedStatements?: boolean
+  /**
+   * The Postgres schema that holds every Portcullis table (and the migrations bookkeeping table), so
+   * they can live apart from the application's own tables. Sets `search_path` to this schema alone on
+   * every connection; `migrate` creates it when missing. A lower-case SQL identifier
+   * (`[a-z_][a-z0-9_]*`, at most 63 characters). Default: the connection's default search path
+   * (usually `public`).
+   */
+  readonly schema?: string
 }
 
 /** The pool and drizzle database every Postgres store of this package is built on. */
@@ -24,10 +32,14 @@ export interface PostgresClient {
   readonly pool: pg.Pool
   readonly db: NodePgDatabase
   readonly preparedStatements: boolean
+  /** The schema given in the options, when one was. */
+  readonly schema?: string
   /** One round trip; resolves true when the server answers. */
   ping(): Promise<boolean>
   close(): Promise<void>
 }
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 export function createPostgresClient(options: PostgresClientOptions): PostgresClient {
   let url: URL
@@ -42,11 +54,19 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
       'connectionString must use the postgres: scheme',
     )
   }
+  const schema = options.schema
+  if (schema !== undefined && (typeof schema !== 'string' || !SCHEMA_NAME.test(schema))) {
+    throw new ConfigurationError(
+      'postgres.schema',
+      'schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters)',
+    )
+  }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     application_name: options.applicationName ?? 'portcullis',
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
@@ -55,6 +75,7 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
     pool,
     db: drizzle({ client: pool }),
     preparedStatements: options.preparedStatements ?? true,
+    ...(schema === undefined ? {} : { schema }),
     async ping() {
       const result = await pool.query<{ ok: number }>('select 1 as ok')
       return result.rows[0]?.ok === 1

@@ -42,7 +42,7 @@ function checksum(migration: Migration): string {
  * missing versions in order. Idempotent; safe to call from every app instance at startup.
  */
 export async function migrate(
-  client: Pick<PostgresClient, 'pool'>,
+  client: Pick<PostgresClient, 'pool' | 'schema'>,
   options: MigrateOptions = {},
 ): Promise<MigrationReport> {
   const lockTimeoutMs = options.lockTimeoutMs ?? 60_000
@@ -52,7 +52,7 @@ export async function migrate(
   try {
     return await withConnection(client.pool, async (connection, discard) => {
       try {
-        return await applyPending(connection, lockTimeoutMs)
+        return await applyPending(connection, lockTimeoutMs, client.schema)
       } catch (error) {
         // A connection that cannot even roll back is destroyed instead of going back to the pool.
         await connection.query('rollback').catch(discard)
@@ -69,11 +69,17 @@ export async function migrate(
   }
 }
 
-async function applyPending(connection: PoolClient, lockTimeoutMs: number): Promise<MigrationReport> {
+async function applyPending(
+  connection: PoolClient,
+  lockTimeoutMs: number,
+  schema: string | undefined,
+): Promise<MigrationReport> {
   await connection.query('begin')
   await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
   await connection.query('set local statement_timeout = 0')
   await connection.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+  // The name was checked against [a-z_][a-z0-9_]* when the client was created.
+  if (schema !== undefined) await connection.query(`create schema if not exists ${schema}`)
   await connection.query(`create table if not exists ${MIGRATIONS_TABLE} (
     version integer primary key,
     name text not null,
