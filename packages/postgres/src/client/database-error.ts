@@ -11,10 +11,17 @@ export const PostgresErrorCodes = {
  * holds the statement, its parameters or the connection string; the driver error stays in `cause`.
  */
 export class PostgresUnavailableError extends PortcullisError {
+  /** A short pause before retrying; the HTTP adapter sends it as `Retry-After`. */
+  readonly retryAfterSeconds: number
+
   constructor(message = 'the database is unavailable', options: PortcullisErrorOptions = {}) {
     super(PostgresErrorCodes.unavailable, 'unavailable', message, options)
+    this.retryAfterSeconds = RETRY_AFTER_SECONDS
   }
 }
+
+/** What a client is told to wait after an outage, a timeout or an exhausted pool. */
+const RETRY_AFTER_SECONDS = 2
 
 /** The SQLSTATE of a driver error, looking through wrappers such as drizzle's `DrizzleQueryError`. */
 export function sqlStateOf(error: unknown): string | undefined {

@@ -9,6 +9,13 @@ export interface PostgresClientOptions {
   readonly maxConnections?: number
   /** Per-statement timeout in milliseconds, applied to every connection. Default 10000. */
   readonly statementTimeoutMs?: number
+  /**
+   * How long an operation waits for a free connection (pool exhausted) or for a new connection to open,
+   * in milliseconds, before it fails with `postgres.unavailable` (503 with `Retry-After`). Default 5000.
+   */
+  readonly connectionTimeoutMs?: number
+  /** How long an unused connection stays open, in milliseconds. Default 30000. */
+  readonly idleTimeoutMs?: number
   /** `application_name` reported to the server. Default `portcullis`. */
   readonly applicationName?: string
   /**
@@ -41,6 +48,14 @@ export interface PostgresClient {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
+function positiveInteger(value: unknown, fallback: number, max: number, name: string): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new ConfigurationError('postgres.pool_options', `${name} must be an integer between 1 and ${max}`)
+  }
+  return value
+}
+
 export function createPostgresClient(options: PostgresClientOptions): PostgresClient {
   let url: URL
   try {
@@ -61,10 +76,26 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
       'schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters)',
     )
   }
+  const max = positiveInteger(options.maxConnections, 10, 1_000, 'maxConnections')
+  const statementTimeout = positiveInteger(
+    options.statementTimeoutMs,
+    10_000,
+    3_600_000,
+    'statementTimeoutMs',
+  )
+  const connectionTimeout = positiveInteger(
+    options.connectionTimeoutMs,
+    5_000,
+    600_000,
+    'connectionTimeoutMs',
+  )
+  const idleTimeout = positiveInteger(options.idleTimeoutMs, 30_000, 3_600_000, 'idleTimeoutMs')
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    max,
+    statement_timeout: statementTimeout,
+    connectionTimeoutMillis: connectionTimeout,
+    idleTimeoutMillis: idleTimeout,
     application_name: options.applicationName ?? 'portcullis',
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   })
