@@ -1,10 +1,6 @@
 // Wiring one provider registration: the protector, its account store, the token endpoint client, the
 // account service and a revocation-retry drain job.
-import { accounts } from '@portcullis/core/oauth'
-import {
-  AESGCMOAuthTransactionProtector,
-  loadOAuthTransactionProtectorKey,
-} from '@portcullis/core/protection'
+import { AESGCMOAuthTransactionProtector, accounts, loadOAuthTransactionProtectorKey } from '@portcullis/core'
 
 function requiredEnv(name: string): string {
   const value = process.env[name]

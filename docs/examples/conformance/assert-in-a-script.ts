@@ -4,9 +4,12 @@ import { randomBytes } from 'node:crypto'
 import { runSuite } from '@portcullis/conformance'
 import { assertOAuthAccountStoreConformance, oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { assertStepUpStoreConformance } from '@portcullis/conformance/step-up'
-import { accounts } from '@portcullis/core/oauth'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import {
+  AESGCMOAuthTransactionProtector,
+  accounts,
+  MemoryStepUpStore,
+  OAuthTransactionProtectorKey,
+} from '@portcullis/core'
 
 const accountStore = () => {
   const protector = new AESGCMOAuthTransactionProtector({

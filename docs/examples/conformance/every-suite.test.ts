@@ -8,9 +8,13 @@ import {
 } from '@portcullis/conformance/protection'
 import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { describeConformance } from '@portcullis/conformance/vitest'
-import { accounts, transactions } from '@portcullis/core/oauth'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import {
+  AESGCMOAuthTransactionProtector,
+  accounts,
+  MemoryStepUpStore,
+  OAuthTransactionProtectorKey,
+  transactions,
+} from '@portcullis/core'
 
 // Test keys are random per run: never commit key material, not even for tests.
 const key = (version: string) => new OAuthTransactionProtectorKey(version, randomBytes(32))

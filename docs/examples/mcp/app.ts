@@ -1,9 +1,14 @@
 // Publishing read-only routes of a Portcullis-secured Express app to AI agents as MCP resources.
-import { type AuthenticationMechanism, authenticated, invalid, none } from '@portcullis/core/authentication'
-import { requiresTenantRole } from '@portcullis/core/authorization'
-import { anonymous, required } from '@portcullis/core/policy'
-import { createSecurity } from '@portcullis/express'
-import { createMCPEndpoint, mcpResource } from '@portcullis/express/mcp'
+import {
+  type AuthenticationMechanism,
+  anonymous,
+  authenticated,
+  invalid,
+  none,
+  required,
+  requiresTenantRole,
+} from '@portcullis/core'
+import { createMCPEndpoint, createSecurity, mcpResource } from '@portcullis/express'
 import express from 'express'
 
 declare const verifyAccessToken: (token: string) => Promise<{ sub: string } | undefined>

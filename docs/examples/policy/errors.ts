@@ -1,6 +1,5 @@
 // Errors are RFC 9457 problem+json with a stable `code`. Handlers throw; Portcullis renders.
-import { PortcullisError } from '@portcullis/core/errors'
-import { optional, required } from '@portcullis/core/policy'
+import { optional, PortcullisError, required } from '@portcullis/core'
 import { createSecurity, HttpProblem, requirePrincipal } from '@portcullis/express'
 import { sessionMechanism } from './session.js'
 

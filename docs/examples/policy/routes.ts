@@ -1,5 +1,11 @@
 // Route policy decides where each registered mechanism is accepted; guards check the snapshot.
 import {
+  allOf,
+  anonymous,
+  anyOf,
+  exclude,
+  optional,
+  required,
   requiresAnyOf,
   requiresRole,
   requiresScope,
@@ -7,8 +13,7 @@ import {
   requiresTenant,
   requiresTenantRole,
   type StepUpVerifier,
-} from '@portcullis/core/authorization'
-import { allOf, anonymous, anyOf, exclude, optional, required } from '@portcullis/core/policy'
+} from '@portcullis/core'
 import { createSecurity, mountHealthRoute } from '@portcullis/express'
 import express from 'express'
 import { serviceToken } from './mechanism.js'

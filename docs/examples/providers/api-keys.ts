@@ -6,9 +6,9 @@ import {
   apiKey,
   decodeApiKeyPepper,
   MemoryApiKeyStore,
-} from '@portcullis/core/api-keys'
-import { requiresScope } from '@portcullis/core/authorization'
-import { required } from '@portcullis/core/policy'
+  required,
+  requiresScope,
+} from '@portcullis/core'
 import { createSecurity } from '@portcullis/express'
 import express from 'express'
 

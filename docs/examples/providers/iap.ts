@@ -1,7 +1,6 @@
 // Behind Google Cloud IAP: verify the signed `x-goog-iap-jwt-assertion` and map it to a local account.
 // Unsigned headers such as `x-goog-authenticated-user-email` are never read.
-import { googleIap, type IapIdentity } from '@portcullis/core/iap'
-import { CachedJWKSProvider } from '@portcullis/core/jwks'
+import { CachedJWKSProvider, googleIap, type IapIdentity } from '@portcullis/core'
 
 interface Account {
   readonly id: string

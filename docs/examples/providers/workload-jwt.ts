@@ -1,9 +1,13 @@
 // Workload JWTs: non-user services authenticate with `Authorization: Bearer <JWT>` from a pinned issuer,
 // audience and JWKS URL. Token scopes become credential restrictions: they narrow, never widen.
-import { requiresScope } from '@portcullis/core/authorization'
-import { CachedJWKSProvider } from '@portcullis/core/jwks'
-import { required } from '@portcullis/core/policy'
-import { githubActionsOidc, kubernetesServiceAccount, workloadJwt } from '@portcullis/core/workload-jwt'
+import {
+  CachedJWKSProvider,
+  githubActionsOidc,
+  kubernetesServiceAccount,
+  required,
+  requiresScope,
+  workloadJwt,
+} from '@portcullis/core'
 import { createSecurity } from '@portcullis/express'
 import express from 'express'
 

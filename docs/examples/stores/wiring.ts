@@ -1,11 +1,11 @@
 // Wiring the Postgres stores into an application: one pool, migrations at startup, one account store
 // per provider registration over shared tables, and the step-up store.
-import { accounts } from '@portcullis/core/oauth'
 import {
   AESGCMOAuthTransactionProtector,
+  accounts,
   loadOAuthTransactionProtectorKey,
-} from '@portcullis/core/protection'
-import { StepUpService } from '@portcullis/core/step-up'
+  StepUpService,
+} from '@portcullis/core'
 import {
   createPostgresClient,
   migrate,

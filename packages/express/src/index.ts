@@ -1,7 +1,26 @@
+// The whole public API of @portcullis/express: the adapter itself, plus every name of the `./mcp` subpath
+// re-exported unchanged (that subpath stays for narrow imports). No name of the adapter and of a subpath
+// clash; test/public-api.test.ts checks that this list and the subpaths agree.
+
 export type { SecurityHeaderOverrides } from './headers/security-headers.js'
 export { securityHeaderBaseline } from './headers/security-headers.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
+export type {
+  DiscoveredRoute,
+  MCPEndpoint,
+  MCPEndpointOptions,
+  MCPResourceMark,
+  MCPResourceMarkOptions,
+  MCPRouteDeclaration,
+  MCPRouteOptions,
+  ProtectedResourceOptions,
+  ResourceApp,
+  ResourceRoutePath,
+  SetupOptions,
+  SkillsOptions,
+} from './mcp/index.js'
+export { createMCPEndpoint, discoverRoutes, markOf, mcpResource } from './mcp/index.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
 export { problemErrorHandler, problemFor } from './problem/error-handler.js'

@@ -7,6 +7,7 @@ import {
   unavailable,
 } from '../authentication/outcome.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { type ApiKeyRecord, apiKeyEnd } from './api-key-record.js'
 import type { ApiKeyService, ApiKeyVerification } from './api-key-service.js'
@@ -25,6 +26,15 @@ export interface ApiKeyMechanismOptions {
   readonly clock?: () => number
 }
 
+const API_KEY_OPTIONS: OptionsShape<ApiKeyMechanismOptions> = {
+  service: { required: true, kind: 'object' },
+  name: { kind: 'string' },
+  default: { kind: 'boolean' },
+  header: { kind: 'string', code: 'api_key.invalid_config' },
+  usage: { kind: 'object' },
+  clock: { kind: 'function' },
+}
+
 const hasRestrictions = (record: ApiKeyRecord): boolean => {
   for (const _ in record.restrictions) return true
   return false
@@ -36,6 +46,7 @@ const hasRestrictions = (record: ApiKeyRecord): boolean => {
  * The principal is the key's owner; the key's restrictions narrow what the owner is granted.
  */
 export function apiKey(options: ApiKeyMechanismOptions): AuthenticationMechanism {
+  readOptions(options, 'apiKey', API_KEY_OPTIONS)
   const header = (options.header ?? 'x-api-key').toLowerCase()
   if (!/^[a-z0-9-]{1,64}$/.test(header))
     throw new ConfigurationError('api_key.invalid_config', 'API key header name is invalid')

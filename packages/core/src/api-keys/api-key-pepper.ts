@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 
 /** One pepper version: a label and at least 32 secret bytes (from the environment or a secret store). */
@@ -8,6 +9,11 @@ export interface ApiKeyPepper {
 }
 
 const VERSION = /^[A-Za-z0-9._-]{1,32}$/
+const INVALID_PEPPER = 'api_key.invalid_pepper'
+const PEPPER_OPTIONS: OptionsShape<ApiKeyPepper> = {
+  version: { required: true, kind: 'string', code: INVALID_PEPPER },
+  secret: { required: true, kind: 'bytes', code: INVALID_PEPPER },
+}
 const DIGEST_CONTEXT = 'portcullis:api-key:v1\u0000'
 const inspect = Symbol.for('nodejs.util.inspect.custom')
 
@@ -49,6 +55,15 @@ export class ApiKeyPepperRing {
   readonly #keys = new Map<string, KeyObject>()
 
   constructor(active: ApiKeyPepper, retained: readonly ApiKeyPepper[] = []) {
+    readOptions(active, 'ApiKeyPepperRing.active', PEPPER_OPTIONS)
+    if (!Array.isArray(retained)) {
+      throw new ConfigurationError(INVALID_PEPPER, 'ApiKeyPepperRing: retained peppers must be an array', {
+        option: 'ApiKeyPepperRing.retained',
+      })
+    }
+    retained.forEach((pepper, index) => {
+      readOptions<ApiKeyPepper>(pepper, `ApiKeyPepperRing.retained[${index}]`, PEPPER_OPTIONS)
+    })
     for (const pepper of [active, ...retained]) {
       if (typeof pepper.version !== 'string' || !VERSION.test(pepper.version)) {
         throw new ConfigurationError(

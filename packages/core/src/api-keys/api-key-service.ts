@@ -1,6 +1,12 @@
 import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
 import type { CredentialRestrictions } from '../authentication/principal.js'
-import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheBounds } from '../cache/verified-cache.js'
+import {
+  VerifiedCache,
+  type VerifiedCacheOptions,
+  verifiedCacheBounds,
+  verifiedCacheOptions,
+} from '../cache/verified-cache.js'
+import { numberBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
 import { ApiKeyError } from './api-key-error.js'
 import {
@@ -63,6 +69,16 @@ export type ApiKeyVerification =
   | { readonly kind: 'invalid'; readonly reason: string }
   | { readonly kind: 'unavailable'; readonly reason: string }
 
+const API_KEY_SERVICE_OPTIONS: OptionsShape<ApiKeyServiceOptions> = {
+  store: { required: true, kind: 'object' },
+  peppers: { required: true, kind: 'object' },
+  prefix: { kind: 'string', code: 'api_key.invalid_prefix' },
+  clock: { kind: 'function' },
+  randomBytes: { kind: 'function' },
+  maxOverlapSeconds: { kind: 'number', check: numberBetween(0) },
+  digestMemo: { kind: ['false', 'object'], shape: verifiedCacheOptions('api_key.invalid_config') },
+}
+
 type MemoizedDigest = { readonly pepperVersion: string; readonly digest: Buffer }
 
 const MALFORMED: ApiKeyVerification = Object.freeze({ kind: 'malformed' })
@@ -99,6 +115,7 @@ export class ApiKeyService {
   readonly #memo: VerifiedCache<MemoizedDigest> | undefined
 
   constructor(options: ApiKeyServiceOptions) {
+    readOptions(options, 'ApiKeyService', API_KEY_SERVICE_OPTIONS)
     this.prefix = options.prefix ?? 'pk'
     assertApiKeyPrefix(this.prefix)
     this.#store = options.store

@@ -1,3 +1,4 @@
+import { integerBetween, numberBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import type { ApiKeyStore } from './api-key-store.js'
 
 export interface ApiKeyUsageRecorderOptions {
@@ -13,6 +14,13 @@ export interface ApiKeyUsageStats {
   readonly dropped: number
   readonly flushes: number
   readonly flushFailures: number
+}
+
+const USAGE_RECORDER_OPTIONS: OptionsShape<ApiKeyUsageRecorderOptions> = {
+  store: { required: true, kind: 'object' },
+  capacity: { kind: 'number', check: integerBetween(1) },
+  // setTimeout refuses delays above 2^31 - 1 ms (it fires at once instead)
+  flushIntervalMs: { kind: 'number', check: numberBetween(1, 2 ** 31 - 1) },
 }
 
 /**
@@ -31,6 +39,7 @@ export class ApiKeyUsageRecorder {
   #stats = { dropped: 0, flushes: 0, flushFailures: 0 }
 
   constructor(options: ApiKeyUsageRecorderOptions) {
+    readOptions(options, 'ApiKeyUsageRecorder', USAGE_RECORDER_OPTIONS)
     this.#store = options.store
     this.#capacity = options.capacity ?? 1024
     this.#intervalMs = options.flushIntervalMs ?? 60_000

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
 import type { GuardContext } from './context.js'
 import { type Guard, leafGuard } from './guard.js'
 import { configuredName, configuredNames } from './names.js'
@@ -52,11 +52,16 @@ export interface TenantGuardOptions {
   readonly tenantParameter?: string
 }
 
+const TENANT_OPTIONS: OptionsShape<TenantGuardOptions> = {
+  tenantParameter: { kind: 'string', code: INVALID },
+}
+
 /**
  * Grants when the tenant named by the path parameter is in the snapshot. The tenant comes from the parsed
  * path only and is compared with server-resolved data, so changing the path cannot grant access.
  */
 export function requiresTenant(options: TenantGuardOptions = {}): Guard {
+  readOptions(options, 'requiresTenant', TENANT_OPTIONS)
   const parameter = configuredName(
     INVALID,
     'tenantParameter',
@@ -73,11 +78,17 @@ export interface TenantRoleGuardOptions extends TenantGuardOptions {
   readonly roles: Iterable<string>
 }
 
+const TENANT_ROLE_OPTIONS: OptionsShape<TenantRoleGuardOptions> = {
+  ...TENANT_OPTIONS,
+  roles: { required: true, kind: 'iterable', code: INVALID },
+}
+
 /**
  * Grants when the snapshot holds one of `roles` in the tenant named by the path parameter. Role in a
  * tenant implies membership of that tenant.
  */
 export function requiresTenantRole(options: TenantRoleGuardOptions): Guard {
+  readOptions(options, 'requiresTenantRole', TENANT_ROLE_OPTIONS)
   const parameter = configuredName(
     INVALID,
     'tenantParameter',

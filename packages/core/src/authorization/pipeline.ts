@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
 import type { GuardContext } from './context.js'
 import { denied, GRANTED, type Guard, type GuardDecision } from './guard.js'
 import type { StepUpGuard, StepUpVerdict, StepUpVerifier } from './step-up.js'
@@ -56,14 +56,24 @@ async function consume(
   }
 }
 
+/** Options of `compileGuards`. */
+export interface CompileGuardsOptions {
+  readonly stepUpVerifier?: StepUpVerifier | undefined
+}
+
+const COMPILE_GUARDS_OPTIONS: OptionsShape<CompileGuardsOptions> = {
+  stepUpVerifier: { kind: 'object' },
+}
+
 /**
  * Validates a route's guard list at startup: guards and at most one `requiresStepUp`, no duplicates, and
  * a verifier configured when step-up is used.
  */
 export function compileGuards(
   guards: readonly RouteGuard[],
-  options: { readonly stepUpVerifier?: StepUpVerifier | undefined } = {},
+  options: CompileGuardsOptions = {},
 ): GuardPipeline {
+  readOptions(options, 'compileGuards', COMPILE_GUARDS_OPTIONS)
   if (!Array.isArray(guards)) throw new ConfigurationError(INVALID, 'route guards must be a list')
   const sync: Guard[] = []
   let stepUp: StepUpGuard | undefined

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto'
+import type { OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 
 /** How a verification cache is bounded, as applications configure it. */
@@ -7,6 +8,14 @@ export interface VerifiedCacheOptions {
   readonly maxEntries?: number
   /** Default 300; 1 to 3600. */
   readonly maxTtlSeconds?: number
+}
+
+/**
+ * The option shape of a nested cache object (`cache`, `digestMemo`); `code` is the caller's configuration
+ * error code, as for `verifiedCacheBounds`, which checks the bounds.
+ */
+export function verifiedCacheOptions(code: string): OptionsShape<VerifiedCacheOptions> {
+  return { maxEntries: { kind: 'number', code }, maxTtlSeconds: { kind: 'number', code } }
 }
 
 function integerIn(value: number | undefined, fallback: number, max: number, name: string, code: string) {

@@ -1,4 +1,11 @@
-export type { ErrorClass, PortcullisErrorOptions } from './portcullis-error.js'
+export type {
+  OptionKind,
+  OptionRule,
+  OptionShapeDescription,
+  OptionsShape,
+} from './options.js'
+export { integerBetween, numberBetween, OptionErrorCodes, readOptions } from './options.js'
+export type { ConfigurationErrorOptions, ErrorClass, PortcullisErrorOptions } from './portcullis-error.js'
 export {
   ConfigurationError,
   InvalidInputError,

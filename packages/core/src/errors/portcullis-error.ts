@@ -38,10 +38,31 @@ export class PortcullisError extends Error {
   }
 }
 
+export interface ConfigurationErrorOptions extends PortcullisErrorOptions {
+  /** Path of the offending option, `createMCPEndpoint.someUnknownOption`: names only, never values. */
+  readonly option?: string
+}
+
 /** Wrong or missing configuration detected at startup (bad key length, unknown mechanism, ...). */
 export class ConfigurationError extends PortcullisError {
-  constructor(code: string, message: string, options: PortcullisErrorOptions = {}) {
+  /** Path of the offending option when one is to blame (`createSecurity.openapi.info`). */
+  declare readonly option?: string
+
+  constructor(code: string, message: string, options: ConfigurationErrorOptions = {}) {
     super(code, 'configuration', message, options)
+    if (options.option !== undefined) this.option = options.option
+  }
+
+  /** The JSON form, with the option path when there is one. */
+  override toJSON(): {
+    name: string
+    code: string
+    errorClass: ErrorClass
+    message: string
+    option?: string
+  } {
+    const json = super.toJSON()
+    return this.option === undefined ? json : { ...json, option: this.option }
   }
 }
 

@@ -7,6 +7,7 @@ import {
   unavailable,
 } from '../authentication/outcome.js'
 import type { Principal } from '../authentication/principal.js'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { JWKSProvider } from '../jwks/jwks-provider.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
@@ -49,6 +50,18 @@ export interface GoogleIapOptions {
   readonly clock?: () => number
 }
 
+const GOOGLE_IAP_OPTIONS: OptionsShape<GoogleIapOptions> = {
+  name: { kind: 'string' },
+  default: { kind: 'boolean' },
+  audience: { required: true, kind: 'string', code: 'iap.invalid_config' },
+  jwks: { required: true, kind: 'object' },
+  jwksUri: { kind: 'string', code: 'jwks.insecure_uri' },
+  header: { kind: 'string', code: 'iap.invalid_config' },
+  resolveIdentity: { kind: 'function' },
+  clockSkewSeconds: { kind: 'number', code: 'iap.invalid_config' },
+  clock: { kind: 'function' },
+}
+
 const MAX_ASSERTION_BYTES = 16_384
 const ASSERTION_LIFETIME_SECONDS = 600
 
@@ -63,6 +76,7 @@ const defaultResolver = (claims: GoogleIapClaims): IapIdentity => ({
  * `JWKSProvider`). Unsigned identity headers such as `x-goog-authenticated-user-email` are never read.
  */
 export function googleIap(options: GoogleIapOptions): AuthenticationMechanism {
+  readOptions(options, 'googleIap', GOOGLE_IAP_OPTIONS)
   const header = (options.header ?? GOOGLE_IAP_HEADER).toLowerCase()
   if (!/^[a-z0-9-]{1,64}$/.test(header))
     throw new ConfigurationError('iap.invalid_config', 'IAP header name is invalid')

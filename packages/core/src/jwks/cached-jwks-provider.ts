@@ -1,9 +1,10 @@
+import { readOptions } from '../errors/options.js'
 import { ConfigurationError, isPortcullisError } from '../errors/portcullis-error.js'
 import { type FreshnessPolicy, freshnessSeconds } from './freshness.js'
 import { type KeySet, parseJWKSDocument, selectionId } from './jwks-document.js'
 import { JWKSError } from './jwks-error.js'
 import { createFetchJWKSFetcher, type JWKSFetcher } from './jwks-fetcher.js'
-import { type CachedJWKSProviderOptions, jwksPolicy } from './jwks-policy.js'
+import { CACHED_JWKS_PROVIDER_OPTIONS, type CachedJWKSProviderOptions, jwksPolicy } from './jwks-policy.js'
 import type {
   JWKSAlgorithm,
   JWKSKeyRequest,
@@ -11,7 +12,7 @@ import type {
   JWKSProvider,
   JWKSSource,
 } from './jwks-provider.js'
-import { validateJWKSSource } from './jwks-source.js'
+import { JWKS_SOURCE_OPTIONS, validateJWKSSource } from './jwks-source.js'
 
 export type { CachedJWKSProviderOptions } from './jwks-policy.js'
 
@@ -72,6 +73,7 @@ export class CachedJWKSProvider implements JWKSProvider {
   #stats = { fetches: 0, fetchFailures: 0, staleServed: 0, negativeHits: 0 }
 
   constructor(options: CachedJWKSProviderOptions = {}) {
+    readOptions(options, 'CachedJWKSProvider', CACHED_JWKS_PROVIDER_OPTIONS)
     const policy = jwksPolicy(options)
     this.#fetcher = options.fetcher ?? createFetchJWKSFetcher({ maxBytes: policy.limits.maxBytes })
     this.#ownsFetcher = options.ownsFetcher ?? options.fetcher === undefined
@@ -88,6 +90,7 @@ export class CachedJWKSProvider implements JWKSProvider {
 
   register(source: JWKSSource): void {
     if (this.#closing !== undefined) throw new ConfigurationError('jwks.closed', 'JWKS provider is closed')
+    readOptions(source, 'CachedJWKSProvider.register', JWKS_SOURCE_OPTIONS)
     const valid = validateJWKSSource(source, this.#allowInsecureLoopback)
     const id = entryId(valid.issuer, valid.jwksUri)
     const existing = this.#entries.get(id)

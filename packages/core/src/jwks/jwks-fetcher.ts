@@ -1,3 +1,4 @@
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { JWKSError } from './jwks-error.js'
 
@@ -33,11 +34,18 @@ export interface FetchJWKSFetcherOptions {
 
 export const DEFAULT_MAX_JWKS_BYTES = 1024 * 1024
 
+const FETCHER_OPTIONS: OptionsShape<FetchJWKSFetcherOptions> = {
+  fetch: { kind: 'function', code: 'jwks.invalid_policy' },
+  timeoutMs: { kind: 'number', code: 'jwks.invalid_policy' },
+  maxBytes: { kind: 'number', code: 'jwks.invalid_policy' },
+}
+
 /**
  * A `JWKSFetcher` over `fetch`: GET only, redirects refused, identity encoding requested, the body read
  * with a byte cap (a lying `content-length` cannot get past it), conditional requests with `ETag`.
  */
 export function createFetchJWKSFetcher(options: FetchJWKSFetcherOptions = {}): JWKSFetcher {
+  readOptions(options, 'createFetchJWKSFetcher', FETCHER_OPTIONS)
   const fetchFunction = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 5000
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_JWKS_BYTES

@@ -1,7 +1,9 @@
+import type { OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { FreshnessPolicy } from './freshness.js'
 import { DEFAULT_MAX_JWKS_BYTES, type JWKSFetcher } from './jwks-fetcher.js'
 import type { JWKSSource } from './jwks-provider.js'
+import { JWKS_SOURCE_OPTIONS } from './jwks-source.js'
 
 export interface CachedJWKSProviderOptions {
   readonly sources?: readonly JWKSSource[]
@@ -29,6 +31,26 @@ export interface CachedJWKSProviderOptions {
   readonly maxKeys?: number
   /** Remembered unknown `(kid, alg)` pairs per source. Default 1024. */
   readonly negativeCacheSize?: number
+}
+
+const NUMBER_RULE = { kind: 'number', code: 'jwks.invalid_policy' } as const
+
+/** The keys of `CachedJWKSProviderOptions`; numbers are bounded by `jwksPolicy`. */
+export const CACHED_JWKS_PROVIDER_OPTIONS: OptionsShape<CachedJWKSProviderOptions> = {
+  sources: { kind: 'array', elements: { kind: 'object', shape: JWKS_SOURCE_OPTIONS } },
+  fetcher: { kind: 'object' },
+  ownsFetcher: { kind: 'boolean' },
+  clock: { kind: 'function' },
+  allowInsecureLoopback: { kind: 'boolean' },
+  defaultMaxAgeSeconds: NUMBER_RULE,
+  minMaxAgeSeconds: NUMBER_RULE,
+  maxMaxAgeSeconds: NUMBER_RULE,
+  unknownKidCooldownSeconds: NUMBER_RULE,
+  staleIfErrorSeconds: NUMBER_RULE,
+  failureBackoffSeconds: NUMBER_RULE,
+  maxDocumentBytes: NUMBER_RULE,
+  maxKeys: NUMBER_RULE,
+  negativeCacheSize: NUMBER_RULE,
 }
 
 /** The validated numbers a `CachedJWKSProvider` runs on. */

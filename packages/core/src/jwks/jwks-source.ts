@@ -1,7 +1,15 @@
+import type { OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { isJWKSAlgorithm, type JWKSAlgorithm, type JWKSSource } from './jwks-provider.js'
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+/** The keys of a `JWKSSource`; values are checked by `validateJWKSSource`, with its published codes. */
+export const JWKS_SOURCE_OPTIONS: OptionsShape<JWKSSource> = {
+  issuer: { required: true, kind: 'string', code: 'jwks.invalid_source' },
+  jwksUri: { required: true, kind: 'string', code: 'jwks.insecure_uri' },
+  algorithms: { required: true, kind: 'array', code: 'jwks.invalid_source' },
+}
 
 /**
  * Validates a source before it is pinned: a non-blank issuer, an `https:` JWKS URL without credentials or

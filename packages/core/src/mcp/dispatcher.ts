@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
 import {
   type Classified,
   classify,
@@ -43,6 +43,25 @@ export interface MCPDispatcherOptions<T, C> {
   readonly maxBatchSize?: number
 }
 
+const OPTION_INVALID = 'mcp.option_invalid'
+const SERVER_INFO_OPTIONS: OptionsShape<MCPServerInfo> = {
+  name: { required: true, kind: 'string', code: OPTION_INVALID },
+  version: { required: true, kind: 'string', code: OPTION_INVALID },
+  title: { kind: 'string' },
+}
+const DISPATCHER_OPTIONS: OptionsShape<MCPDispatcherOptions<unknown, unknown>> = {
+  registry: { required: true, kind: 'object' },
+  serverInfo: { required: true, kind: 'object', shape: SERVER_INFO_OPTIONS, code: OPTION_INVALID },
+  instructions: { kind: 'string' },
+  openapi: { required: true, kind: 'function' },
+  reader: { required: true, kind: 'function' },
+  skills: { kind: 'object' },
+  visible: { kind: 'function' },
+  pageSize: { kind: 'number', code: OPTION_INVALID },
+  maxBlobBytes: { kind: 'number', code: OPTION_INVALID },
+  maxBatchSize: { kind: 'number', code: OPTION_INVALID },
+}
+
 export interface MCPDispatchOptions<C> {
   readonly context: C
   /** The request's `MCP-Protocol-Version` header, already validated by the transport. */
@@ -85,6 +104,7 @@ export class MCPDispatcher<T, C> {
   readonly #maxBatchSize: number
 
   constructor(options: MCPDispatcherOptions<T, C>) {
+    readOptions(options, 'MCPDispatcher', DISPATCHER_OPTIONS as OptionsShape<MCPDispatcherOptions<T, C>>)
     const { registry, skills } = options
     if (registry.skillsEnabled !== (skills !== undefined)) {
       throw new ConfigurationError(

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
 import { MCPResourceLink, type MCPResourceLinkInit } from './links.js'
 import { parseUriTemplate, type UriTemplate } from './template.js'
 
@@ -51,6 +51,11 @@ export interface MCPResourceRegistryOptions {
   readonly skillsEnabled?: boolean
 }
 
+const REGISTRY_OPTIONS: OptionsShape<MCPResourceRegistryOptions> = {
+  scheme: { required: true, kind: 'string', code: 'mcp.scheme_invalid' },
+  skillsEnabled: { kind: 'boolean' },
+}
+
 const SCHEME = /^[a-z][a-z0-9+.-]*$/
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9._~-]*$/
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/
@@ -86,6 +91,7 @@ export class MCPResourceRegistry<T> {
   readonly #byName = new Map<string, MCPRegisteredResource<T>>()
 
   constructor(options: MCPResourceRegistryOptions) {
+    readOptions(options, 'MCPResourceRegistry', REGISTRY_OPTIONS)
     if (typeof options.scheme !== 'string' || !SCHEME.test(options.scheme)) {
       throw configError(
         'mcp.scheme_invalid',

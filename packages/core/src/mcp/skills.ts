@@ -1,7 +1,7 @@
 import { constants, type Dirent } from 'node:fs'
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises'
 import { extname, join, relative, sep } from 'node:path'
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
 import { parseFrontMatter } from './front-matter.js'
 
 /** One file of a skill, published as `skill://<skill>/<relative-path>`. */
@@ -68,6 +68,12 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
   '.gif': 'image/gif',
   '.webp': 'image/webp',
   '.pdf': 'application/pdf',
+}
+
+const SKILL_CATALOG_OPTIONS: OptionsShape<SkillCatalogOptions> = {
+  maxFileBytes: { kind: 'number', code: 'mcp.skill_invalid' },
+  maxFilesPerSkill: { kind: 'number', code: 'mcp.skill_invalid' },
+  maxDepth: { kind: 'number', code: 'mcp.skill_invalid' },
 }
 
 function skillError(message: string): ConfigurationError {
@@ -190,6 +196,7 @@ export async function loadSkillCatalog(
   directory: string,
   options: SkillCatalogOptions = {},
 ): Promise<SkillCatalog> {
+  readOptions(options, 'loadSkillCatalog', SKILL_CATALOG_OPTIONS)
   const limits: Limits = {
     maxFileBytes: positive(options.maxFileBytes, 1024 * 1024, 'maxFileBytes'),
     maxFilesPerSkill: positive(options.maxFilesPerSkill, 512, 'maxFilesPerSkill'),

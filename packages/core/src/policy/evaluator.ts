@@ -6,6 +6,7 @@ import {
   resolveAuthorization,
   type SecurityContext,
 } from '../authorization/index.js'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { type AuthenticationResult, authenticateAll } from './authenticate.js'
 import type { AuthPolicy } from './policy.js'
 import { type CompiledPolicy, MechanismRegistry } from './registry.js'
@@ -131,6 +132,11 @@ export interface PolicyEvaluatorOptions {
   readonly authorizationResolver?: AuthorizationResolver | undefined
 }
 
+const EVALUATOR_OPTIONS: OptionsShape<PolicyEvaluatorOptions> = {
+  mechanisms: { required: true, kind: 'array' },
+  authorizationResolver: { kind: 'function' },
+}
+
 /**
  * Route policy evaluation over the registered mechanisms:
  * 1. every configured mechanism authenticates the request once, whatever the policy names;
@@ -145,6 +151,7 @@ export class PolicyEvaluator {
   readonly authorizationResolver: AuthorizationResolver | undefined
 
   constructor(options: PolicyEvaluatorOptions) {
+    readOptions(options, 'PolicyEvaluator', EVALUATOR_OPTIONS)
     this.registry = new MechanismRegistry(options.mechanisms)
     this.authorizationResolver = options.authorizationResolver
   }

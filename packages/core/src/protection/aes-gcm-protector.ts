@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, type KeyObject, timingSafeEqual } from 'node:crypto'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError, InvalidInputError, PortcullisError } from '../errors/portcullis-error.js'
 import { associatedData, MAX_ASSOCIATED_DATA_BYTES } from './associated-data.js'
 import { keyObjectOf, type OAuthTransactionProtectorKey } from './key.js'
@@ -25,6 +26,12 @@ export interface AESGCMProtectorOptions {
   readonly retainedKeys?: readonly OAuthTransactionProtectorKey[]
   /** Source of nonces; defaults to the system CSPRNG (drawn in batches). Injected only by tests. */
   readonly randomBytes?: (size: number) => Uint8Array
+}
+
+const PROTECTOR_OPTIONS: OptionsShape<AESGCMProtectorOptions> = {
+  activeKey: { required: true, kind: 'object', code: 'protection.active_key_missing' },
+  retainedKeys: { kind: 'array', code: 'protection.retained_keys_invalid' },
+  randomBytes: { kind: 'function', code: 'protection.random_invalid' },
 }
 
 /** Randomness failed or returned something other than the requested bytes. */
@@ -77,9 +84,7 @@ export class AESGCMOAuthTransactionProtector implements OAuthTransactionProtecto
   readonly #random: () => Uint8Array
 
   constructor(options: AESGCMProtectorOptions) {
-    if (options === null || typeof options !== 'object' || options.activeKey === undefined) {
-      throw new ConfigurationError('protection.active_key_missing', 'an activeKey is required')
-    }
+    readOptions(options, 'AESGCMOAuthTransactionProtector', PROTECTOR_OPTIONS)
     const retained = options.retainedKeys ?? []
     if (!Array.isArray(retained)) {
       throw new ConfigurationError(

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { OAuthTransactionProtectorKey, PROTECTOR_KEY_BYTES } from './key.js'
 
@@ -11,6 +12,12 @@ export interface LoadProtectorKeyOptions {
   /** The encoded key material, typically `process.env.X`; `undefined` or blank is a configuration error. */
   readonly material: string | undefined
   readonly encoding: KeyMaterialEncoding
+}
+
+const LOAD_KEY_OPTIONS: OptionsShape<LoadProtectorKeyOptions> = {
+  version: { required: true, kind: 'string', code: 'protection.key_version_invalid' },
+  material: { kind: 'string', code: 'protection.key_missing' },
+  encoding: { required: true, kind: 'string', code: 'protection.key_encoding' },
 }
 
 const ALPHABETS: Record<KeyMaterialEncoding, RegExp> = {
@@ -48,6 +55,7 @@ export function decodeKeyMaterial(text: string, encoding: KeyMaterialEncoding): 
 export function loadOAuthTransactionProtectorKey(
   options: LoadProtectorKeyOptions,
 ): OAuthTransactionProtectorKey {
+  readOptions(options, 'loadOAuthTransactionProtectorKey', LOAD_KEY_OPTIONS)
   const { version, material, encoding } = options
   if (typeof material !== 'string' || material.trim() === '') {
     throw new ConfigurationError(

@@ -1,3 +1,4 @@
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { StepUpError, StepUpErrorCodes } from './errors.js'
 import { requireDate, requireStepUpDigest, validateStepUpRecord } from './input.js'
@@ -6,6 +7,10 @@ import type { StepUpRecord, StepUpStore } from './store.js'
 export interface MemoryStepUpStoreOptions {
   /** Most records kept at once; expired ones are purged to make room. Default 10 000. */
   readonly capacity?: number
+}
+
+const MEMORY_STEP_UP_STORE_OPTIONS: OptionsShape<MemoryStepUpStoreOptions> = {
+  capacity: { kind: 'number', code: 'step-up.store_options' },
 }
 
 /**
@@ -17,6 +22,7 @@ export class MemoryStepUpStore implements StepUpStore {
   readonly #capacity: number
 
   constructor(options: MemoryStepUpStoreOptions = {}) {
+    readOptions(options, 'MemoryStepUpStore', MEMORY_STEP_UP_STORE_OPTIONS)
     const capacity = options.capacity ?? 10_000
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
       throw new ConfigurationError('step-up.store_options', 'capacity must be a positive integer')

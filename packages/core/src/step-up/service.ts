@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { StepUpCredential } from './credential.js'
 import { invalidStepUpInput, StepUpError, StepUpErrorCodes } from './errors.js'
@@ -25,6 +26,13 @@ export interface StepUpServiceOptions {
   readonly randomBytes?: (size: number) => Uint8Array
   /** Lifetime of issued credentials, 1..900 seconds. Default 300 (5 minutes). */
   readonly ttlSeconds?: number
+}
+
+const STEP_UP_SERVICE_OPTIONS: OptionsShape<StepUpServiceOptions> = {
+  store: { required: true, kind: 'object', code: 'step-up.service_options' },
+  clock: { kind: 'function' },
+  randomBytes: { kind: 'function' },
+  ttlSeconds: { kind: 'number', code: 'step-up.ttl' },
 }
 
 /** What a credential is bound to. Every field must match exactly when it is consumed. */
@@ -78,7 +86,8 @@ export class StepUpService {
   readonly #randomBytes: (size: number) => Uint8Array
 
   constructor(options: StepUpServiceOptions) {
-    if (typeof options?.store?.save !== 'function' || typeof options.store.take !== 'function') {
+    readOptions(options, 'StepUpService', STEP_UP_SERVICE_OPTIONS)
+    if (typeof options.store.save !== 'function' || typeof options.store.take !== 'function') {
       throw new ConfigurationError('step-up.service_options', 'StepUpService needs a store')
     }
     const ttl = options.ttlSeconds ?? DEFAULT_STEP_UP_TTL_SECONDS

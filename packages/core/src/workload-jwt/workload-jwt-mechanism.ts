@@ -1,7 +1,8 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
-import { VerifiedCache, type VerifiedCacheOptions } from '../cache/verified-cache.js'
+import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheOptions } from '../cache/verified-cache.js'
+import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
 import { extractBearer } from './bearer.js'
 import { parseCompactJwt } from './compact-jwt.js'
@@ -49,12 +50,49 @@ export interface WorkloadJwtOptions {
   readonly clock?: () => number
 }
 
+const INVALID = 'workload_jwt.invalid_config'
+
+const PROFILE_OPTIONS: OptionsShape<WorkloadTokenProfile> = {
+  name: { required: true, kind: 'string' },
+  tokenTypes: { required: true, kind: 'array', elements: { kind: 'string' } },
+  typOptional: { required: true, kind: 'boolean' },
+  scopeRequired: { required: true, kind: 'boolean' },
+  requiredClaims: { required: true, kind: 'array', elements: { kind: 'string' } },
+  toleratedHeaders: { required: true, kind: 'array', elements: { kind: 'string' } },
+}
+
+/** The options of `workloadJwt`; the presets reuse them. */
+export const WORKLOAD_JWT_OPTIONS: OptionsShape<WorkloadJwtOptions> = {
+  name: { kind: 'string' },
+  default: { kind: 'boolean' },
+  issuer: { required: true, kind: 'string', code: INVALID },
+  audience: { required: true, kind: ['string', 'array'], code: INVALID },
+  jwksUri: { required: true, kind: 'string', code: 'jwks.insecure_uri' },
+  jwks: { required: true, kind: 'object' },
+  algorithms: { kind: 'array' },
+  profile: { kind: 'object', shape: PROFILE_OPTIONS },
+  scopeClaim: { kind: 'string' },
+  subjectClaim: { kind: 'string' },
+  clockSkewSeconds: { kind: 'number', code: INVALID },
+  maxLifetimeSeconds: { kind: 'number', code: INVALID },
+  maxTokenBytes: { kind: 'number', code: INVALID },
+  shareBearerHeader: { kind: 'boolean' },
+  cache: { kind: ['false', 'object'], shape: verifiedCacheOptions(INVALID) },
+  clock: { kind: 'function' },
+}
+
 /**
  * Authenticates non-user services by `Authorization: Bearer <JWT>` from a pinned issuer, audience and JWKS
  * URL. The principal is a service (`kind: 'service'`, id = subject claim); token scopes become credential
  * restrictions, so they can only narrow what the application grants that service.
  */
 export function workloadJwt(options: WorkloadJwtOptions): AuthenticationMechanism {
+  readOptions(options, 'workloadJwt', WORKLOAD_JWT_OPTIONS)
+  return workloadJwtMechanism(options)
+}
+
+/** `workloadJwt` on options already read (by it or by a preset). */
+export function workloadJwtMechanism(options: WorkloadJwtOptions): AuthenticationMechanism {
   const config = validateWorkloadJwtOptions(options)
   const profile = options.profile ?? accessTokenProfile
   const clock = options.clock ?? Date.now

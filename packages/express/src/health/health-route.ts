@@ -1,3 +1,4 @@
+import { numberBetween, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import type { Request, Response, Router } from 'express'
 
 /** One named dependency check; resolves when healthy, rejects (or resolves false) when not. */
@@ -10,6 +11,19 @@ export interface HealthRouteOptions {
   readonly checks?: Readonly<Record<string, HealthCheck>>
   /** Upper bound for each check, in milliseconds. Default 2000. */
   readonly timeoutMs?: number
+}
+
+const HEALTH_ROUTE_OPTIONS: OptionsShape<HealthRouteOptions> = {
+  path: { kind: 'string' },
+  checks: {
+    kind: 'object',
+    check: (checks) =>
+      Object.values(checks as Record<string, unknown>).every((check) => typeof check === 'function')
+        ? undefined
+        : 'must map names to check functions',
+  },
+  // setTimeout fires at once for delays above 2^31 - 1 ms
+  timeoutMs: { kind: 'number', check: numberBetween(1, 2 ** 31 - 1) },
 }
 
 type CheckStatus = 'ok' | 'failed' | 'timeout'
@@ -38,6 +52,7 @@ async function runCheck(check: HealthCheck, timeoutMs: number): Promise<CheckSta
  * connection strings).
  */
 export function mountHealthRoute(router: Router, options: HealthRouteOptions = {}): Router {
+  readOptions(options, 'mountHealthRoute', HEALTH_ROUTE_OPTIONS)
   const path = options.path ?? '/healthz'
   const checks = Object.entries(options.checks ?? {})
   const timeoutMs = options.timeoutMs ?? 2000

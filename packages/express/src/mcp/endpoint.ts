@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@portcullis/core/errors'
+import { ConfigurationError, readOptions } from '@portcullis/core/errors'
 import {
   isSupportedProtocolVersion,
   MCPDispatcher,
@@ -9,6 +9,7 @@ import { type AuthPolicy, isAuthPolicy } from '@portcullis/core/policy'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Security } from '../security/create-security.js'
 import { declarationMark } from './discovery.js'
+import { MCP_ENDPOINT_OPTIONS } from './endpoint-options.js'
 import {
   decorateUnauthorized,
   type ProtectedResourceOptions,
@@ -101,6 +102,7 @@ function positive(value: number | undefined, fallback: number, field: string): n
  * application's own pipeline with the caller's credentials.
  */
 export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint {
+  readOptions(options, 'createMCPEndpoint', MCP_ENDPOINT_OPTIONS)
   const path = options.path ?? '/mcp'
   if (!path.startsWith('/')) throw new ConfigurationError('mcp.option_invalid', 'path must start with "/"')
   const maxBodyBytes = positive(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')

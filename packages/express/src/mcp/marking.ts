@@ -1,4 +1,6 @@
+import { readOptions } from '@portcullis/core/errors'
 import type { RequestHandler } from 'express'
+import { MCP_RESOURCE_MARK_OPTIONS } from './endpoint-options.js'
 
 /** Route options that publish a GET route as an MCP resource (the route option form). */
 export interface MCPRouteOptions {
@@ -50,6 +52,7 @@ const MARK = Symbol.for('portcullis.mcp.resource')
  * Marking a handler that ends up on a non-GET route is a startup error.
  */
 export function mcpResource(name: string, options: MCPResourceMarkOptions = {}) {
+  readOptions(options, 'mcpResource', MCP_RESOURCE_MARK_OPTIONS)
   const mark: MCPResourceMark = Object.freeze({ name, ...options })
   return <H extends RequestHandler>(handler: H): H => {
     if (typeof handler !== 'function')

@@ -108,6 +108,10 @@ export interface BuiltResources {
   readonly read: MCPResourceReader<ResourceRoutePath, Request>
 }
 
+function loadSkills({ directory, ...limits }: SkillsOptions): Promise<SkillCatalog> {
+  return loadSkillCatalog(directory, limits)
+}
+
 export async function buildResources(app: ResourceApp, setup: ResolvedSetup): Promise<BuiltResources> {
   const handle: unknown = Reflect.get(app, 'handle')
   if (typeof handle !== 'function') {
@@ -118,7 +122,7 @@ export async function buildResources(app: ResourceApp, setup: ResolvedSetup): Pr
   const declared = typeof setup.routes === 'function' ? setup.routes() : (setup.routes ?? [])
   const marked = markedRoutes(discovered, declared)
   const skills: SkillCatalog | undefined =
-    setup.skills === undefined ? undefined : await loadSkillCatalog(setup.skills.directory, setup.skills)
+    setup.skills === undefined ? undefined : await loadSkills(setup.skills)
   const registry = new MCPResourceRegistry<ResourceRoutePath>({
     scheme: setup.scheme,
     skillsEnabled: skills !== undefined,

@@ -1,4 +1,5 @@
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
+import { type OptionsShape, readOptions } from '@portcullis/core/errors'
 import type { RegisteredRoute } from '../routing/route-registry.js'
 import { problemSchemas, responsesFor } from './components.js'
 
@@ -14,6 +15,17 @@ export interface OpenApiServer {
 }
 
 type JsonObject = Record<string, unknown>
+
+export const OPENAPI_INFO_OPTIONS: OptionsShape<OpenApiInfo> = {
+  title: { required: true, kind: 'string' },
+  version: { required: true, kind: 'string' },
+  description: { kind: 'string' },
+}
+
+export const OPENAPI_SERVER_OPTIONS: OptionsShape<OpenApiServer> = {
+  url: { required: true, kind: 'string' },
+  description: { kind: 'string' },
+}
 
 /** An OpenAPI 3.1 document (only the members Portcullis generates are typed). */
 export interface OpenApiDocument {
@@ -32,6 +44,13 @@ export interface OpenApiInput {
   readonly servers?: readonly OpenApiServer[] | undefined
   readonly mechanisms: readonly AuthenticationMechanism[]
   readonly routes: readonly RegisteredRoute[]
+}
+
+const INPUT_OPTIONS: OptionsShape<OpenApiInput> = {
+  info: { required: true, kind: 'object', shape: OPENAPI_INFO_OPTIONS },
+  servers: { kind: 'array', elements: { kind: 'object', shape: OPENAPI_SERVER_OPTIONS } },
+  mechanisms: { required: true, kind: 'array', elements: { kind: 'object' } },
+  routes: { required: true, kind: 'array' },
 }
 
 /** Security requirements of a route: one object per alternative; `{}` when anonymous is allowed. */
@@ -65,6 +84,7 @@ function parametersOf(route: RegisteredRoute, documentedPath: string): JsonObjec
 
 /** Builds the OpenAPI 3.1 document of every registered, non-excluded route. */
 export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
+  readOptions(input, 'buildOpenApiDocument', INPUT_OPTIONS)
   const paths: Record<string, Record<string, JsonObject>> = {}
   const operationIds = new Set<string>()
   const uniqueId = (base: string) => {

@@ -1,5 +1,5 @@
 import { compileGuards } from '@portcullis/core/authorization'
-import { ConfigurationError } from '@portcullis/core/errors'
+import { ConfigurationError, readOptions } from '@portcullis/core/errors'
 import {
   type AuthPolicy,
   anonymous,
@@ -26,6 +26,7 @@ import {
 } from '../routing/secure-router.js'
 import { appMiddleware } from './app-middleware.js'
 import type { SecurityConfig } from './config.js'
+import { SECURE_ROUTER_OPTIONS, SECURITY_CONFIG_OPTIONS } from './config-options.js'
 import { credentialSource } from './credential-source.js'
 import { anonymousRoute, type RouteRuntime, routeGuardMiddleware } from './route-guard-middleware.js'
 
@@ -87,6 +88,7 @@ function validate(config: SecurityConfig): void {
  * path lacks, duplicate route) throws a `ConfigurationError` at startup.
  */
 export function createSecurity(config: SecurityConfig): Security {
+  readOptions(config, 'createSecurity', SECURITY_CONFIG_OPTIONS)
   validate(config)
   const evaluator = new PolicyEvaluator({
     mechanisms: config.mechanisms,
@@ -179,6 +181,7 @@ export function createSecurity(config: SecurityConfig): Security {
     }
 
   const router = (routerOptions: SecureRouterOptions = {}): SecureRouter => {
+    readOptions(routerOptions, 'security.router', SECURE_ROUTER_OPTIONS)
     const prefix = validPrefix(routerOptions.prefix)
     const inner = Router()
     const add = register(inner)

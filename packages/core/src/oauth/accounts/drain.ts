@@ -1,3 +1,4 @@
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import { requireBoundedInteger } from './input.js'
 import type { OAuthRevocationRetries } from './port.js'
@@ -14,6 +15,14 @@ export interface DrainRevocationRetriesOptions {
   readonly limit?: number
   /** How long a claimed retry stays invisible to other drains, in seconds. Default 300. */
   readonly leaseSeconds?: number
+}
+
+const DRAIN_OPTIONS: OptionsShape<DrainRevocationRetriesOptions> = {
+  store: { required: true, kind: 'object', code: 'oauth.account.drain_options' },
+  tokenEndpoint: { required: true, kind: 'object', code: 'oauth.account.drain_options' },
+  clock: { kind: 'function' },
+  limit: { kind: 'number' },
+  leaseSeconds: { kind: 'number' },
 }
 
 export interface DrainReport {
@@ -33,8 +42,9 @@ export interface DrainReport {
  * several drains may run at once, the claim lease keeps them off each other's retries.
  */
 export async function drainRevocationRetries(options: DrainRevocationRetriesOptions): Promise<DrainReport> {
+  readOptions(options, 'drainRevocationRetries', DRAIN_OPTIONS)
   if (
-    typeof options?.store?.claimRevocationRetries !== 'function' ||
+    typeof options.store.claimRevocationRetries !== 'function' ||
     typeof options.tokenEndpoint?.revoke !== 'function'
   ) {
     throw new ConfigurationError(

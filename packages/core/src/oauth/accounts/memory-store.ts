@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { AccountLinkError, invalidInput, OAuthAccountError, OAuthAccountErrorCodes } from './errors.js'
@@ -41,6 +42,13 @@ export interface MemoryOAuthAccountStoreOptions {
   readonly accounts?: MemoryAccountDirectory
 }
 
+const STORE_OPTIONS: OptionsShape<MemoryOAuthAccountStoreOptions> = {
+  provider: { required: true, kind: 'string', code: 'oauth.account.store_options' },
+  clientId: { required: true, kind: 'string', code: 'oauth.account.store_options' },
+  protector: { required: true, kind: 'object', code: 'oauth.account.protector_required' },
+  accounts: { kind: 'object', code: 'oauth.account.store_options' },
+}
+
 type Request<K extends keyof OAuthAccountStore> = OAuthAccountStore[K] extends (request: infer R) => unknown
   ? R
   : never
@@ -58,9 +66,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore {
   readonly #context: vault.MemoryStoreContext
 
   constructor(options: MemoryOAuthAccountStoreOptions) {
-    if (typeof options !== 'object' || options === null) {
-      throw new ConfigurationError('oauth.account.store_options', 'MemoryOAuthAccountStore needs options')
-    }
+    readOptions(options, 'MemoryOAuthAccountStore', STORE_OPTIONS)
     const protector = options.protector as Partial<OAuthTransactionProtector> | undefined
     if (typeof protector?.protect !== 'function' || typeof protector.unprotect !== 'function') {
       throw new ConfigurationError(

@@ -1,3 +1,4 @@
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import { OAuthAccountError, OAuthAccountErrorCodes } from './errors.js'
 import { requireId } from './input.js'
@@ -12,6 +13,12 @@ export interface OAuthAccountServiceOptions {
   readonly tokenEndpoint: TokenEndpointClient
   /** Default `() => new Date()`. */
   readonly clock?: () => Date
+}
+
+const SERVICE_OPTIONS: OptionsShape<OAuthAccountServiceOptions> = {
+  store: { required: true, kind: 'object', code: 'oauth.account.service_options' },
+  tokenEndpoint: { required: true, kind: 'object', code: 'oauth.account.service_options' },
+  clock: { kind: 'function' },
 }
 
 export type RefreshOutcome =
@@ -48,9 +55,7 @@ export class OAuthAccountService {
   readonly #inFlight = new Map<string, Promise<RefreshOutcome>>()
 
   constructor(options: OAuthAccountServiceOptions) {
-    if (typeof options?.store !== 'object' || options.store === null) {
-      throw new ConfigurationError('oauth.account.service_options', 'OAuthAccountService needs a store')
-    }
+    readOptions(options, 'OAuthAccountService', SERVICE_OPTIONS)
     if (
       typeof options.tokenEndpoint?.refresh !== 'function' ||
       typeof options.tokenEndpoint.revoke !== 'function'

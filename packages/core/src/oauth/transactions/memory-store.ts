@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError, InvalidInputError } from '../../errors/portcullis-error.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { OAuthTransactionStoreError } from './errors.js'
@@ -18,6 +19,12 @@ export interface MemoryOAuthTransactionStoreOptions {
   readonly capacity?: number
   /** Clock used to purge expired transactions when the store is full; defaults to the system clock. */
   readonly clock?: () => Date
+}
+
+const STORE_OPTIONS: OptionsShape<MemoryOAuthTransactionStoreOptions> = {
+  protector: { required: true, kind: 'object', code: 'oauth.transaction_store.protector_required' },
+  capacity: { kind: 'number', code: 'oauth.transaction_store.capacity_invalid' },
+  clock: { kind: 'function', code: 'oauth.transaction_store.clock_invalid' },
 }
 
 function isProtector(value: unknown): value is OAuthTransactionProtector {
@@ -62,7 +69,8 @@ export class MemoryOAuthTransactionStore implements OAuthTransactionStore {
   readonly #records = new Map<string, SealedOAuthTransaction>()
 
   constructor(options: MemoryOAuthTransactionStoreOptions) {
-    if (!isProtector(options?.protector)) {
+    readOptions(options, 'MemoryOAuthTransactionStore', STORE_OPTIONS)
+    if (!isProtector(options.protector)) {
       throw new ConfigurationError(
         'oauth.transaction_store.protector_required',
         'MemoryOAuthTransactionStore requires an OAuthTransactionProtector',

@@ -1,3 +1,4 @@
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import { OAuthTransactionInvalidError } from './errors.js'
 import { hasControlCharacter, isLabel } from './transaction.js'
@@ -9,6 +10,13 @@ export interface OAuthRedirectPolicyOptions {
   readonly returnTo?: readonly string[]
   /** Allow `http://localhost`, `http://127.0.0.1` and `http://[::1]` callbacks, for local development only. */
   readonly allowInsecureLocalhost?: boolean
+}
+
+const INVALID = 'oauth.redirect_policy.invalid'
+const POLICY_OPTIONS: OptionsShape<OAuthRedirectPolicyOptions> = {
+  callbackUris: { required: true, kind: 'object', code: INVALID },
+  returnTo: { kind: 'array', code: INVALID },
+  allowInsecureLocalhost: { kind: 'boolean' },
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
@@ -90,7 +98,8 @@ export class OAuthRedirectPolicy {
   readonly #returnTo: ReadonlySet<string>
 
   constructor(options: OAuthRedirectPolicyOptions) {
-    const entries = Object.entries(options?.callbackUris ?? {})
+    readOptions(options, 'OAuthRedirectPolicy', POLICY_OPTIONS)
+    const entries = Object.entries(options.callbackUris)
     if (entries.length === 0) {
       throw new ConfigurationError(
         'oauth.redirect_policy.invalid',

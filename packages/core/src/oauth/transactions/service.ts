@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto'
+import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import { OAuthTransactionInvalidError, OAuthTransactionUnavailableError } from './errors.js'
 import { PKCE_METHOD, pkceS256Challenge } from './pkce.js'
@@ -18,6 +19,16 @@ export interface OAuthTransactionServiceOptions {
   readonly clock?: () => Date
   /** Source of state, binding, verifier and nonce bytes; defaults to `node:crypto.randomBytes`. */
   readonly randomBytes?: (size: number) => Uint8Array
+}
+
+const INJECTION_INVALID = 'oauth.transaction_service.injection_invalid'
+const SERVICE_OPTIONS: OptionsShape<OAuthTransactionServiceOptions> = {
+  store: { required: true, kind: 'object', code: 'oauth.transaction_service.store_required' },
+  pepper: { required: true, kind: 'bytes', code: 'oauth.transaction_service.pepper_invalid' },
+  redirects: { required: true, kind: 'object', code: 'oauth.transaction_service.redirects_required' },
+  lifetimeSeconds: { kind: 'number', code: 'oauth.transaction_service.lifetime_invalid' },
+  clock: { kind: 'function', code: INJECTION_INVALID },
+  randomBytes: { kind: 'function', code: INJECTION_INVALID },
 }
 
 export interface ConsumeOAuthTransactionInput {
@@ -67,7 +78,8 @@ export class OAuthTransactionService {
   readonly #random: (size: number) => Uint8Array
 
   constructor(options: OAuthTransactionServiceOptions) {
-    const store = options?.store
+    readOptions(options, 'OAuthTransactionService', SERVICE_OPTIONS)
+    const store = options.store
     if (typeof store?.create !== 'function' || typeof store.consume !== 'function') {
       throw new ConfigurationError(
         'oauth.transaction_service.store_required',
