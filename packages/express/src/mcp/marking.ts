@@ -16,6 +16,15 @@ export interface MCPRouteOptions {
   readonly mcpResourceTitle?: string
 }
 
+/** The route option keys of the MCP route option form, known to every Portcullis router. */
+export const MCP_ROUTE_OPTION_KEYS: readonly (keyof MCPRouteOptions)[] = Object.freeze([
+  'mcpResource',
+  'mcpResourceMimeType',
+  'mcpResourceTemplate',
+  'mcpResourceDescription',
+  'mcpResourceTitle',
+])
+
 declare module '../routing/route-options.js' {
   /** The route option form on Portcullis routers: `router.get(path, { auth, mcpResource: 'config' }, handler)`. */
   interface RouteOptions {

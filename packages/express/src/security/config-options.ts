@@ -43,6 +43,10 @@ export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityConfig> = {
   openapi: { kind: ['false', 'object'], shape: OPENAPI_OPTIONS },
   onRejection: { kind: 'function' },
   onError: { kind: 'function' },
+  routeOptions: {
+    kind: 'array',
+    elements: { kind: 'string', check: (value) => (value === '' ? 'must not be empty' : undefined) },
+  },
 }
 
 export const SECURE_ROUTER_OPTIONS: OptionsShape<SecureRouterOptions> = {

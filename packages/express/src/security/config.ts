@@ -52,4 +52,11 @@ export interface SecurityConfig {
   readonly onRejection?: (event: RejectionEvent) => void
   /** Observes every error rendered by the problem error handler. Must not throw. */
   readonly onError?: (error: unknown, request: Request) => void
+  /**
+   * Route option keys your own modules add by augmenting `RouteOptions` (see its docs). Route options are
+   * checked at registration: a key that is neither built in (`auth`, `guards`, `openapi`, the `mcpResource*`
+   * options) nor listed here is a `configuration.unknown_option` error, so a typo such as `gaurds` can
+   * never silently drop a route's guards.
+   */
+  readonly routeOptions?: readonly string[]
 }

@@ -1,5 +1,5 @@
 import { compileGuards } from '@portcullis/core/authorization'
-import { ConfigurationError, readOptions } from '@portcullis/core/errors'
+import { ConfigurationError, type OptionShapeDescription, readOptions } from '@portcullis/core/errors'
 import {
   type AuthPolicy,
   anonymous,
@@ -11,6 +11,7 @@ import {
 } from '@portcullis/core/policy'
 import { type ErrorRequestHandler, type RequestHandler, Router } from 'express'
 import { securityHeaders } from '../headers/security-headers.js'
+import { MCP_ROUTE_OPTION_KEYS } from '../mcp/marking.js'
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document.js'
 import { problemErrorHandler } from '../problem/error-handler.js'
 import { joinPath, parseRoutePath } from '../routing/paths.js'
@@ -47,6 +48,9 @@ export interface Security {
   readonly errorHandler: ErrorRequestHandler
   readonly evaluator: PolicyEvaluator
 }
+
+/** Route option keys every Portcullis router knows. */
+const BUILT_IN_ROUTE_OPTIONS: readonly string[] = ['auth', 'guards', 'openapi', ...MCP_ROUTE_OPTION_KEYS]
 
 // OpenAPI component names allow only these characters.
 const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/
@@ -180,6 +184,11 @@ export function createSecurity(config: SecurityConfig): Security {
       }
     }
 
+  // Every key a route may carry; anything else is a typo and refused at registration.
+  const routeOptionShape: OptionShapeDescription = Object.fromEntries(
+    [...BUILT_IN_ROUTE_OPTIONS, ...(config.routeOptions ?? [])].map((key) => [key, {}]),
+  )
+
   const router = (routerOptions: SecureRouterOptions = {}): SecureRouter => {
     readOptions(routerOptions, 'security.router', SECURE_ROUTER_OPTIONS)
     const prefix = validPrefix(routerOptions.prefix)
@@ -189,6 +198,7 @@ export function createSecurity(config: SecurityConfig): Security {
       (name: HttpMethod): RouteMethod =>
       (path: string, ...args: readonly unknown[]) => {
         const { options, handlers } = routeArguments(args)
+        readOptions<object>(options, `route ${name} ${joinPath(prefix, path)}`, routeOptionShape)
         add(name, joinPath(prefix, path), options as RouteOptions, handlers)
         return secure
       }
