@@ -14,6 +14,8 @@ import {
 import { accountsTable, linksTable, retriesTable, vaultTable } from '../src/oauth-accounts/tables.js'
 import { stepUpTable } from '../src/step-up/tables.js'
 
+const VERSIONS = MIGRATIONS.map((migration) => migration.version)
+const LATEST = VERSIONS.at(-1)
 const database = await createTestDatabase()
 const clients: PostgresClient[] = []
 const connect = (maxConnections = 2) => {
@@ -43,19 +45,22 @@ describe('migrate', () => {
     )
     const appliers = reports.filter((report) => report.applied.length > 0)
     expect(appliers).toHaveLength(1)
-    expect(appliers[0]?.applied).toEqual([1, 2])
-    for (const report of reports) expect(report.current).toBe(2)
+    expect(appliers[0]?.applied).toEqual(VERSIONS)
+    for (const report of reports) expect(report.current).toBe(LATEST)
     const recorded = await connect().pool.query(
       `select version, name from ${MIGRATIONS_TABLE} order by version`,
     )
-    expect(recorded.rows).toEqual([
+    expect(recorded.rows).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })))
+    expect(recorded.rows.slice(0, 4)).toEqual([
       { version: 1, name: 'oauth-accounts' },
       { version: 2, name: 'step-up' },
+      { version: 3, name: 'api-keys' },
+      { version: 4, name: 'oauth-transactions' },
     ])
   })
 
   it('is idempotent: a second run applies nothing', async () => {
-    expect(await migrate(connect())).toEqual({ applied: [], current: 2 })
+    expect(await migrate(connect())).toEqual({ applied: [], current: LATEST })
   })
 
   it('creates exactly the columns the drizzle tables query', async () => {
@@ -78,12 +83,12 @@ describe('migrate', () => {
     await client.pool.query(`update ${MIGRATIONS_TABLE} set checksum = 'edited' where version = 1`)
     expect(await codeOf(migrate(client))).toBe('postgres.migration_modified')
     const { rows } = await client.pool.query(`select count(*)::int as count from ${MIGRATIONS_TABLE}`)
-    expect(rows[0]?.count).toBe(2)
+    expect(rows[0]?.count).toBe(VERSIONS.length)
     const original = createHash('sha256')
       .update(MIGRATIONS[0]?.sql ?? '', 'utf8')
       .digest('hex')
     await client.pool.query(`update ${MIGRATIONS_TABLE} set checksum = $1 where version = 1`, [original])
-    expect(await migrate(client)).toEqual({ applied: [], current: 2 })
+    expect(await migrate(client)).toEqual({ applied: [], current: LATEST })
   })
 
   it('fails as postgres.unavailable, without secrets, when the server cannot be reached', async () => {

@@ -6,10 +6,22 @@ import type { PostgresClient } from '../client/postgres-client.js'
 import { withConnection } from '../client/transaction.js'
 import { oauthAccounts } from './0001-oauth-accounts.js'
 import { stepUp } from './0002-step-up.js'
+import { apiKeys } from './0003-api-keys.js'
+import { oauthTransactions } from './0004-oauth-transactions.js'
+import { generatedMigrations } from './generated.js'
 import type { Migration } from './migration.js'
 
-/** Every migration of this package, oldest first. Published migrations are never edited. */
-export const MIGRATIONS: readonly Migration[] = Object.freeze([oauthAccounts, stepUp])
+/** The migrations written by hand before drizzle-kit generated them; the baseline covers exactly these. */
+const HAND_WRITTEN: readonly Migration[] = [oauthAccounts, stepUp, apiKeys, oauthTransactions]
+
+/**
+ * Every migration of this package, oldest first: the hand-written ones, then those drizzle-kit generated
+ * from the table definitions (`drizzle/`). Published migrations are never edited.
+ */
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  ...HAND_WRITTEN,
+  ...generatedMigrations(HAND_WRITTEN.length),
+])
 
 /** The table that records applied versions. */
 export const MIGRATIONS_TABLE = 'portcullis_schema_migrations'
@@ -32,7 +44,8 @@ export interface MigrationReport {
   readonly current: number
 }
 
-function checksum(migration: Migration): string {
+/** SHA-256 (hex) of a migration's SQL, as recorded when it is applied. */
+export function checksumOf(migration: Migration): string {
   return createHash('sha256').update(migration.sql, 'utf8').digest('hex')
 }
 
@@ -92,7 +105,7 @@ async function applyPending(
   const applied = new Map(recorded.rows.map((row) => [row.version, row.checksum]))
   for (const migration of MIGRATIONS) {
     const known = applied.get(migration.version)
-    if (known !== undefined && known !== checksum(migration)) {
+    if (known !== undefined && known !== checksumOf(migration)) {
       throw new ConfigurationError(
         'postgres.migration_modified',
         `migration ${migration.version} (${migration.name}) changed after it was applied`,
@@ -105,7 +118,7 @@ async function applyPending(
     await connection.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
       migration.version,
       migration.name,
-      checksum(migration),
+      checksumOf(migration),
     ])
   }
   await connection.query('commit')

@@ -1,49 +1,105 @@
-import { bigint, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  check,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core'
 
-// Drizzle views of the tables created by migration 0001 (the SQL there is authoritative).
+// The schema's one description: migration 0001 was written by hand before drizzle-kit generated
+// migrations, and a test checks that it creates exactly these tables, constraints and indexes.
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
-export const accountsTable = pgTable('portcullis_accounts', {
-  accountId: text('account_id').primaryKey(),
-  otherLoginMethods: integer('other_login_methods').notNull(),
-  providerLinks: integer('provider_links').notNull().default(0),
-  createdAt: instant('created_at').notNull().defaultNow(),
-})
+export const accountsTable = pgTable(
+  'portcullis_accounts',
+  {
+    accountId: text('account_id').primaryKey(),
+    otherLoginMethods: integer('other_login_methods').notNull(),
+    providerLinks: integer('provider_links').notNull().default(0),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (table) => [
+    check(
+      'portcullis_accounts_other_login_methods_check',
+      sql`${table.otherLoginMethods} between 0 and 1000`,
+    ),
+    check('portcullis_accounts_provider_links_check', sql`${table.providerLinks} >= 0`),
+  ],
+)
 
-export const linksTable = pgTable('portcullis_oauth_links', {
-  providerAccountId: text('provider_account_id').primaryKey(),
-  accountId: text('account_id').notNull(),
-  provider: text('provider').notNull(),
-  issuer: text('issuer').notNull(),
-  subject: text('subject').notNull(),
-  grantScopes: text('grant_scopes').array().notNull(),
-  grantExpiresAt: instant('grant_expires_at'),
-  linkedAt: instant('linked_at').notNull(),
-  updatedAt: instant('updated_at').notNull(),
-})
+export const linksTable = pgTable(
+  'portcullis_oauth_links',
+  {
+    providerAccountId: text('provider_account_id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    provider: text('provider').notNull(),
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    grantScopes: text('grant_scopes').array().notNull(),
+    grantExpiresAt: instant('grant_expires_at'),
+    linkedAt: instant('linked_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (table) => [
+    foreignKey({
+      name: 'portcullis_oauth_links_account_id_fkey',
+      columns: [table.accountId],
+      foreignColumns: [accountsTable.accountId],
+    }),
+    unique('portcullis_oauth_links_identity_key').on(table.provider, table.issuer, table.subject),
+    unique('portcullis_oauth_links_account_provider_key').on(table.accountId, table.provider),
+  ],
+)
 
-export const vaultTable = pgTable('portcullis_oauth_token_vault', {
-  providerAccountId: text('provider_account_id').primaryKey(),
-  provider: text('provider').notNull(),
-  clientId: text('client_id').notNull(),
-  version: bigint('version', { mode: 'number' }).notNull(),
-  envelope: text('envelope'),
-  scopes: text('scopes').array(),
-  expiresAt: instant('expires_at'),
-})
+export const vaultTable = pgTable(
+  'portcullis_oauth_token_vault',
+  {
+    providerAccountId: text('provider_account_id').primaryKey(),
+    provider: text('provider').notNull(),
+    clientId: text('client_id').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+    envelope: text('envelope'),
+    scopes: text('scopes').array(),
+    expiresAt: instant('expires_at'),
+  },
+  (table) => [
+    check('portcullis_oauth_token_vault_version_check', sql`${table.version} >= 1`),
+    check(
+      'portcullis_oauth_token_vault_retained',
+      sql`(${table.envelope} is null) = (${table.scopes} is null) and (${table.envelope} is null) = (${table.expiresAt} is null)`,
+    ),
+  ],
+)
 
-export const retriesTable = pgTable('portcullis_oauth_revocation_retries', {
-  retryId: text('retry_id').primaryKey(),
-  provider: text('provider').notNull(),
-  clientId: text('client_id').notNull(),
-  providerAccountId: text('provider_account_id').notNull(),
-  failedTokenTypes: text('failed_token_types').array().notNull(),
-  occurredAt: instant('occurred_at').notNull(),
-  attempts: integer('attempts').notNull(),
-  claim: text('claim'),
-  claimedUntil: instant('claimed_until'),
-  envelope: text('envelope').notNull(),
-})
+export const retriesTable = pgTable(
+  'portcullis_oauth_revocation_retries',
+  {
+    retryId: text('retry_id').primaryKey(),
+    provider: text('provider').notNull(),
+    clientId: text('client_id').notNull(),
+    providerAccountId: text('provider_account_id').notNull(),
+    failedTokenTypes: text('failed_token_types').array().notNull(),
+    occurredAt: instant('occurred_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    claim: text('claim'),
+    claimedUntil: instant('claimed_until'),
+    envelope: text('envelope').notNull(),
+  },
+  (table) => [
+    check('portcullis_oauth_revocation_retries_attempts_check', sql`${table.attempts} >= 0`),
+    index('portcullis_oauth_revocation_retries_due').on(
+      table.provider,
+      table.clientId,
+      table.occurredAt,
+      table.retryId,
+    ),
+  ],
+)
 
 export type LinkRow = typeof linksTable.$inferSelect

@@ -1,0 +1,108 @@
+import { InvalidInputError } from '@portcullis/core'
+import type { PostgresClient } from '../client/postgres-client.js'
+import { inStatement } from '../client/transaction.js'
+
+/** A table whose rows die at a time, and the condition (on `$1`, the sweep's `now`) that says so. */
+export interface ExpiringTable {
+  readonly table: string
+  readonly expired: string
+  /** The column the batch walks in order (indexed), oldest first. */
+  readonly order: string
+}
+
+/**
+ * Every table with rows that expire. Rows past expiry are already refused by their store; the sweep only
+ * reclaims the space. Completed revocation retries are deleted when completed, so they need no sweep.
+ */
+export const OAUTH_TRANSACTIONS_EXPIRY: ExpiringTable = {
+  table: 'portcullis_oauth_transactions',
+  expired: 'expires_at <= $1',
+  order: 'expires_at',
+}
+
+export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
+  OAUTH_TRANSACTIONS_EXPIRY,
+  { table: 'portcullis_step_up_credentials', expired: 'expires_at <= $1', order: 'expires_at' },
+])
+
+const SWEEP_OPTIONS = 'postgres.sweep_options'
+
+export interface SweepOptions {
+  /** Rows past this instant are deleted. Default: now. */
+  readonly now?: Date
+  /** Rows deleted per statement, 1-10000. Default 500. */
+  readonly batchSize?: number
+  /** Statements per table per call, 1-1000. Default 100. */
+  readonly maxBatches?: number
+}
+
+export interface SweepReport {
+  /** Rows deleted, per table. */
+  readonly deleted: Readonly<Record<string, number>>
+  /** True when some table stopped at `maxBatches` with a full last batch: call again. */
+  readonly more: boolean
+}
+
+/** An optional count option, 1 to `max`; anything else is an invalid-input error with `code`. */
+export function boundedCount(
+  value: number | undefined,
+  fallback: number,
+  max: number,
+  name: string,
+  code: string,
+): number {
+  const chosen = value ?? fallback
+  if (!Number.isSafeInteger(chosen) || chosen < 1 || chosen > max) {
+    throw new InvalidInputError(code, `${name} must be an integer 1-${max}`)
+  }
+  return chosen
+}
+
+/**
+ * Deletes one table's expired rows in batches of at most `batchSize`, each batch one statement (its
+ * own short transaction) that skips rows another instance holds, so sweeps on several instances at once
+ * neither wait on nor repeat each other.
+ */
+export async function deleteExpiredRows(
+  client: Pick<PostgresClient, 'pool'>,
+  table: ExpiringTable,
+  now: Date,
+  batchSize: number,
+  maxBatches: number,
+): Promise<{ deleted: number; more: boolean }> {
+  const statement = `delete from ${table.table} where ctid = any(array(
+    select ctid from ${table.table} where ${table.expired} order by ${table.order} limit $2 for update skip locked
+  ))`
+  let deleted = 0
+  for (let batch = 0; batch < maxBatches; batch += 1) {
+    const result = await inStatement(() => client.pool.query(statement, [now.toISOString(), batchSize]))
+    const count = result.rowCount ?? 0
+    deleted += count
+    if (count < batchSize) return { deleted, more: false }
+  }
+  return { deleted, more: true }
+}
+
+/**
+ * Deletes expired rows of every Portcullis table (OAuth transactions, step-up credentials, and the
+ * local-account tables) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
+ */
+export async function sweepExpired(
+  client: Pick<PostgresClient, 'pool'>,
+  options: SweepOptions = {},
+): Promise<SweepReport> {
+  const now = options.now ?? new Date()
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+    throw new InvalidInputError('postgres.sweep_options', 'now must be a valid Date')
+  }
+  const batchSize = boundedCount(options.batchSize, 500, 10_000, 'batchSize', SWEEP_OPTIONS)
+  const maxBatches = boundedCount(options.maxBatches, 100, 1000, 'maxBatches', SWEEP_OPTIONS)
+  const deleted: Record<string, number> = {}
+  let more = false
+  for (const table of EXPIRING_TABLES) {
+    const outcome = await deleteExpiredRows(client, table, now, batchSize, maxBatches)
+    deleted[table.table] = outcome.deleted
+    more ||= outcome.more
+  }
+  return { deleted, more }
+}
