@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -22,21 +21,30 @@ afterAll(async () => {
   await Promise.all(scratch.map((folder) => rm(folder, { recursive: true, force: true })))
 })
 
-/** Runs `drizzle-kit generate` into `out`; the migrations it writes there, by file name. */
+/**
+ * Runs `drizzle-kit generate` into `out` (a folder inside the package: drizzle-kit resolves `out`
+ * against the working directory, and an absolute path is mangled into a relative one); the migrations in
+ * `out` afterwards, by file name. A run that did not read and write the journal fails the test.
+ */
 async function generateInto(out: string): Promise<string[]> {
   const run = spawnSync(drizzleKit, ['generate', '--name', 'pending'], {
     cwd: packageRoot,
-    env: { ...process.env, PORTCULLIS_DRIZZLE_OUT: out },
+    env: { ...process.env, PORTCULLIS_DRIZZLE_OUT: `./${relative(packageRoot, out)}` },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 60_000,
   })
   expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0)
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(/ENOENT|Error/)
+  const journal = JSON.parse(await readFile(join(out, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[]
+  }
+  expect(journal.entries.length).toBeGreaterThan(0)
   return (await readdir(out)).filter((name) => name.endsWith('.sql')).sort()
 }
 
 async function scratchFolder(): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), 'portcullis-drizzle-'))
+  const folder = await mkdtemp(join(packageRoot, '.drizzle-scratch-'))
   scratch.push(folder)
   return folder
 }

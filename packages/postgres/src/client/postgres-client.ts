@@ -16,6 +16,12 @@ export interface PostgresClientOptions {
   readonly connectionTimeoutMs?: number
   /** How long an unused connection stays open, in milliseconds. Default 30000. */
   readonly idleTimeoutMs?: number
+  /**
+   * Client-side bound on one statement's answer, in milliseconds: covers what the server-side statement
+   * timeout cannot see, a connection that stalls on the network. The connection is then discarded and
+   * the operation is `postgres.unavailable`. Default `statementTimeoutMs + 2000`.
+   */
+  readonly queryTimeoutMs?: number
   /** `application_name` reported to the server. Default `portcullis`. */
   readonly applicationName?: string
   /**
@@ -90,12 +96,19 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
     'connectionTimeoutMs',
   )
   const idleTimeout = positiveInteger(options.idleTimeoutMs, 30_000, 3_600_000, 'idleTimeoutMs')
+  const queryTimeout = positiveInteger(
+    options.queryTimeoutMs,
+    statementTimeout + 2_000,
+    3_600_000,
+    'queryTimeoutMs',
+  )
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max,
     statement_timeout: statementTimeout,
     connectionTimeoutMillis: connectionTimeout,
     idleTimeoutMillis: idleTimeout,
+    query_timeout: queryTimeout,
     application_name: options.applicationName ?? 'portcullis',
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   })

@@ -23,6 +23,17 @@ export const OAUTH_TRANSACTIONS_EXPIRY: ExpiringTable = {
 export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   OAUTH_TRANSACTIONS_EXPIRY,
   { table: 'portcullis_step_up_credentials', expired: 'expires_at <= $1', order: 'expires_at' },
+  // A session dies at its idle expiry at the latest (the idle expiry never passes the absolute one).
+  { table: 'portcullis_sessions', expired: 'idle_expires_at <= $1', order: 'idle_expires_at' },
+  // A family takes its tokens with it (on delete cascade); tokens are never swept alone, or a rotated
+  // token would stop being recognised as reused while its family lives.
+  {
+    table: 'portcullis_refresh_families',
+    expired: 'absolute_expires_at <= $1',
+    order: 'absolute_expires_at',
+  },
+  { table: 'portcullis_rate_limits', expired: 'reset_at <= $1', order: 'reset_at' },
+  { table: 'portcullis_local_account_invites', expired: 'expires_at <= $1', order: 'expires_at' },
 ])
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'
@@ -84,8 +95,8 @@ export async function deleteExpiredRows(
 }
 
 /**
- * Deletes expired rows of every Portcullis table (OAuth transactions, step-up credentials, and the
- * local-account tables) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
+ * Deletes expired rows of every Portcullis table (OAuth transactions, step-up credentials, sessions,
+ * refresh-token families, rate-limit windows, invites) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
  */
 export async function sweepExpired(
   client: Pick<PostgresClient, 'pool'>,

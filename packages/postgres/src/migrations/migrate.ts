@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { ConfigurationError, InvalidInputError } from '@portcullis/core'
-import type { PoolClient } from 'pg'
+import type { PoolClient, QueryConfig, QueryResultRow } from 'pg'
 import { asStoreError, PostgresUnavailableError, sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { withConnection } from '../client/transaction.js'
@@ -8,11 +8,12 @@ import { oauthAccounts } from './0001-oauth-accounts.js'
 import { stepUp } from './0002-step-up.js'
 import { apiKeys } from './0003-api-keys.js'
 import { oauthTransactions } from './0004-oauth-transactions.js'
+import { localAccounts } from './0005-local-accounts.js'
 import { generatedMigrations } from './generated.js'
 import type { Migration } from './migration.js'
 
 /** The migrations written by hand before drizzle-kit generated them; the baseline covers exactly these. */
-const HAND_WRITTEN: readonly Migration[] = [oauthAccounts, stepUp, apiKeys, oauthTransactions]
+const HAND_WRITTEN: readonly Migration[] = [oauthAccounts, stepUp, apiKeys, oauthTransactions, localAccounts]
 
 /**
  * Every migration of this package, oldest first: the hand-written ones, then those drizzle-kit generated
@@ -22,6 +23,9 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
   ...HAND_WRITTEN,
   ...generatedMigrations(HAND_WRITTEN.length),
 ])
+
+/** How long one migration statement may take before the client gives up on the connection. */
+const MIGRATION_READ_TIMEOUT_MS = 6 * 3_600_000
 
 /** The table that records applied versions. */
 export const MIGRATIONS_TABLE = 'portcullis_schema_migrations'
@@ -83,10 +87,21 @@ export async function migrate(
 }
 
 async function applyPending(
-  connection: PoolClient,
+  pooled: PoolClient,
   lockTimeoutMs: number,
   schema: string | undefined,
 ): Promise<MigrationReport> {
+  // A migration may legitimately run long: the pool's client-side read timeout does not apply here.
+  const connection = {
+    query: <R extends QueryResultRow>(text: string, values: unknown[] = []) => {
+      // `query_timeout` per query is honoured by pg but missing from its type.
+      const config: QueryConfig = Object.assign(
+        { text, values },
+        { query_timeout: MIGRATION_READ_TIMEOUT_MS },
+      )
+      return pooled.query<R>(config)
+    },
+  }
   await connection.query('begin')
   await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
   await connection.query('set local statement_timeout = 0')

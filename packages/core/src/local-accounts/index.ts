@@ -1,0 +1,154 @@
+export type {
+  IssueAccessTokenRequest,
+  IssuedAccessToken,
+} from './access-token.js'
+export {
+  issueAccessToken,
+  localAccessTokenProfile,
+  SECURITY_EPOCH_CLAIM,
+  SESSION_HANDLE_CLAIM,
+} from './access-token.js'
+export type {
+  BumpSecurityEpochRequest,
+  CreateLocalAccountOutcome,
+  CreateLocalAccountRequest,
+  FindLocalAccountQuery,
+  IssueInviteRequest,
+  LocalAccountRecord,
+  LocalAccountStore,
+  SetPasswordRequest,
+} from './account-store.js'
+export {
+  localAccountRecord,
+  validateBumpSecurityEpoch,
+  validateCreateLocalAccount,
+  validateFindLocalAccount,
+  validateIssueInvite,
+  validateSetPassword,
+} from './account-store.js'
+export type { BoundedPasswordHasher, BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
+export { boundedPasswordHasher } from './bounded-password-hasher.js'
+export type { ClientAddressInput } from './client-address.js'
+export {
+  MAX_FORWARDED_HOPS,
+  parseTrustedProxies,
+  resolveClientAddress,
+  TrustedProxies,
+} from './client-address.js'
+export type { CsrfCheckInput, CsrfDecision, CsrfRefusalReason } from './csrf.js'
+export { assertCsrf, CsrfRefusedError, checkCsrf, csrfTokenForSession } from './csrf.js'
+export type { DummyHash, DummyHashOptions } from './dummy-hash.js'
+export { dummyHash } from './dummy-hash.js'
+export type { LocalAccountErrorCode } from './errors.js'
+export { LocalAccountError, PasswordHashingBusyError } from './errors.js'
+export type { LocalJWKSProviderOptions } from './local-jwks-provider.js'
+export { LocalJWKSProvider } from './local-jwks-provider.js'
+export { MemoryLocalAccountStore } from './memory-account-store.js'
+export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js'
+export { MemoryRateLimitStore } from './memory-rate-limit-store.js'
+export { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
+export { MemorySessionStore } from './memory-session-store.js'
+export {
+  DEFAULT_OPAQUE_TOKEN_BYTES,
+  digestOpaqueToken,
+  MIN_OPAQUE_TOKEN_BYTES,
+  newOpaqueToken,
+} from './opaque-token.js'
+export type { PasswordHasher, PasswordRules } from './password.js'
+export {
+  DEFAULT_MAX_PASSWORD_BYTES,
+  DEFAULT_MIN_PASSWORD_LENGTH,
+  MAX_PASSWORD_BYTES_LIMIT,
+  passwordRules,
+  validatePassword,
+} from './password.js'
+export type {
+  ConsumeRateLimitRequest,
+  RateLimitDecision,
+  RateLimitStore,
+} from './rate-limit-store.js'
+export {
+  MAX_RATE_LIMIT,
+  MAX_RATE_LIMIT_WINDOW_SECONDS,
+  rateLimitDecision,
+  requireRateLimitKey,
+  validateConsumeRateLimit,
+} from './rate-limit-store.js'
+export type {
+  CreateRefreshFamilyRequest,
+  RefreshFamilyRecord,
+  RefreshTokenInput,
+  RefreshTokenStore,
+  RevokeAccountRefreshFamiliesRequest,
+  RevokeRefreshFamilyRequest,
+  RotateRefreshTokenOutcome,
+  RotateRefreshTokenRequest,
+} from './refresh-token-store.js'
+export {
+  refreshFamilyRecord,
+  validateCreateRefreshFamily,
+  validateRevokeAccountRefreshFamilies,
+  validateRevokeRefreshFamily,
+  validateRotateRefreshToken,
+} from './refresh-token-store.js'
+export type {
+  EpochBumpReason,
+  LoginFailureReason,
+  SecurityEvent,
+  SecurityEventFields,
+  SecurityEventSink,
+  SecurityEventSinkErrorHandler,
+  SecurityEventType,
+  SessionRevocationReason,
+} from './security-events.js'
+export { emitSecurityEvent } from './security-events.js'
+export type { SessionCookie, SessionCookieOptions, SessionCookieRead } from './session-cookie.js'
+export {
+  clearSessionCookie,
+  readSessionCookie,
+  serializeSessionCookie,
+  sessionCookie,
+} from './session-cookie.js'
+export type {
+  CreateSessionRequest,
+  ListSessionsRequest,
+  RevokeSessionsRequest,
+  SessionRecord,
+  SessionStore,
+  TouchSessionRequest,
+  ValidatedSessionRevocation,
+} from './session-store.js'
+export {
+  isSessionLive,
+  sessionRecord,
+  validateCreateSession,
+  validateGetSession,
+  validateListSessions,
+  validateRevokeSessions,
+  validateSessionRecord,
+  validateTouchSession,
+} from './session-store.js'
+export type {
+  GenerateLocalSigningKeyOptions,
+  LocalPrivateJWK,
+  LocalPublicJWK,
+  LocalSigningAlgorithm,
+} from './signing-key.js'
+export { generateLocalSigningKey, importLocalSigningKey, LocalSigningKey } from './signing-key.js'
+export type {
+  LocalJWKSDocument,
+  LocalSigningKeyRingExport,
+  LocalSigningKeyRingOptions,
+  RetiredLocalSigningKey,
+} from './signing-key-ring.js'
+export { importLocalSigningKeyRing, LocalSigningKeyRing } from './signing-key-ring.js'
+export type { LocalStoreErrorCode } from './store-errors.js'
+export { LocalStoreError, LocalStoreErrorCodes } from './store-errors.js'
+export {
+  MAX_PASSWORD_HASH_LENGTH,
+  MAX_RATE_LIMIT_KEY_LENGTH,
+  MAX_SESSION_CLIENT_ADDRESS_LENGTH,
+  MAX_SESSION_USER_AGENT_LENGTH,
+  MAX_STORE_ID_LENGTH,
+} from './store-input.js'
+export { MAX_USERNAME_LENGTH, normalizeUsername } from './username.js'

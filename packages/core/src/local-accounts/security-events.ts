@@ -1,0 +1,127 @@
+import type { CsrfRefusalReason } from './csrf.js'
+
+/** Why a sign-in failed. `unknown_account` and `bad_password` look identical to the client. */
+export type LoginFailureReason =
+  | 'unknown_account'
+  | 'bad_password'
+  | 'inactive_account'
+  | 'invalid_input'
+  | 'hashing_busy'
+
+/** Why a session ended before its expiry. */
+export type SessionRevocationReason = 'logout' | 'revoked_by_account' | 'revoked_by_admin' | 'epoch_bumped'
+
+/** Why an account's security epoch moved (which invalidates its sessions and tokens). */
+export type EpochBumpReason = 'password_changed' | 'password_reset' | 'sign_out_everywhere' | 'admin'
+
+/**
+ * The fields of each security event, by `type`. Later capabilities add their own entries here (for
+ * example `oauth.*` events); `SecurityEvent` follows automatically. Only non-secret fields belong here:
+ * account ids, session *handle* ids (never the session id or cookie), refresh token family ids, client
+ * addresses and reason codes. Passwords, tokens, digests, usernames as typed and key material never do.
+ */
+export interface SecurityEventFields {
+  'login.succeeded': { readonly accountId: string; readonly clientAddress?: string }
+  'login.failed': {
+    readonly reason: LoginFailureReason
+    /** Present when the account is known (never for `unknown_account`). */
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  'login.rate_limited': {
+    readonly retryAfterSeconds: number
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  'session.created': {
+    readonly accountId: string
+    readonly sessionHandle: string
+    readonly clientAddress?: string
+  }
+  'session.revoked': {
+    readonly accountId: string
+    readonly sessionHandle: string
+    readonly reason: SessionRevocationReason
+    readonly clientAddress?: string
+  }
+  'refresh.reuse_detected': {
+    readonly accountId: string
+    readonly familyId: string
+    readonly clientAddress?: string
+  }
+  'password.changed': { readonly accountId: string; readonly clientAddress?: string }
+  'epoch.bumped': {
+    readonly accountId: string
+    /** The new epoch. */
+    readonly epoch: number
+    readonly reason: EpochBumpReason
+  }
+  'csrf.refused': {
+    readonly reason: CsrfRefusalReason
+    readonly method: string
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  'step_up.issued': {
+    readonly accountId: string
+    readonly purpose: string
+    readonly sessionHandle?: string
+  }
+  'step_up.consumed': {
+    readonly accountId: string
+    readonly purpose: string
+    readonly sessionHandle?: string
+  }
+}
+
+/** The `type` of a security event: `login.succeeded`, `session.revoked`, `refresh.reuse_detected`, ... */
+export type SecurityEventType = keyof SecurityEventFields
+
+/** One security event: a `type`, the time it happened, and that type's non-secret fields. */
+export type SecurityEvent = {
+  [Type in SecurityEventType]: { readonly type: Type; readonly at: Date } & SecurityEventFields[Type]
+}[SecurityEventType]
+
+/** The application's receiver of security events (audit log, SIEM, metrics); may be sync or async. */
+export type SecurityEventSink = (event: SecurityEvent) => void | Promise<void>
+
+/** Told when a sink throws or rejects; what it does is up to the application (count, log the code). */
+export type SecurityEventSinkErrorHandler = (error: unknown, event: SecurityEvent) => void
+
+/**
+ * Hands `event` to `sink` without ever failing or delaying the caller: the sink is called synchronously,
+ * a synchronous throw is caught, a returned promise is not awaited and its rejection is caught (no
+ * `unhandledRejection`). Failures go to `onSinkError`, itself guarded. Returns nothing to await.
+ */
+export function emitSecurityEvent(
+  sink: SecurityEventSink | undefined,
+  event: SecurityEvent,
+  onSinkError?: SecurityEventSinkErrorHandler,
+): void {
+  if (sink === undefined) return
+  const report = (error: unknown): void => {
+    try {
+      onSinkError?.(error, event)
+    } catch {
+      // The error handler failed as well; the request still must not.
+    }
+  }
+  try {
+    const result: unknown = sink(event)
+    if (isThenable(result)) {
+      // `then` may itself be hostile (a getter that throws, or a `then` that throws synchronously).
+      Promise.resolve(result).then(undefined, report)
+    }
+  } catch (error) {
+    report(error)
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false
+  try {
+    return typeof (value as { then?: unknown }).then === 'function'
+  } catch {
+    return false
+  }
+}

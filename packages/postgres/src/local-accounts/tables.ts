@@ -1,0 +1,120 @@
+import { sql } from 'drizzle-orm'
+import { bigint, check, foreignKey, index, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import { instant } from '../columns/columns.js'
+
+// Drizzle view of the tables created by the local-accounts migration, constraints and indexes included,
+// so that a schema generated from this file matches the hand-written SQL.
+
+export const localAccountsTable = pgTable(
+  'portcullis_local_accounts',
+  {
+    accountId: text('account_id').primaryKey(),
+    username: text('username').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    securityEpoch: bigint('security_epoch', { mode: 'number' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    passwordChangedAt: instant('password_changed_at').notNull(),
+  },
+  (table) => [
+    unique('portcullis_local_accounts_username_key').on(table.username),
+    check('portcullis_local_accounts_security_epoch_check', sql`${table.securityEpoch} >= 1`),
+  ],
+)
+
+export const localAccountInvitesTable = pgTable(
+  'portcullis_local_account_invites',
+  {
+    digest: text('digest').primaryKey(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+    consumedBy: text('consumed_by'),
+  },
+  (table) => [
+    check('portcullis_local_account_invites_expires_at_check', sql`${table.expiresAt} > ${table.createdAt}`),
+    index('portcullis_local_account_invites_expires_at_idx').on(table.expiresAt),
+  ],
+)
+
+export const sessionsTable = pgTable(
+  'portcullis_sessions',
+  {
+    digest: text('digest').primaryKey(),
+    handle: text('handle').notNull(),
+    accountId: text('account_id').notNull(),
+    securityEpoch: bigint('security_epoch', { mode: 'number' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    lastSeenAt: instant('last_seen_at').notNull(),
+    idleExpiresAt: instant('idle_expires_at').notNull(),
+    absoluteExpiresAt: instant('absolute_expires_at').notNull(),
+    userAgent: text('user_agent'),
+    clientAddress: text('client_address'),
+  },
+  (table) => [
+    unique('portcullis_sessions_account_handle_key').on(table.accountId, table.handle),
+    check('portcullis_sessions_security_epoch_check', sql`${table.securityEpoch} >= 0`),
+    check(
+      'portcullis_sessions_idle_expires_at_check',
+      sql`${table.idleExpiresAt} <= ${table.absoluteExpiresAt}`,
+    ),
+    index('portcullis_sessions_idle_expires_at_idx').on(table.idleExpiresAt),
+  ],
+)
+
+export const refreshFamiliesTable = pgTable(
+  'portcullis_refresh_families',
+  {
+    familyId: text('family_id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    securityEpoch: bigint('security_epoch', { mode: 'number' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    absoluteExpiresAt: instant('absolute_expires_at').notNull(),
+    revokedAt: instant('revoked_at'),
+  },
+  (table) => [
+    check('portcullis_refresh_families_security_epoch_check', sql`${table.securityEpoch} >= 0`),
+    check(
+      'portcullis_refresh_families_absolute_expires_at_check',
+      sql`${table.absoluteExpiresAt} > ${table.createdAt}`,
+    ),
+    index('portcullis_refresh_families_account_id_idx').on(table.accountId),
+    index('portcullis_refresh_families_absolute_expires_at_idx').on(table.absoluteExpiresAt),
+  ],
+)
+
+export const refreshTokensTable = pgTable(
+  'portcullis_refresh_tokens',
+  {
+    digest: text('digest').primaryKey(),
+    familyId: text('family_id').notNull(),
+    issuedAt: instant('issued_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    rotatedAt: instant('rotated_at'),
+  },
+  (table) => [
+    foreignKey({
+      name: 'portcullis_refresh_tokens_family_id_fkey',
+      columns: [table.familyId],
+      foreignColumns: [refreshFamiliesTable.familyId],
+    }).onDelete('cascade'),
+    index('portcullis_refresh_tokens_family_id_idx').on(table.familyId),
+  ],
+)
+
+export const rateLimitsTable = pgTable(
+  'portcullis_rate_limits',
+  {
+    limitKey: text('limit_key').primaryKey(),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    resetAt: instant('reset_at').notNull(),
+  },
+  (table) => [
+    check('portcullis_rate_limits_attempts_check', sql`${table.attempts} >= 1`),
+    index('portcullis_rate_limits_reset_at_idx').on(table.resetAt),
+  ],
+)
+
+export type LocalAccountRow = typeof localAccountsTable.$inferSelect
+export type SessionRow = typeof sessionsTable.$inferSelect
+export type RefreshFamilyRow = typeof refreshFamiliesTable.$inferSelect

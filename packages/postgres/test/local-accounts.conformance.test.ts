@@ -1,0 +1,44 @@
+import type { ConformanceSuite } from '@portcullis/conformance'
+import {
+  localAccountStoreSuite,
+  rateLimitStoreSuite,
+  refreshTokenStoreSuite,
+  sessionStoreSuite,
+} from '@portcullis/conformance/local-accounts'
+import { describeConformance } from '@portcullis/conformance/vitest'
+import { afterAll, describe } from 'vitest'
+import {
+  type PostgresClient,
+  PostgresLocalAccountStore,
+  PostgresRateLimitStore,
+  PostgresRefreshTokenStore,
+  PostgresSessionStore,
+} from '../src/index.js'
+import { migratedDatabase, splitRaceCases } from './support/database.js'
+
+const db = await migratedDatabase()
+afterAll(() => db.close())
+
+// A second pool on the same database, as a second app instance has: the race cases split their
+// concurrent calls between `store` (first pool) and `peer` (this one).
+const other = db.connect(8)
+
+function fixture<Store>(create: (client: PostgresClient) => Store) {
+  return () => ({ store: create(db.client), peer: create(other) })
+}
+
+/** Registers a suite: every case on one database, the race cases only on a real server. */
+function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
+  const { races, others } = splitRaceCases(suite)
+  describeConformance(others)
+  // The race cases need real concurrent sessions; embedded PGlite serializes every statement (one
+  // session), so they run only against a server (DATABASE_URL, Testcontainers).
+  describe.runIf(db.database.concurrent)('concurrent database, two app instances', () => {
+    describeConformance(races)
+  })
+}
+
+register(localAccountStoreSuite(fixture((client) => new PostgresLocalAccountStore({ client }))))
+register(sessionStoreSuite(fixture((client) => new PostgresSessionStore({ client }))))
+register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))
+register(rateLimitStoreSuite(fixture((client) => new PostgresRateLimitStore({ client }))))
