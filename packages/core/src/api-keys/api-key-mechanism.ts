@@ -56,7 +56,7 @@ export function apiKey(options: ApiKeyMechanismOptions): AuthenticationMechanism
   const outcomeOf = (result: ApiKeyVerification): AuthenticationOutcome => {
     if (result.kind === 'malformed') return invalid('api-key: malformed value')
     if (result.kind === 'invalid') return invalid(result.reason)
-    if (result.kind === 'unavailable') return unavailable(result.reason)
+    if (result.kind === 'unavailable') return unavailable(result.reason, result.retryAfterSeconds)
     const { record } = result
     options.usage?.record(record.keyId, clock())
     const end = apiKeyEnd(record)

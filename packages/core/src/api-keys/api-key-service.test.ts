@@ -303,6 +303,24 @@ describe('synchronous verification', () => {
     const value = `pk_${randomBytes(12).toString('base64url')}_${randomBytes(32).toString('base64url')}`
     expect(keys.verify(value)).toEqual({ kind: 'unavailable', reason: 'api-key: store unavailable' })
   })
+
+  it("passes on the store's Retry-After hint, synchronously and asynchronously, and ignores a bad one", async () => {
+    const value = `pk_${randomBytes(12).toString('base64url')}_${randomBytes(32).toString('base64url')}`
+    const failing = (retryAfterSeconds: unknown, async: boolean) => {
+      const broken = new MemoryApiKeyStore()
+      const error = Object.assign(new Error('database down'), { retryAfterSeconds })
+      broken.get = () => {
+        if (async) return Promise.reject(error)
+        throw error
+      }
+      return new ApiKeyService({ store: broken, peppers: new ApiKeyPepperRing(pepperV1) })
+    }
+    const down = { kind: 'unavailable', reason: 'api-key: store unavailable' }
+    expect(failing(2, false).verify(value)).toEqual({ ...down, retryAfterSeconds: 2 })
+    expect(await failing(5, true).verify(value)).toEqual({ ...down, retryAfterSeconds: 5 })
+    for (const bad of [-1, Number.NaN, '2', undefined])
+      expect(await failing(bad, true).verify(value)).toEqual(down)
+  })
 })
 
 describe('expiry, rotation and revocation', () => {

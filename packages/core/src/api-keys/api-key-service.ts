@@ -67,7 +67,7 @@ export type ApiKeyVerification =
   | { readonly kind: 'valid'; readonly record: ApiKeyRecord }
   | { readonly kind: 'malformed' }
   | { readonly kind: 'invalid'; readonly reason: string }
-  | { readonly kind: 'unavailable'; readonly reason: string }
+  | { readonly kind: 'unavailable'; readonly reason: string; readonly retryAfterSeconds?: number }
 
 const API_KEY_SERVICE_OPTIONS: OptionsShape<ApiKeyServiceOptions> = {
   store: { required: true, kind: 'object' },
@@ -88,6 +88,14 @@ const STORE_UNAVAILABLE: ApiKeyVerification = Object.freeze({
   kind: 'unavailable',
   reason: 'api-key: store unavailable',
 })
+
+/** The store failed: unavailable, keeping the store's own `retryAfterSeconds` hint when it gave one. */
+function storeUnavailable(error: unknown): ApiKeyVerification {
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0
+    ? { kind: 'unavailable', reason: 'api-key: store unavailable', retryAfterSeconds: seconds }
+    : STORE_UNAVAILABLE
+}
 
 function digestMemo(options: ApiKeyServiceOptions['digestMemo'], clock: () => number) {
   if (options === false) return undefined
@@ -194,16 +202,13 @@ export class ApiKeyService {
     let answer: ReturnType<ApiKeyStore['get']>
     try {
       answer = this.#store.get(parts.keyId)
-    } catch {
-      return STORE_UNAVAILABLE
+    } catch (error) {
+      return storeUnavailable(error)
     }
     if (typeof (answer as { then?: unknown } | undefined)?.then !== 'function') {
       return this.#check(value, parts, answer as ApiKeyRecord | undefined)
     }
-    return Promise.resolve(answer).then(
-      (record) => this.#check(value, parts, record),
-      () => STORE_UNAVAILABLE,
-    )
+    return Promise.resolve(answer).then((record) => this.#check(value, parts, record), storeUnavailable)
   }
 
   #check(value: string, parts: ApiKeyParts, record: ApiKeyRecord | undefined): ApiKeyVerification {
