@@ -6,6 +6,7 @@ import { isPortcullisError } from '../errors/portcullis-error.js'
 import { ApiKeyPepperRing, decodeApiKeyPepper } from './api-key-pepper.js'
 import { type ApiKeyRecord, apiKeyStatus } from './api-key-record.js'
 import { ApiKeyService } from './api-key-service.js'
+import type { ApiKeyStore } from './api-key-store.js'
 import { MemoryApiKeyStore } from './memory-api-key-store.js'
 
 const pepperV1 = { version: 'v1', secret: randomBytes(32) }
@@ -307,12 +308,13 @@ describe('synchronous verification', () => {
   it("passes on the store's Retry-After hint, synchronously and asynchronously, and ignores a bad one", async () => {
     const value = `pk_${randomBytes(12).toString('base64url')}_${randomBytes(32).toString('base64url')}`
     const failing = (retryAfterSeconds: unknown, async: boolean) => {
-      const broken = new MemoryApiKeyStore()
       const error = Object.assign(new Error('database down'), { retryAfterSeconds })
-      broken.get = () => {
-        if (async) return Promise.reject(error)
-        throw error
-      }
+      const broken: ApiKeyStore = Object.assign(new MemoryApiKeyStore(), {
+        get: () => {
+          if (async) return Promise.reject(error)
+          throw error
+        },
+      })
       return new ApiKeyService({ store: broken, peppers: new ApiKeyPepperRing(pepperV1) })
     }
     const down = { kind: 'unavailable', reason: 'api-key: store unavailable' }
