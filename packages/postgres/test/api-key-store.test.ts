@@ -223,9 +223,11 @@ describe('PostgresApiKeyStore input and failures', () => {
         expect(String(error)).not.toContain('s3cret')
       }
       const value = `pgtest_${record.keyId}_${'A'.repeat(43)}`
+      // The store's Retry-After hint reaches the verification (and from there the 503).
       expect(await service.verify(value)).toEqual({
         kind: 'unavailable',
         reason: 'api-key: store unavailable',
+        retryAfterSeconds: 2,
       })
     } finally {
       await down.close()
