@@ -26,7 +26,7 @@ export const MCP_ROUTE_OPTION_KEYS: readonly (keyof MCPRouteOptions)[] = Object.
 ])
 
 declare module '../routing/route-options.js' {
-  /** The route option form on Portcullis routers: `router.get(path, { auth, mcpResource: 'config' }, handler)`. */
+  // The route option form on Portcullis routers: `router.get(path, { auth, mcpResource: 'config' }, handler)`.
   interface RouteOptions {
     readonly mcpResource?: string
     readonly mcpResourceMimeType?: string
