@@ -134,6 +134,7 @@ try {
   }
 
   await compareOps({
+    id: 'refresh-cas',
     title: `Postgres refresh CAS, ${REFRESHERS} concurrent refreshers per round`,
     budget: 0.6,
     durationMs: 1000,

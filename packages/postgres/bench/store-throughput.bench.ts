@@ -2,7 +2,7 @@
 // budget): the price of durability and of sharing state between instances, one operation at a time from
 // one caller. Memory is the baseline of each paired comparison; the table at the end lists both figures.
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { compareOps, comparisons, finish } from '@portcullis/bench'
+import { compareOps, comparisons, finish, reportTable } from '@portcullis/bench'
 import { ApiKeyPepperRing, ApiKeyService, MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import {
   MemoryLocalAccountStore,
@@ -190,14 +190,16 @@ try {
     })
   }
   const rows = comparisons().filter((result) => pairs.some((pair) => pair.name === result.title))
-  console.log(`\nStore throughput (${database.source}), one caller, operations per second:`)
-  console.log('| Store operation | Memory | Postgres | Postgres / memory |')
-  console.log('| --- | ---: | ---: | ---: |')
-  for (const row of rows) {
-    console.log(
-      `| ${row.title} | ${row.baseline.perSecond.toFixed(0)} | ${row.candidate.perSecond.toFixed(0)} | ${row.ratio.toFixed(3)}x |`,
-    )
-  }
+  reportTable(
+    `Store throughput (${database.source}), one caller, operations per second`,
+    ['Store operation', 'Memory', 'Postgres', 'Postgres / memory'],
+    rows.map((row) => [
+      row.title,
+      row.baseline.perSecond.toFixed(0),
+      row.candidate.perSecond.toFixed(0),
+      `${row.ratio.toFixed(3)}x`,
+    ]),
+  )
   finish()
 } finally {
   await client.close()

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs'
 import { type HttpCase, interleavedLoad, loadTarget } from './http-load.js'
 
 export interface OpsCase {
@@ -12,6 +13,8 @@ export interface Measurement {
 }
 
 export interface ComparisonResult {
+  /** Stable id of a budgeted comparison (see budgets.ts), so the performance report can find it. */
+  readonly id?: string
   readonly title: string
   readonly baseline: Measurement
   readonly candidate: Measurement
@@ -31,6 +34,27 @@ export function comparisons(): readonly ComparisonResult[] {
   return results
 }
 
+/** Appends one JSON line to the file named by `PORTCULLIS_BENCH_RESULTS`, when set (`pnpm bench` sets it). */
+function persist(entry: object): void {
+  const file = process.env.PORTCULLIS_BENCH_RESULTS
+  if (file) appendFileSync(file, `${JSON.stringify({ ...entry, source: process.env.npm_package_name })}\n`)
+}
+
+/** Prints a small markdown table (a report without a ratio, e.g. how cost grows) and keeps it for the report. */
+export function reportTable(
+  title: string,
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+): void {
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ]
+  console.log(`\n${title}\n${lines.join('\n')}\n`)
+  persist({ kind: 'table', title, header, rows })
+}
+
 function record(
   title: string,
   baseline: Measurement,
@@ -38,8 +62,10 @@ function record(
   ratio: number,
   rounds: readonly number[],
   budget?: number,
+  id?: string,
 ): ComparisonResult {
   const result: ComparisonResult = {
+    ...(id === undefined ? {} : { id }),
     title,
     baseline,
     candidate,
@@ -49,6 +75,7 @@ function record(
     ...(budget === undefined ? {} : { budget }),
   }
   results.push(result)
+  persist({ kind: 'comparison', ...result })
   const verdict =
     budget === undefined
       ? ''
@@ -122,6 +149,7 @@ async function pairedRounds(
  * and reports the median of the per-round ratios, which is robust to drift and to one noisy round.
  */
 export async function compareOps(options: {
+  readonly id?: string
   readonly title: string
   readonly baseline: OpsCase
   readonly candidate: OpsCase
@@ -144,6 +172,7 @@ export async function compareOps(options: {
     measured.ratio,
     measured.rounds,
     options.budget,
+    options.id,
   )
 }
 
@@ -155,6 +184,7 @@ export async function compareOps(options: {
  * connection aborts the comparison, so a fast failure can never pass for a fast success.
  */
 export async function compareHttp(options: {
+  readonly id?: string
   readonly title: string
   readonly baseline: HttpCase
   readonly candidate: HttpCase
@@ -191,6 +221,7 @@ export async function compareHttp(options: {
     median(ratios),
     ratios,
     options.budget,
+    options.id,
   )
 }
 

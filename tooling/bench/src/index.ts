@@ -1,5 +1,7 @@
+export type { Budget } from './budgets.js'
+export { BUDGETS } from './budgets.js'
 export type { ComparisonResult, Measurement, OpsCase } from './compare.js'
-export { compareHttp, compareOps, comparisons, finish } from './compare.js'
+export { compareHttp, compareOps, comparisons, finish, reportTable } from './compare.js'
 export type { HttpCase } from './http-load.js'
 export type { ListeningServer } from './listen.js'
 export { listen } from './listen.js'

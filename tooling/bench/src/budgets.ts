@@ -1,0 +1,75 @@
+/**
+ * Every performance budget of DESIGN.md section 5 and the open issues. A benchmark that checks one passes
+ * its `id` to `compareOps`/`compareHttp`; the performance report lists each budget as met, missed (with
+ * its figure) or not measured.
+ */
+export interface Budget {
+  readonly id: string
+  readonly what: string
+  readonly budget: number
+  /** Where the benchmark lives. */
+  readonly bench: string
+}
+
+export const BUDGETS: readonly Budget[] = Object.freeze([
+  {
+    id: 'api-key-route',
+    what: 'API-key route vs the same route unprotected',
+    budget: 0.9,
+    bench: 'packages/express/bench/credentials.bench.ts',
+  },
+  {
+    id: 'workload-jwt-vs-express-jwt',
+    what: 'Workload-JWT route (ES256, JWKS cached, token cache) vs express-jwt + jwks-rsa',
+    budget: 2.5,
+    bench: 'packages/express/bench/credentials.bench.ts',
+  },
+  {
+    id: 'protector',
+    what: 'Protector seal+open vs raw node:crypto AES-256-GCM on the same payload',
+    budget: 1.0,
+    bench: 'packages/core/bench/protector.bench.ts',
+  },
+  {
+    id: 'mcp-read-vs-get',
+    what: 'MCP resources/read vs a plain Express GET of the same route and payload',
+    budget: 0.7,
+    bench: 'packages/express/bench/mcp.bench.ts',
+  },
+  {
+    id: 'session-vs-connect-pg-simple',
+    what: 'Session route (Postgres store, default settings) vs express-session + connect-pg-simple',
+    budget: 3,
+    bench: 'apps/reference/bench',
+  },
+  {
+    id: 'session-vs-get',
+    what: 'Session route (Postgres store, default settings) vs a plain GET of the same route',
+    budget: 0.6,
+    bench: 'apps/reference/bench',
+  },
+  {
+    id: 'session-strict-vs-connect-pg-simple',
+    what: 'Session route in strict mode (no lookup cache) vs express-session + connect-pg-simple',
+    budget: 1.5,
+    bench: 'apps/reference/bench',
+  },
+  {
+    id: 'access-token-route',
+    what: 'Access-token route vs the same route unprotected',
+    budget: 0.85,
+    bench: 'apps/reference/bench',
+  },
+  {
+    id: 'refresh-cas',
+    what: 'Postgres refresh CAS (32 concurrent refreshers) vs a bare single-row conditional UPDATE loop',
+    budget: 0.6,
+    bench: 'packages/postgres/bench/refresh-cas.bench.ts',
+  },
+  {
+    id: 'hashing-starvation',
+    what: 'Cheap route while 32 logins hash vs the same route idle',
+    budget: 0.5,
+    bench: 'apps/reference/bench',
+  },
+])
