@@ -59,10 +59,18 @@ function originOf(value: string): string | undefined {
   }
 }
 
+/**
+ * ASCII-only case folding. `toLowerCase`/`toUpperCase` also fold look-alikes into ASCII (the Kelvin sign
+ * U+212A lower-cases to `k`, dotless U+0131 and long U+017F upper-case to `I` and `S`), which would let
+ * `https://\u212Aiosk.example` count as `https://kiosk.example` and `OPT\u0131ONS` as a safe method.
+ */
+const asciiLower = (value: string): string => value.replace(/[A-Z]/g, (char) => char.toLowerCase())
+const asciiUpper = (value: string): string => value.replace(/[a-z]/g, (char) => char.toUpperCase())
+
 /** An `Origin` header must be exactly a serialized origin; `null`, paths and garbage give `null`. */
 function headerOrigin(value: string): string | null {
   const origin = originOf(value)
-  return origin !== undefined && origin === value.toLowerCase() ? origin : null
+  return origin !== undefined && origin === asciiLower(value) ? origin : null
 }
 
 function isTrusted(origin: string, trusted: readonly string[] | undefined): boolean {
@@ -84,7 +92,7 @@ function isTrusted(origin: string, trusted: readonly string[] | undefined): bool
  * requests CSRF is about; a non-browser client forging them gains nothing it could not do directly.
  */
 export function checkCsrf(input: CsrfCheckInput): CsrfDecision {
-  if (SAFE_METHODS.has(input.method.toUpperCase())) return OK
+  if (SAFE_METHODS.has(asciiUpper(input.method))) return OK
   const target = originOf(input.targetOrigin)
   if (target === undefined) {
     throw new ConfigurationError('local.invalid_config', 'targetOrigin must be an http(s) origin')

@@ -140,6 +140,19 @@ export function clearSessionCookie(cookie: SessionCookie): string {
 }
 
 /**
+ * Strips RFC 6265 whitespace (SP and HTAB) only. `String.prototype.trim` also strips NBSP, U+2000-U+200A,
+ * BOM, VT and FF: a cookie planted as `\u00a0__Host-...` by a sibling subdomain (its name does not start
+ * with `__Host-`, so the browser lets it be set) would then be read as ours.
+ */
+function trimOws(text: string, start: boolean, end: boolean): string {
+  let from = 0
+  let to = text.length
+  while (start && from < to && (text.charCodeAt(from) === 0x20 || text.charCodeAt(from) === 0x09)) from++
+  while (end && to > from && (text.charCodeAt(to - 1) === 0x20 || text.charCodeAt(to - 1) === 0x09)) to--
+  return text.slice(from, to)
+}
+
+/**
  * Finds the session cookie in the `Cookie` header (one string, or one per header line). Other cookies are
  * ignored whatever they look like. Ours is `malformed` when its value is not an opaque base64url token
  * (quoted, empty, odd characters, wrong length), when it appears without `=`, or when it appears more than
@@ -155,12 +168,12 @@ export function readSessionCookie(
   for (const line of lines) {
     if (typeof line !== 'string') continue
     for (const piece of line.split(';')) {
-      const pair = piece.trim()
+      const pair = trimOws(piece, true, true)
       const equals = pair.indexOf('=')
-      const name = equals === -1 ? pair : pair.slice(0, equals).trimEnd()
+      const name = equals === -1 ? pair : trimOws(pair.slice(0, equals), false, true)
       if (name !== cookie.name) continue
       if (equals === -1 || found !== undefined) return { kind: 'malformed' }
-      found = pair.slice(equals + 1).trimStart()
+      found = trimOws(pair.slice(equals + 1), true, false)
     }
   }
   if (found === undefined) return { kind: 'absent' }
