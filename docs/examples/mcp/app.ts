@@ -6,6 +6,7 @@ import {
   invalid,
   none,
   required,
+  requiresScope,
   requiresTenantRole,
 } from '@portcullis/core'
 import { createMCPEndpoint, createSecurity, mcpResource } from '@portcullis/express'
@@ -39,8 +40,13 @@ app.use(security.middleware)
 // Create the endpoint before declaring routes: marking mistakes then throw where the route is declared.
 const mcp = createMCPEndpoint({
   security,
-  // Who may talk to the endpoint at all; every read is then checked again by the route's own policy.
+  // Who may talk to the endpoint at all; every read is then checked again by the route's own policy,
+  // against the same verified authentication (no mechanism runs twice for one call).
   auth: required('bearer'),
+  // A token without this scope gets 403 with `Bearer error="insufficient_scope", scope="billing:read"`.
+  guards: [requiresScope('billing:read')],
+  // List only what the caller could read (a dry run of each route's policy and guards).
+  listing: 'readable',
   protectedResource: {
     resource: 'https://billing.example.com/mcp',
     authorizationServers: ['https://login.example.com'],
@@ -53,10 +59,16 @@ app.use(mcp)
 
 const api = security.router()
 
-// Route option form: published as express://plans.
+// Route option form: published as express://plans. Anonymous, so 2026-07-28 reads say
+// `cacheScope: "public"`; clients may keep the answer for a minute.
 api.get(
   '/plans',
-  { auth: anonymous(), mcpResource: 'plans', mcpResourceMimeType: 'application/json' },
+  {
+    auth: anonymous(),
+    mcpResource: 'plans',
+    mcpResourceMimeType: 'application/json',
+    mcpResourceTtlMs: 60_000,
+  },
   (_req, res) => {
     res.json([{ id: 'team', seats: 10 }])
   },

@@ -6,6 +6,8 @@ export type { SecurityHeaderOverrides } from './headers/security-headers.js'
 export { securityHeaderBaseline } from './headers/security-headers.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
+export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
+export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'
 export type {
   DiscoveredRoute,
   MCPEndpoint,
@@ -21,6 +23,15 @@ export type {
   SkillsOptions,
 } from './mcp/index.js'
 export { createMCPEndpoint, discoverRoutes, markOf, mcpResource } from './mcp/index.js'
+export type { CurrentSession, OAuthCookieOptions, OAuthRoutesOptions, OAuthSignIn } from './oauth/index.js'
+export {
+  createOAuthRoutes,
+  currentLocalSession,
+  localSessionOf,
+  OAUTH_NOT_FOUND,
+  OAuthBindingCookie,
+  StepUpCookies,
+} from './oauth/index.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
 export { problemErrorHandler, problemFor } from './problem/error-handler.js'

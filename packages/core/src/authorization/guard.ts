@@ -7,9 +7,25 @@ import { configuredName } from './names.js'
  * - `unauthenticated`: the caller is anonymous (401);
  * - `forbidden`: authenticated but not allowed (403);
  * - `step-up-required`: a fresh one-use step-up credential is missing or was refused (401);
+ * - `insufficient-user-authentication`: the credential's authentication is too weak or too old for the
+ *   route (`acrAtLeast`, `authenticatedWithin`); 401 with an RFC 9470 challenge for bearer clients;
  * - `unavailable`: the step-up service could not decide (503).
  */
-export type GuardDenial = 'unauthenticated' | 'forbidden' | 'step-up-required' | 'unavailable'
+export type GuardDenial =
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'step-up-required'
+  | 'insufficient-user-authentication'
+  | 'unavailable'
+
+/**
+ * What a client must do to satisfy a user-authentication requirement (RFC 9470): authenticate with one of
+ * `acrValues`, and/or no longer than `maxAge` seconds ago. Rendered in a `WWW-Authenticate` challenge.
+ */
+export interface UserAuthenticationChallenge {
+  readonly acrValues?: readonly string[]
+  readonly maxAge?: number
+}
 
 /** One step of a denial path: a combinator name and child index, or a guard key. */
 export type GuardPathSegment = string | number
@@ -24,6 +40,8 @@ export type GuardDecision =
       /** Where in a composition the denial came from: for logs only. */
       readonly path: readonly GuardPathSegment[]
       readonly retryAfterSeconds?: number
+      /** What would satisfy the route (step-up and user-authentication denials), for RFC 9470 challenges. */
+      readonly challenge?: UserAuthenticationChallenge
     }
 
 /**

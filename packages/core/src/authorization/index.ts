@@ -7,7 +7,13 @@ export type {
 } from './context.js'
 export { anonymousContext } from './context.js'
 export { AuthorizationDataError } from './errors.js'
-export type { Guard, GuardDecision, GuardDenial, GuardPathSegment } from './guard.js'
+export type {
+  Guard,
+  GuardDecision,
+  GuardDenial,
+  GuardPathSegment,
+  UserAuthenticationChallenge,
+} from './guard.js'
 export { guard } from './guard.js'
 export type { TenantGuardOptions, TenantRoleGuardOptions } from './guards.js'
 export {
@@ -29,9 +35,12 @@ export { AuthorizationSnapshot } from './snapshot.js'
 export type {
   StepUpConsumer,
   StepUpGuard,
+  StepUpGuardOptions,
   StepUpRequestBinding,
   StepUpVerdict,
   StepUpVerificationRequest,
   StepUpVerifier,
 } from './step-up.js'
 export { requiresStepUp, stepUpVerifierFor } from './step-up.js'
+export type { AcrAtLeastOptions, AuthenticatedWithinOptions } from './user-authentication.js'
+export { ACR_ATTRIBUTE, AUTH_TIME_ATTRIBUTE, acrAtLeast, authenticatedWithin } from './user-authentication.js'

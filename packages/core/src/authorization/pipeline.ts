@@ -23,14 +23,23 @@ export interface GuardPipeline {
   authorize(context: GuardContext, stepUpToken?: string): GuardDecision | Promise<GuardDecision>
 }
 
-function fromVerdict(verdict: StepUpVerdict, key: string): GuardDecision {
+/** The step-up denial, carrying the guard's RFC 9470 hints when it has them. */
+function stepUpRequired(guard: StepUpGuard, code: string): GuardDecision {
+  const decision = denied('step-up-required', code, [guard.key])
+  return guard.challenge === undefined || decision.granted
+    ? decision
+    : { ...decision, challenge: guard.challenge }
+}
+
+function fromVerdict(verdict: StepUpVerdict, guard: StepUpGuard): GuardDecision {
+  const key = guard.key
   if (verdict.kind === 'consumed') return GRANTED
   if (verdict.kind === 'unavailable') {
     const decision = denied('unavailable', 'authorization.step_up_unavailable', [key])
     const retryAfterSeconds = verdict.retryAfterSeconds
     return retryAfterSeconds === undefined || decision.granted ? decision : { ...decision, retryAfterSeconds }
   }
-  return denied('step-up-required', 'authorization.step_up_rejected', [key])
+  return stepUpRequired(guard, 'authorization.step_up_rejected')
 }
 
 async function consume(
@@ -50,7 +59,7 @@ async function consume(
       principal,
       evidence: context.evidence,
     })
-    return fromVerdict(verdict, guard.key)
+    return fromVerdict(verdict, guard)
   } catch {
     return denied('unavailable', 'authorization.step_up_unavailable', [guard.key])
   }
@@ -116,7 +125,7 @@ export function compileGuards(
         return denied('unauthenticated', 'authorization.authentication_required', [stepUpGuard.key])
       }
       if (stepUpToken === undefined || !STEP_UP_TOKEN.test(stepUpToken)) {
-        return denied('step-up-required', 'authorization.step_up_missing', [stepUpGuard.key])
+        return stepUpRequired(stepUpGuard, 'authorization.step_up_missing')
       }
       return consume(verifier, stepUpGuard, context, stepUpToken)
     },

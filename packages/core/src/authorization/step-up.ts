@@ -1,5 +1,6 @@
 import type { AuthenticationEvidence, Principal } from '../authentication/index.js'
-import { ConfigurationError } from '../errors/index.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '../errors/index.js'
+import type { UserAuthenticationChallenge } from './guard.js'
 
 /** What the guard asks the step-up service to consume. */
 export interface StepUpVerificationRequest {
@@ -36,6 +37,39 @@ export interface StepUpGuard {
   readonly kind: 'step-up'
   readonly key: string
   readonly purpose: string
+  /** What a bearer client should re-authorize with when it has no credential (RFC 9470 challenge). */
+  readonly challenge?: UserAuthenticationChallenge
+}
+
+export interface StepUpGuardOptions {
+  /**
+   * Sent to bearer-authenticated clients refused for lack of a credential, in the RFC 9470
+   * `WWW-Authenticate: Bearer error="insufficient_user_authentication"` challenge (`acr_values`, `max_age`).
+   * Browser clients get a step-up credential from an OAuth reauthentication instead.
+   */
+  readonly challenge?: UserAuthenticationChallenge
+}
+
+const CHALLENGE_OPTIONS: OptionsShape<UserAuthenticationChallenge> = {
+  acrValues: {
+    kind: 'array',
+    elements: {
+      kind: 'string',
+      check: (value) =>
+        /^[\x21\x23-\x5b\x5d-\x7e]{1,256}$/.test(value as string) ? undefined : 'must be an acr value',
+    },
+    code: 'authorization.invalid_guard',
+  },
+  maxAge: {
+    kind: 'number',
+    check: (value) =>
+      Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a non-negative integer',
+    code: 'authorization.invalid_guard',
+  },
+}
+
+const STEP_UP_GUARD_OPTIONS: OptionsShape<StepUpGuardOptions> = {
+  challenge: { kind: 'object', shape: CHALLENGE_OPTIONS, code: 'authorization.invalid_guard' },
 }
 
 /** What a step-up credential is bound to besides account and purpose, derived from the request. */
@@ -82,12 +116,30 @@ export function stepUpVerifierFor(
 
 const PURPOSE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
 
-export function requiresStepUp(purpose: string): StepUpGuard {
+/**
+ * A route guard consuming a one-use step-up credential for `purpose` (see `StepUpGuard`). The credential
+ * travels in the step-up header or, after a browser reauthentication, in the step-up cookie of `purpose`.
+ */
+export function requiresStepUp(purpose: string, options: StepUpGuardOptions = {}): StepUpGuard {
   if (typeof purpose !== 'string' || !PURPOSE.test(purpose)) {
     throw new ConfigurationError(
       'authorization.invalid_guard',
       'requiresStepUp purpose must be 1-128 characters of letters, digits, ".", "_", ":" or "-"',
     )
   }
-  return Object.freeze({ kind: 'step-up' as const, key: `stepUp(${purpose})`, purpose })
+  readOptions(options, 'requiresStepUp', STEP_UP_GUARD_OPTIONS)
+  const given = options.challenge
+  const challenge =
+    given === undefined
+      ? undefined
+      : Object.freeze({
+          ...(given.acrValues === undefined ? {} : { acrValues: Object.freeze([...given.acrValues]) }),
+          ...(given.maxAge === undefined ? {} : { maxAge: given.maxAge }),
+        })
+  return Object.freeze({
+    kind: 'step-up' as const,
+    key: `stepUp(${purpose})`,
+    purpose,
+    ...(challenge === undefined ? {} : { challenge }),
+  })
 }

@@ -8,6 +8,7 @@ export {
   SECURITY_EPOCH_CLAIM,
   SESSION_HANDLE_CLAIM,
 } from './access-token.js'
+export { TOKEN_FAMILY_ATTRIBUTE } from './access-token-mechanism.js'
 export type {
   BumpSecurityEpochRequest,
   CreateLocalAccountOutcome,
@@ -26,6 +27,8 @@ export {
   validateIssueInvite,
   validateSetPassword,
 } from './account-store.js'
+export type { LocalAuthErrorCode, LocalAuthErrorOptions } from './auth-errors.js'
+export { LocalAuthError } from './auth-errors.js'
 export type { BoundedPasswordHasher, BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
 export { boundedPasswordHasher } from './bounded-password-hasher.js'
 export type { ClientAddressInput } from './client-address.js'
@@ -41,8 +44,25 @@ export type { DummyHash, DummyHashOptions } from './dummy-hash.js'
 export { dummyHash } from './dummy-hash.js'
 export type { LocalAccountErrorCode } from './errors.js'
 export { LocalAccountError, PasswordHashingBusyError } from './errors.js'
+export { establishLocalSignIn, LocalAccounts } from './local-accounts.js'
+export type {
+  LocalAccountsOptions,
+  LocalAuthProfile,
+  LocalRateLimitOptions,
+  LocalRevocationOptions,
+  LocalSessionOptions,
+  LocalTokenOptions,
+  LocalTransport,
+  LoginRateLimit,
+  RegistrationPolicy,
+} from './local-accounts-options.js'
+export type { LocalCredentials, LocalSessionView } from './local-credentials.js'
+export { localCredentialsOf } from './local-credentials.js'
+export type { CsrfSeed, LocalCsrfInput } from './local-csrf.js'
+export { LocalCsrf } from './local-csrf.js'
 export type { LocalJWKSProviderOptions } from './local-jwks-provider.js'
 export { LocalJWKSProvider } from './local-jwks-provider.js'
+export { LocalStepUp } from './local-step-up.js'
 export { MemoryLocalAccountStore } from './memory-account-store.js'
 export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js'
 export { MemoryRateLimitStore } from './memory-rate-limit-store.js'
@@ -109,6 +129,11 @@ export {
   serializeSessionCookie,
   sessionCookie,
 } from './session-cookie.js'
+export {
+  CSRF_TOKEN_HEADER,
+  SECURITY_EPOCH_ATTRIBUTE,
+  SESSION_HANDLE_ATTRIBUTE,
+} from './session-mechanism.js'
 export type {
   CreateSessionRequest,
   ListSessionsRequest,
@@ -128,6 +153,13 @@ export {
   validateSessionRecord,
   validateTouchSession,
 } from './session-store.js'
+export type {
+  EstablishSignInRequest,
+  LocalRequestInfo,
+  LocalSignIn,
+  SessionSignIn,
+  TokenSignIn,
+} from './sign-in.js'
 export type {
   GenerateLocalSigningKeyOptions,
   LocalPrivateJWK,

@@ -72,6 +72,19 @@ export interface SecurityEventFields {
     readonly purpose: string
     readonly sessionHandle?: string
   }
+  /** An OAuth / OIDC sign-in completed (`provisioned`: the account was created by it). */
+  'oauth.signed_in': { readonly accountId: string; readonly provider: string; readonly provisioned: boolean }
+  /** A provider identity was linked (`relinked`: the same identity again). */
+  'oauth.linked': { readonly accountId: string; readonly provider: string; readonly relinked: boolean }
+  'oauth.unlinked': { readonly accountId: string; readonly provider: string }
+  /** A scope upgrade of a link was granted. */
+  'oauth.scopes_upgraded': { readonly accountId: string; readonly provider: string }
+  /** Retained provider tokens were revoked (`pending`: an upstream failure was staged for retry). */
+  'oauth.tokens_revoked': { readonly accountId: string; readonly provider: string; readonly pending: boolean }
+  /** The browser proved control of the linked identity (no freshness, no credential). */
+  'oauth.revalidated': { readonly accountId: string; readonly provider: string }
+  /** A provider reauthentication for `purpose` succeeded and issued a step-up credential. */
+  'oauth.reauthenticated': { readonly accountId: string; readonly provider: string; readonly purpose: string }
 }
 
 /** The `type` of a security event: `login.succeeded`, `session.revoked`, `refresh.reuse_detected`, ... */

@@ -1,3 +1,4 @@
+import { Buffer, isUtf8 } from 'node:buffer'
 import { InvalidInputError } from '../errors/index.js'
 
 /** What a handler produced for one in-process read: status, content type and the raw body bytes. */
@@ -32,12 +33,11 @@ const TEXT_TYPES = new Set([
   'application/x-ndjson',
 ])
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
-
 /** The lower-cased `type/subtype` of a Content-Type header, or undefined when absent or blank. */
 export function mediaTypeEssence(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined
-  const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase()
+  const end = contentType.indexOf(';')
+  const essence = (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase()
   return essence.length === 0 ? undefined : essence
 }
 
@@ -51,13 +51,11 @@ export function isTextMediaType(essence: string): boolean {
   )
 }
 
-/** The body as a string when it is valid UTF-8, otherwise undefined. */
+/** The body as a string when it is valid UTF-8 (a leading byte order mark removed), otherwise undefined. */
 export function decodeUtf8(body: Uint8Array): string | undefined {
-  try {
-    return strictUtf8.decode(body)
-  } catch {
-    return undefined
-  }
+  if (!isUtf8(body)) return undefined
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
 export interface ContentsOptions {

@@ -29,11 +29,13 @@ export type {
   ResourceLinkContent,
 } from './links.js'
 export { DEFAULT_MAX_BLOB_BYTES, MCPBlobResource, MCPResourceLink } from './links.js'
+export type { MCPCacheHint, MCPCacheScope } from './modern.js'
 export {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   isSupportedProtocolVersion,
   LATEST_PROTOCOL_VERSION,
   negotiateProtocolVersion,
+  SUPPORTED_MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './protocol.js'
 export type { MCPResourceReader } from './read.js'

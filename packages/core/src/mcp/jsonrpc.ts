@@ -28,6 +28,10 @@ export const JSON_RPC_ERROR = Object.freeze({
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
+  /** 2026-07-28: an `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header disagrees with the body. */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the request names a protocol revision this server does not speak. */
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 })
 
 /** Thrown by method implementations; turned into a JSON-RPC error response by the dispatcher. */
@@ -51,7 +55,7 @@ export type Classified =
       readonly params: Readonly<Record<string, unknown>> | undefined
       readonly paramsValid: boolean
     }
-  | { readonly kind: 'notification'; readonly method: string }
+  | { readonly kind: 'notification'; readonly method: string; readonly params: unknown }
   | { readonly kind: 'client-response' }
   | { readonly kind: 'invalid'; readonly id: JsonRpcId | null; readonly message: string }
 
@@ -90,7 +94,7 @@ export function classify(message: unknown): Classified {
   if (typeof method !== 'string' || method.length === 0) {
     return { kind: 'invalid', id: echo, message: "Missing or invalid 'method' field" }
   }
-  if (!hasId) return { kind: 'notification', method }
+  if (!hasId) return { kind: 'notification', method, params: message.params }
   const params = message.params
   const paramsValid = params === undefined || isPlainObject(params)
   return {

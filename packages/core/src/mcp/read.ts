@@ -6,7 +6,8 @@ import {
   toResourceContents,
 } from './contents.js'
 import { JSON_RPC_ERROR, RpcError } from './jsonrpc.js'
-import type { MCPRegisteredResource, MCPResourceRegistry } from './registry.js'
+import type { MCPCacheHint } from './modern.js'
+import { canonicalUri, type MCPRegisteredResource, type MCPResourceRegistry } from './registry.js'
 import type { SkillCatalog } from './skills.js'
 
 /**
@@ -26,6 +27,14 @@ export interface ReadDependencies<T, C> {
   readonly reader: MCPResourceReader<T, C>
   readonly visible: (resource: MCPRegisteredResource<T>, context: C) => boolean
   readonly maxBlobBytes: number
+  /** The caching hint of a read: of a handler resource, or of a built-in one (openapi, skills). */
+  readonly cacheHint: (resource: MCPRegisteredResource<T> | undefined) => MCPCacheHint
+}
+
+/** What a read produced, with the caching hint the 2026-07-28 revision sends beside it. */
+export interface ReadOutcome {
+  readonly result: { readonly contents: ResourceContents[] }
+  readonly cache: MCPCacheHint
 }
 
 const MAX_URI_LENGTH = 8192
@@ -74,32 +83,35 @@ async function readOpenApi<C>(
 
 /**
  * `resources/read`: `<scheme>://openapi`, then the skills catalog (when enabled, every `skill://` URI is
- * answered there), then concrete handler resources, then templates in registration order. A miss is
- * -32602 `Resource not found` with `data: { uri }`; a handler status outside 2xx, or a reader that
- * throws, is -32603 `Resource read failed` with `data: { statusCode, content }`.
+ * answered there), then concrete handler resources, then templates in registration order; schemes compare
+ * case-insensitively. A miss is -32602 `Resource not found` with `data: { uri }`; a handler status outside
+ * 2xx, or a reader that throws, is -32603 `Resource read failed` with `data: { statusCode, content }`.
  */
 export async function readResource<T, C>(
   params: Readonly<Record<string, unknown>> | undefined,
   context: C,
   deps: ReadDependencies<T, C>,
-): Promise<{ contents: ResourceContents[] }> {
+): Promise<ReadOutcome> {
   const uri = params?.uri
   if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI_LENGTH) {
     throw new RpcError(JSON_RPC_ERROR.INVALID_PARAMS, 'Invalid resource URI: uri must be a non-empty string')
   }
-  if (uri === deps.registry.openapiUri) return { contents: [await readOpenApi(uri, context, deps.openapi)] }
-  if (deps.skills !== undefined && uri.startsWith('skill://')) {
-    const file = await deps.skills.read(uri).catch(() => {
+  const canonical = canonicalUri(uri)
+  if (canonical === deps.registry.openapiUri) {
+    const contents = [await readOpenApi(uri, context, deps.openapi)]
+    return { result: { contents }, cache: deps.cacheHint(undefined) }
+  }
+  if (deps.skills !== undefined && canonical.startsWith('skill://')) {
+    const file = await deps.skills.read(canonical).catch(() => {
       throw readFailed(500, INTERNAL_PROBLEM)
     })
     if (file === undefined) throw notFound(uri)
-    return {
-      contents: [
-        convert(uri, { contentType: file.mimeType, body: file.body }, file.mimeType, deps.maxBlobBytes),
-      ],
-    }
+    const contents = [
+      convert(uri, { contentType: file.mimeType, body: file.body }, file.mimeType, deps.maxBlobBytes),
+    ]
+    return { result: { contents }, cache: deps.cacheHint(undefined) }
   }
-  const resolved = deps.registry.resolve(uri, (resource) => deps.visible(resource, context))
+  const resolved = deps.registry.resolve(canonical, (resource) => deps.visible(resource, context))
   if (resolved === undefined) throw notFound(uri)
   let response: MCPResourceResponse
   try {
@@ -109,5 +121,6 @@ export async function readResource<T, C>(
   }
   if (!(response.status >= 200 && response.status < 300))
     throw readFailed(response.status, errorContent(response))
-  return { contents: [convert(uri, response, resolved.resource.mimeType, deps.maxBlobBytes)] }
+  const contents = [convert(uri, response, resolved.resource.mimeType, deps.maxBlobBytes)]
+  return { result: { contents }, cache: deps.cacheHint(resolved.resource) }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MCPResourceRegistry } from './registry.js'
+import { canonicalUri, MCPResourceRegistry } from './registry.js'
 
 function registry(skillsEnabled = false) {
   return new MCPResourceRegistry<string>({ scheme: 'fw', skillsEnabled })
@@ -139,5 +139,33 @@ describe('MCPResourceRegistry.link', () => {
 
   it('refuses an unknown name', () => {
     expect(() => registry().link('nope')).toThrow(code('mcp.resource_unknown'))
+  })
+})
+
+describe('URI schemes and caching hints', () => {
+  it('compares schemes case-insensitively and everything else exactly', () => {
+    const registry = new MCPResourceRegistry<string>({ scheme: 'fw' })
+    registry.register({ name: 'plans', target: 'plans' })
+    registry.register({ name: 'item', template: 'Item://{id}', target: 'item' })
+    expect(registry.resolve('FW://plans')?.resource.name).toBe('plans')
+    expect(registry.resolve('fw://PLANS')).toBeUndefined()
+    expect(registry.resolve('item://1')).toMatchObject({ params: { id: '1' } })
+    expect(registry.resolve('ITEM://1')).toMatchObject({ params: { id: '1' } })
+    expect(canonicalUri('HTTPS://Example.com/A')).toBe('https://Example.com/A')
+    expect(canonicalUri('no scheme')).toBe('no scheme')
+    // the same template text in another case is the same template
+    expect(() => registry.register({ name: 'again', template: 'item://{id}', target: 'x' })).toThrow(
+      expect.objectContaining({ code: 'mcp.resource_duplicate' }),
+    )
+  })
+
+  it('keeps a non-negative integer ttlMs and refuses anything else', () => {
+    const registry = new MCPResourceRegistry<string>({ scheme: 'fw' })
+    expect(registry.register({ name: 'cached', ttlMs: 1000, target: 'x' })).toMatchObject({ ttlMs: 1000 })
+    for (const ttlMs of [-1, 1.5, Number.NaN]) {
+      expect(() =>
+        registry.register({ name: `bad${String(ttlMs).replace(/\W/g, '')}`, ttlMs, target: 'x' }),
+      ).toThrow(expect.objectContaining({ code: 'mcp.resource_invalid' }))
+    }
   })
 })

@@ -12,6 +12,8 @@ export interface MCPResourceDefinition<T> {
   readonly mimeType?: string
   /** RFC 6570 level-1 template; the resource is then listed in `resources/templates/list` only. */
   readonly template?: string
+  /** 2026-07-28 caching hint: how long a read stays fresh, in milliseconds. Default 0. */
+  readonly ttlMs?: number
   readonly target: T
 }
 
@@ -20,6 +22,7 @@ interface EntryBase<T> {
   readonly title?: string
   readonly description?: string
   readonly mimeType?: string
+  readonly ttlMs?: number
   readonly target: T
 }
 
@@ -60,6 +63,25 @@ const SCHEME = /^[a-z][a-z0-9+.-]*$/
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9._~-]*$/
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/
 export const OPENAPI_RESOURCE_NAME = 'openapi'
+
+/** The URI with its scheme in lower case (RFC 3986: schemes compare case-insensitively). */
+export function canonicalUri(uri: string): string {
+  // a scan rather than a regular expression: this runs on every read
+  for (let index = 0; index < uri.length; index += 1) {
+    const code = uri.charCodeAt(index)
+    if (code === 0x3a) return index === 0 ? uri : lowerScheme(uri, index)
+    const letter = (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a)
+    const other = code === 0x2b || code === 0x2d || code === 0x2e || (code >= 0x30 && code <= 0x39)
+    if (!(letter || (index > 0 && other))) return uri
+  }
+  return uri
+}
+
+function lowerScheme(uri: string, end: number): string {
+  const scheme = uri.slice(0, end)
+  const lower = scheme.toLowerCase()
+  return lower === scheme ? uri : `${lower}${uri.slice(end)}`
+}
 
 function configError(code: string, message: string): ConfigurationError {
   return new ConfigurationError(code, message)
@@ -134,12 +156,20 @@ export class MCPResourceRegistry<T> {
         `resource ${JSON.stringify(name)}: ${mimeType} is not a media type`,
       )
     }
+    const ttlMs = definition.ttlMs
+    if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0)) {
+      throw configError(
+        'mcp.resource_invalid',
+        `resource ${JSON.stringify(name)}: ttlMs must be a non-negative integer`,
+      )
+    }
     const base = {
       name,
       target: definition.target,
       ...optionalField('title', optionalText(definition.title, 'title', name)),
       ...optionalField('description', optionalText(definition.description, 'description', name)),
       ...optionalField('mimeType', mimeType),
+      ...optionalField('ttlMs', ttlMs),
     }
     const entry =
       definition.template === undefined ? this.#concrete(base) : this.#templated(base, definition.template)
@@ -159,14 +189,15 @@ export class MCPResourceRegistry<T> {
   }
 
   #templated(base: EntryBase<T>, text: string): MCPTemplateResource<T> {
-    const template = parseUriTemplate(text)
+    // matched against URIs whose scheme is lower-cased, so the template's scheme is too
+    const template = parseUriTemplate(canonicalUri(text))
     if (this.skillsEnabled && text.toLowerCase().startsWith('skill:')) {
       throw configError(
         'mcp.skill_scheme_reserved',
         `template ${text} uses skill://, reserved for the skills catalog`,
       )
     }
-    if (this.#templates.some((existing) => existing.uriTemplate === text)) {
+    if (this.#templates.some((existing) => existing.template.template === template.template)) {
       throw configError('mcp.resource_duplicate', `template ${text} is registered twice`)
     }
     const entry: MCPTemplateResource<T> = Object.freeze({
@@ -181,12 +212,14 @@ export class MCPResourceRegistry<T> {
 
   /**
    * Resolves a URI to a handler resource: concrete resources first, then templates in registration
-   * order. `visible` hides entries (a hidden template is skipped and the search continues).
+   * order; the scheme compares case-insensitively. `visible` hides entries (a hidden template is skipped
+   * and the search continues).
    */
   resolve(
-    uri: string,
+    requested: string,
     visible: (resource: MCPRegisteredResource<T>) => boolean = () => true,
   ): MCPResolvedResource<T> | undefined {
+    const uri = canonicalUri(requested)
     const concrete = this.#byUri.get(uri)
     if (concrete !== undefined && visible(concrete)) {
       return { resource: concrete, params: {} }

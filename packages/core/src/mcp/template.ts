@@ -15,7 +15,11 @@ export interface UriTemplate {
   readonly variables: readonly string[]
   /** Captured, percent-decoded variables, or `undefined` when the URI does not match. */
   match(uri: string): Readonly<Record<string, string>> | undefined
-  /** Builds a concrete URI, percent-encoding each value; the inverse of `match`. */
+  /**
+   * Builds a concrete URI, percent-encoding each value; the inverse of `match`. Throws `InvalidInputError`:
+   * `mcp.template_value_missing` for a missing or empty value, `mcp.template_value_invalid` for a value that
+   * is not well-formed Unicode or that `match` would not read back (rare: a literal starting with `%`).
+   */
   expand(values: Readonly<Record<string, string>>): string
 }
 
@@ -77,7 +81,8 @@ function decodeOnce(raw: string): string | undefined {
 }
 
 function matchParts(parts: readonly Part[], uri: string): Record<string, string> | undefined {
-  const raw: Record<string, string> = {}
+  // prototype-free, so a variable named `__proto__` is captured like any other instead of being dropped
+  const raw: Record<string, string> = Object.create(null)
   let position = 0
   for (let index = 0; index < parts.length; index += 1) {
     const part = parts[index] as Part
@@ -96,13 +101,40 @@ function matchParts(parts: readonly Part[], uri: string): Record<string, string>
     position = end
   }
   if (position !== uri.length) return undefined
-  const decoded: Record<string, string> = {}
+  const decoded: Record<string, string> = Object.create(null)
   for (const [name, value] of Object.entries(raw)) {
     const plain = decodeOnce(value)
     if (plain === undefined) return undefined
     decoded[name] = plain
   }
   return decoded
+}
+
+/** Characters `encodeURIComponent` leaves as they are. */
+const UNESCAPED = /^[A-Za-z0-9\-_.!~*'()]$/
+
+function invalidValue(name: string, reason: string): InvalidInputError {
+  return new InvalidInputError('mcp.template_value_invalid', `template variable {${name}} ${reason}`)
+}
+
+/**
+ * Percent-encodes one value. `match` ends a variable at the first occurrence of the literal after it, so
+ * that literal's first character is escaped too when `encodeURIComponent` would leave it (`.` before
+ * `.json`, `-` between two variables): otherwise `a.json` in `{name}.json` would read back as `a`.
+ */
+function encodeValue(value: string, name: string, next: string | undefined): string {
+  const stop = next?.charAt(0) ?? ''
+  try {
+    if (!UNESCAPED.test(stop) || !value.includes(stop)) return encodeURIComponent(value)
+    let encoded = ''
+    for (const char of value) {
+      encoded +=
+        char === stop ? `%${char.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(char)
+    }
+    return encoded
+  } catch {
+    throw invalidValue(name, 'is not well-formed Unicode')
+  }
 }
 
 /**
@@ -126,8 +158,8 @@ export function parseUriTemplate(template: string): UriTemplate {
     variables: frozen,
     match: (uri: string) => (typeof uri === 'string' ? matchParts(parts, uri) : undefined),
     expand(values: Readonly<Record<string, string>>): string {
-      return parts
-        .map((part) => {
+      const uri = parts
+        .map((part, index) => {
           if (part.kind === 'literal') return part.text
           const value = values[part.name]
           if (typeof value !== 'string' || value.length === 0) {
@@ -136,9 +168,15 @@ export function parseUriTemplate(template: string): UriTemplate {
               `no value for template variable {${part.name}}`,
             )
           }
-          return encodeURIComponent(value)
+          const next = parts[index + 1]
+          return encodeValue(value, part.name, next?.kind === 'literal' ? next.text : undefined)
         })
         .join('')
+      const back = matchParts(parts, uri)
+      for (const name of frozen) {
+        if (back?.[name] !== values[name]) throw invalidValue(name, 'cannot be expanded unambiguously')
+      }
+      return uri
     },
   })
 }

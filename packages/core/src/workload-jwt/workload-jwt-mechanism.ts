@@ -1,6 +1,7 @@
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
+import { ACR_ATTRIBUTE, AUTH_TIME_ATTRIBUTE } from '../authorization/user-authentication.js'
 import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheOptions } from '../cache/verified-cache.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
@@ -147,7 +148,7 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
       kind: 'service',
       displayName: clientId ?? result.claims.subject,
     }
-    const attributes: Record<string, string> = {
+    const attributes: Record<string, string | number> = {
       issuer: options.issuer,
       subject: result.claims.subject,
       profile: profile.name,
@@ -156,6 +157,11 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
     }
     if (clientId !== undefined) attributes.clientId = clientId
     if (typeof payload.jti === 'string') attributes.jti = payload.jti
+    // What `acrAtLeast` / `authenticatedWithin` read (user access tokens carry them; workloads rarely do).
+    if (typeof payload.acr === 'string') attributes[ACR_ATTRIBUTE] = payload.acr
+    if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) {
+      attributes[AUTH_TIME_ATTRIBUTE] = payload.auth_time
+    }
     const evidence: AuthenticationEvidence = {
       mechanism: name,
       credentialType: 'workload-jwt',

@@ -1,3 +1,6 @@
+import type { GuardPipeline } from '@portcullis/core/authorization'
+import type { CompiledPolicy } from '@portcullis/core/policy'
+import { INNER_ROUTER } from '../routing/secure-router.js'
 import { type MCPResourceMark, type MCPRouteOptions, markFromOptions, markOf } from './marking.js'
 import { joinPaths } from './route-path.js'
 
@@ -10,6 +13,10 @@ export interface MCPRouteDeclaration {
   readonly options?: MCPRouteOptions
   /** The route's handlers: wrapper-form marks on them count too. */
   readonly handlers?: readonly unknown[]
+  /** The route's compiled policy, when known: decides `cacheScope` and `listing: 'readable'`. */
+  readonly policy?: CompiledPolicy
+  /** The route's guards, when known (`listing: 'readable'` dry-runs them). */
+  readonly guards?: GuardPipeline
 }
 
 /** The mark of a declared route: its route options, else the first wrapper-marked handler. */
@@ -29,6 +36,15 @@ export interface MarkedRoute {
   readonly method: string
   readonly path: string
   readonly mark: MCPResourceMark
+  /** A handler of the route (its layer is found by it), when known. */
+  readonly handler: unknown
+  /** The declaration of the route (with its policy and guards), when it was declared. */
+  readonly declaration: MCPRouteDeclaration | undefined
+}
+
+/** A discovered route with the handler that carries its mark. */
+interface WalkedRoute extends DiscoveredRoute {
+  readonly handler: unknown
 }
 
 interface LayerLike {
@@ -43,6 +59,12 @@ function stackOf(value: unknown): readonly LayerLike[] | undefined {
   return Array.isArray(stack) ? (stack as LayerLike[]) : undefined
 }
 
+/** The stack of a router layer's handle, a Portcullis secure router's included. */
+function nestedStackOf(handle: unknown): readonly LayerLike[] | undefined {
+  const inner = (handle as { [INNER_ROUTER]?: unknown } | null | undefined)?.[INNER_ROUTER]
+  return stackOf(handle) ?? (inner === undefined ? undefined : stackOf(inner))
+}
+
 function paths(raw: unknown): string[] {
   if (typeof raw === 'string') return [raw]
   if (Array.isArray(raw)) return raw.flat(Number.POSITIVE_INFINITY).filter((item) => typeof item === 'string')
@@ -54,7 +76,16 @@ function paths(raw: unknown): string[] {
  * skipped) and reports each method handler of each route with its full path and wrapper-form mark.
  */
 export function discoverRoutes(router: unknown): DiscoveredRoute[] {
-  const found: DiscoveredRoute[] = []
+  return walkRoutes(router, false).map(({ method, path, mark }) => ({
+    method,
+    path,
+    ...(mark === undefined ? {} : { mark }),
+  }))
+}
+
+/** `discoverRoutes` with each route's handler; `secure`: Portcullis secure routers are walked too. */
+export function walkRoutes(router: unknown, secure: boolean): WalkedRoute[] {
+  const found: WalkedRoute[] = []
   const visit = (stack: readonly LayerLike[], prefix: string, depth: number) => {
     if (depth > 32) return
     for (const layer of stack) {
@@ -63,12 +94,17 @@ export function discoverRoutes(router: unknown): DiscoveredRoute[] {
           for (const handlerLayer of layer.route.stack ?? []) {
             const mark = markOf(handlerLayer.handle)
             const method = (handlerLayer.method ?? 'all').toUpperCase()
-            found.push({ method, path: joinPaths(prefix, path), ...(mark === undefined ? {} : { mark }) })
+            found.push({
+              method,
+              path: joinPaths(prefix, path),
+              handler: handlerLayer.handle,
+              ...(mark === undefined ? {} : { mark }),
+            })
           }
         }
         continue
       }
-      const nested = stackOf(layer.handle)
+      const nested = secure ? nestedStackOf(layer.handle) : stackOf(layer.handle)
       if (nested === undefined) continue
       const mounts = paths(layer.rawPath)
       for (const mount of mounts.length === 0 ? [] : mounts)
@@ -85,31 +121,38 @@ export function discoverRoutes(router: unknown): DiscoveredRoute[] {
  * route declarations (options or marked handlers); the same route reported by both sources counts once.
  */
 export function markedRoutes(
-  discovered: readonly DiscoveredRoute[],
+  discovered: readonly WalkedRoute[],
   declared: Iterable<MCPRouteDeclaration>,
 ): MarkedRoute[] {
+  const declarations = [...declared]
   const marked: (MarkedRoute & { readonly order: number })[] = []
   const seen = new Set<string>()
   const position = (method: string, path: string) => {
     const index = discovered.findIndex((route) => route.method === method && route.path === path)
     return index === -1 ? Number.MAX_SAFE_INTEGER : index
   }
-  const add = (method: string, path: string, mark: MCPResourceMark | undefined, order: number) => {
+  const declarationOf = (method: string, path: string) =>
+    declarations.find((route) => route.method.toUpperCase() === method && route.path === path)
+  const add = (
+    method: string,
+    path: string,
+    mark: MCPResourceMark | undefined,
+    handler: unknown,
+    order: number,
+  ) => {
     if (mark === undefined) return
     const key = `${method}\u0000${mark.name}\u0000${path}`
     if (seen.has(key)) return
     seen.add(key)
-    marked.push({ method, path, mark, order })
+    marked.push({ method, path, mark, handler, declaration: declarationOf(method, path), order })
   }
   discovered.forEach((route, index) => {
-    add(route.method, route.path, route.mark, index)
+    add(route.method, route.path, route.mark, route.handler, index)
   })
-  for (const route of declared) {
+  for (const route of declarations) {
     const method = route.method.toUpperCase()
-    add(method, route.path, declarationMark(route), position(method, route.path))
+    add(method, route.path, declarationMark(route), route.handlers?.[0], position(method, route.path))
   }
   // registration order = router stack order, so "first registered template wins" follows the app
-  return marked
-    .sort((left, right) => left.order - right.order)
-    .map(({ method, path, mark }) => ({ method, path, mark }))
+  return marked.sort((left, right) => left.order - right.order).map(({ order: _order, ...route }) => route)
 }

@@ -54,6 +54,12 @@ export const MCP_ENDPOINT_OPTIONS: OptionsShape<MCPEndpointOptions> = {
   routes: { kind: ['iterable', 'function'] },
   skills: { kind: 'object', shape: SKILLS_OPTIONS },
   visible: { kind: 'function' },
+  listing: {
+    kind: 'string',
+    code: OPTION_INVALID,
+    check: (value) => (value === 'all' || value === 'readable' ? undefined : 'must be "all" or "readable"'),
+  },
+  guards: { kind: 'array', code: OPTION_INVALID },
   pageSize: { kind: 'number', code: OPTION_INVALID },
   maxResourceBytes: { kind: 'number', code: OPTION_INVALID },
   readTimeoutMs: { kind: 'number', code: OPTION_INVALID },
@@ -65,4 +71,9 @@ export const MCP_RESOURCE_MARK_OPTIONS: OptionsShape<MCPResourceMarkOptions> = {
   template: { kind: 'string' },
   description: { kind: 'string' },
   title: { kind: 'string' },
+  ttlMs: { kind: 'number', check: (value) => nonNegativeInteger(value) },
+}
+
+function nonNegativeInteger(value: unknown): string | undefined {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a non-negative integer'
 }

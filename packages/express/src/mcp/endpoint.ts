@@ -1,20 +1,21 @@
+import type { RouteGuard } from '@portcullis/core/authorization'
 import { ConfigurationError, readOptions } from '@portcullis/core/errors'
-import {
-  isSupportedProtocolVersion,
-  MCPDispatcher,
-  type MCPResourceRegistry,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@portcullis/core/mcp'
+import { MCPDispatcher, type MCPResourceRegistry } from '@portcullis/core/mcp'
 import { type AuthPolicy, isAuthPolicy } from '@portcullis/core/policy'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { INNER_ROUTER } from '../routing/secure-router.js'
 import type { Security } from '../security/create-security.js'
+import { IN_PROCESS_FORM } from '../security/in-process.js'
 import { declarationMark } from './discovery.js'
 import { MCP_ENDPOINT_OPTIONS } from './endpoint-options.js'
+import type { LayerLike } from './layer-match.js'
 import {
-  decorateUnauthorized,
+  decorateChallenges,
   type ProtectedResourceOptions,
   protectedResource,
+  scopesOf,
 } from './protected-resource.js'
+import { readableBy, resourceCacheScope } from './resource-policy.js'
 import type { ResourceRoutePath } from './route-path.js'
 import { buildResources, type ResourceApp, resolveSetup, resourceRoute, type SetupOptions } from './setup.js'
 import {
@@ -34,14 +35,20 @@ export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
    * form (validated as they are registered), its OpenAPI document is `<scheme>://openapi`, and the
    * endpoint itself becomes a secured route (its `auth` policy, problem+json errors).
    */
-  readonly security?: Pick<Security, 'router' | 'routes' | 'openapi'>
+  readonly security?: Pick<Security, 'router' | 'routes' | 'openapi' | 'evaluation'>
   /**
    * Authentication of the endpoint itself, checked before any JSON-RPC processing: a policy
    * (`required('bearer')`, needs `security`; default: the security instance's default policy) or
    * Express middleware. Each resource read is additionally checked by the marked route's own policy
-   * and guards.
+   * and guards, against the same verified authentication (no mechanism runs twice).
    */
   readonly auth?: AuthPolicy | RequestHandler | readonly RequestHandler[]
+  /**
+   * Guards of the endpoint itself (needs `security` and an authenticating `auth` policy). A refusal is 403
+   * with `WWW-Authenticate: Bearer error="insufficient_scope"`, naming the scopes of the
+   * `requiresScope(...)` guards listed here.
+   */
+  readonly guards?: readonly RouteGuard[]
   /** Serves RFC 9728 metadata and points 401 challenges at it. */
   readonly protectedResource?: ProtectedResourceOptions
   /** Observes errors the endpoint answers as a generic JSON-RPC error (a failed lazy attach). */
@@ -126,6 +133,13 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
     )
   }
   const handlers = middlewareOf(options.auth)
+  if (options.guards !== undefined && (security === undefined || handlers.length > 0)) {
+    throw new ConfigurationError(
+      'mcp.option_invalid',
+      'endpoint guards need the security option and an auth policy',
+    )
+  }
+  const scopes = scopesOf(options.guards ?? [])
   // Startup errors at registration: a marked non-GET route or a template/parameter mismatch throws there.
   security?.routes.onRegister((route) => {
     const mark = declarationMark(route)
@@ -141,20 +155,26 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
       )
     }
     if (attached === undefined) {
-      const ready = buildResources(app, setup).then(({ registry, openapi, serverInfo, skills, read }) => ({
-        registry,
-        dispatcher: new MCPDispatcher<ResourceRoutePath, Request>({
+      const ready = buildResources(app, setup).then(
+        ({ registry, openapi, serverInfo, skills, read, runtimes }) => ({
           registry,
-          serverInfo,
-          openapi,
-          reader: read,
-          ...(skills === undefined ? {} : { skills }),
-          ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-          ...(options.visible === undefined ? {} : { visible: options.visible }),
-          ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-          maxBlobBytes: setup.maxResourceBytes,
+          dispatcher: new MCPDispatcher<ResourceRoutePath, Request>({
+            registry,
+            serverInfo,
+            openapi,
+            reader: read,
+            ...(skills === undefined ? {} : { skills }),
+            ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+            ...(options.visible === undefined ? {} : { visible: options.visible }),
+            ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+            listing: options.listing ?? 'all',
+            readable: readableBy(runtimes, security),
+            cacheScope: (resource) => resourceCacheScope(runtimes.get(resource.name)?.declaration),
+            sharedCacheScope: endpointIsOpen() ? 'public' : 'private',
+            maxBlobBytes: setup.maxResourceBytes,
+          }),
         }),
-      }))
+      )
       attached = { app, ready }
     }
     return attached.ready.then(({ registry }) => registry)
@@ -172,26 +192,11 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
       sendRpcError(response, 403, TRANSPORT_ERROR, reason)
       return false
     }
-    decorateUnauthorized(response, resource?.metadataUrl)
+    if (challenges) decorateChallenges(response, resource?.metadataUrl, scopes)
     return true
   }
 
   const serve = async (request: Request, response: Response) => {
-    const version = request.headers['mcp-protocol-version']
-    if (version !== undefined && (typeof version !== 'string' || !isSupportedProtocolVersion(version))) {
-      const requested = typeof version === 'string' ? version : String(version)
-      sendRpcError(
-        response,
-        400,
-        TRANSPORT_ERROR,
-        `Bad Request: Unsupported protocol version: ${requested}`,
-        {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-          requested,
-        },
-      )
-      return
-    }
     let state: Awaited<Attached['ready']>
     try {
       state = await (attached?.ready ?? attach(request.app).then(() => (attached as Attached).ready))
@@ -201,7 +206,12 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
       sendRpcError(response, 500, -32603, 'Internal error')
       return
     }
-    const context = { context: request, ...(version === undefined ? {} : { protocolVersion: version }) }
+    const context = {
+      context: request,
+      ...headerOption('protocolVersion', request.headers['mcp-protocol-version']),
+      ...headerOption('mcpMethod', request.headers['mcp-method']),
+      ...headerOption('mcpName', request.headers['mcp-name']),
+    }
     if (request.readableEnded || (request.complete && !request.readable)) {
       // an upstream body parser consumed the stream: dispatch what it produced
       const parsed: unknown = request.body
@@ -226,11 +236,22 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
     const router = security.router()
     const documentation = {
       ...(policy === undefined ? {} : { auth: policy }),
+      ...(options.guards === undefined ? {} : { guards: options.guards }),
       openapi: ENDPOINT_DOCUMENTATION,
     }
     router.post(path, documentation, serve)
-    secured = router
+    secured = routeLayerOf(router) ?? router
   }
+
+  /** Nobody authenticates at the endpoint: answers every caller gets alike may sit in shared caches. */
+  function endpointIsOpen(): boolean {
+    if (handlers.length > 0) return false
+    if (security === undefined) return true
+    const route = security.routes.find('POST', path)
+    return route !== undefined && !route.policy.authenticates && !route.policy.excluded
+  }
+  // an endpoint that refuses nobody needs no challenges on its answers
+  const challenges = !endpointIsOpen()
 
   // A plain middleware rather than a Router: every other request of the app (in-process reads included)
   // costs one string comparison here.
@@ -250,6 +271,14 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
     if (secured !== undefined) secured(request, response, next)
     else runChain(handlers, request, response, next, () => serve(request, response).catch(next))
   }) as MCPEndpoint
+  // in-process reads (one per resources/read) carry no query string: req.url is the path, no parsing
+  const metadataPath = resource?.metadataPath
+  const inProcess: RequestHandler = (request, response, next) => {
+    const url = request.url
+    if (url === path || url === `${path}/` || url === metadataPath) endpoint(request, response, next)
+    else next()
+  }
+  Object.defineProperty(endpoint, IN_PROCESS_FORM, { value: inProcess })
   endpoint.attach = (app) => {
     try {
       return attach(app)
@@ -258,6 +287,22 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
     }
   }
   return endpoint
+}
+
+/**
+ * The endpoint's own route on its secure router, called directly: the endpoint middleware has already
+ * matched the path, so the router's matching would only repeat it.
+ */
+function routeLayerOf(router: unknown): RequestHandler | undefined {
+  const inner = (router as { [INNER_ROUTER]?: { stack?: unknown } })[INNER_ROUTER]
+  const layer = Array.isArray(inner?.stack) ? (inner.stack[0] as LayerLike | undefined) : undefined
+  if (layer?.route === undefined) return undefined
+  return (request, response, next) => layer.handleRequest(request, response, next)
+}
+
+/** `{ [key]: header }` for a single-valued header, `{}` when it is absent. */
+function headerOption<K extends string>(key: K, value: string | string[] | undefined): { [P in K]?: string } {
+  return (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string }
 }
 
 /** Runs Express middleware in order, then `last`; an error (or `next('route')`) leaves through `exit`. */

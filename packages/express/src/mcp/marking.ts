@@ -14,6 +14,8 @@ export interface MCPRouteOptions {
   readonly mcpResourceDescription?: string
   /** Human display name. */
   readonly mcpResourceTitle?: string
+  /** 2026-07-28 caching hint: how long a read stays fresh, in milliseconds. Default 0. */
+  readonly mcpResourceTtlMs?: number
 }
 
 /** The route option keys of the MCP route option form, known to every Portcullis router. */
@@ -23,6 +25,7 @@ export const MCP_ROUTE_OPTION_KEYS: readonly (keyof MCPRouteOptions)[] = Object.
   'mcpResourceTemplate',
   'mcpResourceDescription',
   'mcpResourceTitle',
+  'mcpResourceTtlMs',
 ])
 
 declare module '../routing/route-options.js' {
@@ -33,6 +36,7 @@ declare module '../routing/route-options.js' {
     readonly mcpResourceTemplate?: string
     readonly mcpResourceDescription?: string
     readonly mcpResourceTitle?: string
+    readonly mcpResourceTtlMs?: number
   }
 }
 
@@ -42,6 +46,8 @@ export interface MCPResourceMarkOptions {
   readonly template?: string
   readonly description?: string
   readonly title?: string
+  /** 2026-07-28 caching hint: how long a read stays fresh, in milliseconds. Default 0. */
+  readonly ttlMs?: number
 }
 
 /** The resource metadata attached to a marked handler. */
@@ -51,6 +57,7 @@ export interface MCPResourceMark {
   readonly template?: string
   readonly description?: string
   readonly title?: string
+  readonly ttlMs?: number
 }
 
 const MARK = Symbol.for('portcullis.mcp.resource')
@@ -91,6 +98,7 @@ export function markFromOptions(options: MCPRouteOptions | undefined): MCPResour
     mcpResourceTemplate,
     mcpResourceDescription,
     mcpResourceTitle,
+    mcpResourceTtlMs,
   } = options
   return Object.freeze({
     name,
@@ -98,5 +106,6 @@ export function markFromOptions(options: MCPRouteOptions | undefined): MCPResour
     ...(mcpResourceTemplate === undefined ? {} : { template: mcpResourceTemplate }),
     ...(mcpResourceDescription === undefined ? {} : { description: mcpResourceDescription }),
     ...(mcpResourceTitle === undefined ? {} : { title: mcpResourceTitle }),
+    ...(mcpResourceTtlMs === undefined ? {} : { ttlMs: mcpResourceTtlMs }),
   })
 }

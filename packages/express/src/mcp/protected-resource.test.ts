@@ -1,21 +1,26 @@
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
-import { decorateUnauthorized, protectedResource } from './protected-resource.js'
+import { decorateChallenges, protectedResource } from './protected-resource.js'
 
 const METADATA = 'https://api.example/.well-known/oauth-protected-resource/mcp'
 
-function appAnswering(status: number, challenge?: string | string[], metadataUrl: string | null = METADATA) {
+function appAnswering(
+  status: number,
+  challenge?: string | string[],
+  metadataUrl: string | null = METADATA,
+  scopes: readonly string[] = [],
+) {
   const app = express()
   app.post('/mcp', (_req, res) => {
-    decorateUnauthorized(res, metadataUrl ?? undefined)
+    decorateChallenges(res, metadataUrl ?? undefined, scopes)
     if (challenge !== undefined) res.setHeader('WWW-Authenticate', challenge)
     res.status(status).json({ status })
   })
   return app
 }
 
-describe('decorateUnauthorized', () => {
+describe('decorateChallenges', () => {
   it('adds a Bearer challenge with resource_metadata to a bare 401', async () => {
     const response = await request(appAnswering(401)).post('/mcp')
     expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="${METADATA}"`)
@@ -41,8 +46,24 @@ describe('decorateUnauthorized', () => {
     expect((await request(appAnswering(401, undefined, null)).post('/mcp')).headers['www-authenticate']).toBe(
       'Bearer realm="mcp"',
     )
-    expect((await request(appAnswering(403)).post('/mcp')).headers['www-authenticate']).toBeUndefined()
     expect((await request(appAnswering(200)).post('/mcp')).headers['www-authenticate']).toBeUndefined()
+    expect((await request(appAnswering(500)).post('/mcp')).headers['www-authenticate']).toBeUndefined()
+  })
+
+  it('answers a 403 with insufficient_scope, the scopes the endpoint needs and the metadata (RFC 6750 3.1)', async () => {
+    const scoped = await request(appAnswering(403, undefined, METADATA, ['mcp:read', 'billing'])).post('/mcp')
+    expect(scoped.headers['www-authenticate']).toBe(
+      `Bearer error="insufficient_scope", scope="mcp:read billing", resource_metadata="${METADATA}"`,
+    )
+    const bare = await request(appAnswering(403, undefined, null)).post('/mcp')
+    expect(bare.headers['www-authenticate']).toBe('Bearer error="insufficient_scope"')
+    // an existing Bearer challenge without an error is extended; one naming an error is kept
+    const extended = await request(appAnswering(403, 'Bearer realm="api"', null, ['a'])).post('/mcp')
+    expect(extended.headers['www-authenticate']).toBe(
+      'Bearer realm="api", error="insufficient_scope", scope="a"',
+    )
+    const kept = await request(appAnswering(403, 'Bearer error="invalid_token"', null)).post('/mcp')
+    expect(kept.headers['www-authenticate']).toBe('Bearer error="invalid_token"')
   })
 })
 

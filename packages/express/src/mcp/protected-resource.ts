@@ -1,3 +1,4 @@
+import type { RouteGuard } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { Response } from 'express'
 
@@ -63,28 +64,67 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
   })
 }
 
+/** RFC 6750 `scope-token` characters: a scope that has others cannot be named in a challenge. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+
 /**
- * Makes every 401 written on `response` carry a Bearer challenge: `resource_metadata` is added to an
- * existing Bearer challenge, or a new challenge is appended next to other schemes.
+ * The scopes a guard list requires by `requiresScope(...)` guards listed directly in it (named in a 403
+ * `insufficient_scope` challenge; scopes inside combinators are alternatives and are not named).
  */
-export function decorateUnauthorized(response: Response, metadataUrl: string | undefined): void {
+export function scopesOf(guards: readonly RouteGuard[]): readonly string[] {
+  const scopes: string[] = []
+  for (const guard of guards) {
+    const scope = guard.kind === 'guard' ? /^scope\((.*)\)$/s.exec(guard.key)?.[1] : undefined
+    if (scope !== undefined && SCOPE_TOKEN.test(scope)) scopes.push(scope)
+  }
+  return Object.freeze(scopes)
+}
+
+/**
+ * RFC 6750 / RFC 9728 challenges on the endpoint's own refusals: a 401 carries a Bearer challenge
+ * (`resource_metadata` added to an existing Bearer challenge, or a new challenge appended next to other
+ * schemes); a 403 carries `Bearer error="insufficient_scope"` with the `scope` the endpoint's guards need.
+ */
+export function decorateChallenges(
+  response: Response,
+  metadataUrl: string | undefined,
+  scopes: readonly string[],
+): void {
   const original = response.writeHead
-  const challenge =
-    metadataUrl === undefined ? 'Bearer realm="mcp"' : `Bearer resource_metadata="${metadataUrl}"`
+  const metadata = metadataUrl === undefined ? undefined : `resource_metadata="${metadataUrl}"`
   const patched = function (this: Response, ...args: Parameters<Response['writeHead']>) {
     const status = args[0]
-    if (status === 401 && !response.headersSent) {
+    if ((status === 401 || status === 403) && !response.headersSent) {
       const existing = response.getHeader('www-authenticate')
       const values = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)]
-      const bearer = values.findIndex((value) => /^bearer\b/i.test(value))
-      if (bearer === -1) values.push(challenge)
-      else if (metadataUrl !== undefined && !/resource_metadata=/i.test(values[bearer] ?? '')) {
-        values[bearer] =
-          `${values[bearer]}${/^bearer\s*$/i.test(values[bearer] ?? '') ? ' ' : ', '}resource_metadata="${metadataUrl}"`
-      }
+      if (status === 401) challenge401(values, metadata)
+      else challenge403(values, metadata, scopes)
       response.setHeader('WWW-Authenticate', values.length === 1 ? (values[0] as string) : values)
     }
     return original.apply(this, args)
   } as Response['writeHead']
   response.writeHead = patched
+}
+
+function challenge401(values: string[], metadata: string | undefined): void {
+  const bearer = values.findIndex((value) => /^bearer\b/i.test(value))
+  if (bearer === -1) values.push(metadata === undefined ? 'Bearer realm="mcp"' : `Bearer ${metadata}`)
+  else if (metadata !== undefined && !/resource_metadata=/i.test(values[bearer] ?? '')) {
+    values[bearer] = `${values[bearer]}${/^bearer\s*$/i.test(values[bearer] ?? '') ? ' ' : ', '}${metadata}`
+  }
+}
+
+function challenge403(values: string[], metadata: string | undefined, scopes: readonly string[]): void {
+  const parameters = [
+    'error="insufficient_scope"',
+    ...(scopes.length === 0 ? [] : [`scope="${scopes.join(' ')}"`]),
+    ...(metadata === undefined ? [] : [metadata]),
+  ]
+  const bearer = values.findIndex((value) => /^bearer\b/i.test(value))
+  const challenge = `Bearer ${parameters.join(', ')}`
+  if (bearer === -1) values.push(challenge)
+  else if (!/error=/i.test(values[bearer] ?? '')) {
+    const existing = values[bearer] as string
+    values[bearer] = `${existing}${/^bearer\s*$/i.test(existing) ? ' ' : ', '}${parameters.join(', ')}`
+  }
 }

@@ -11,11 +11,12 @@ import {
   type SkillCatalogOptions,
 } from '@portcullis/core/mcp'
 import type { Express, Request } from 'express'
-import { discoverRoutes, type MCPRouteDeclaration, markedRoutes } from './discovery.js'
-import { type AppDispatch, invokeInProcess } from './loopback.js'
+import { type MCPRouteDeclaration, markedRoutes, walkRoutes } from './discovery.js'
+import { inProcessApp, invokeInProcess } from './loopback.js'
 import type { MCPResourceMark } from './marking.js'
 import { minimalOpenApi } from './openapi-fallback.js'
 import { parseRoutePath, type ResourceRoutePath } from './route-path.js'
+import { compileRoutePlan, isCurrent, type RoutePlan } from './route-plan.js'
 
 /** The application whose marked routes are published (an Express 5 app). */
 export type ResourceApp = Pick<Express, 'router'>
@@ -39,6 +40,12 @@ export interface SetupOptions {
   readonly skills?: SkillsOptions
   /** Hides handler resources per caller (hidden ones read as not found). */
   readonly visible?: (resource: MCPRegisteredResource<ResourceRoutePath>, request: Request) => boolean
+  /**
+   * `'all'` (default): every marked resource is listed. `'readable'`: only those whose route policy and
+   * guards would admit the caller, decided by a dry run that runs no handler (templates: the policy and the
+   * guards that read no route parameter).
+   */
+  readonly listing?: 'all' | 'readable'
   readonly pageSize?: number
   /** Largest resource body a read may return (text or blob). Default 25 MiB. */
   readonly maxResourceBytes?: number
@@ -70,14 +77,21 @@ export function resolveSetup(options: SetupOptions): ResolvedSetup {
 }
 
 /**
- * Validates a marked route: only GET, a path made of literals and `:parameters`, and template variables
- * exactly equal to the route parameters (a non-template resource may have no parameters).
+ * Validates a marked route: only GET, a path made of literals and `:parameters`, template variables
+ * exactly equal to the route parameters (a non-template resource may have no parameters), and a
+ * non-negative integer `ttlMs`.
  */
 export function resourceRoute(method: string, path: string, mark: MCPResourceMark): ResourceRoutePath {
   if (method.toUpperCase() !== 'GET') {
     throw new ConfigurationError(
       'mcp.route_not_get',
       `MCP resource ${JSON.stringify(mark.name)} is marked on ${method.toUpperCase()} ${path}; only GET routes are read-only resources`,
+    )
+  }
+  if (mark.ttlMs !== undefined && !(Number.isSafeInteger(mark.ttlMs) && mark.ttlMs >= 0)) {
+    throw new ConfigurationError(
+      'mcp.resource_invalid',
+      `MCP resource ${JSON.stringify(mark.name)}: ttlMs must be a non-negative integer`,
     )
   }
   const target = parseRoutePath(path, mark.name)
@@ -99,6 +113,14 @@ function infoOf(document: unknown): MCPServerInfo {
   return { name, version }
 }
 
+/** What a published route brings beside its registry entry: its compiled dispatch and its security. */
+export interface ResourceRuntime {
+  plan: RoutePlan
+  readonly recompile: () => RoutePlan
+  /** The route's declaration (policy, guards) when it was declared through a route registry. */
+  readonly declaration: MCPRouteDeclaration | undefined
+}
+
 /** Discovers, validates and registers the marked routes of `app`; loads skills; builds the reader. */
 export interface BuiltResources {
   readonly registry: MCPResourceRegistry<ResourceRoutePath>
@@ -106,6 +128,8 @@ export interface BuiltResources {
   readonly serverInfo: MCPServerInfo
   readonly skills: SkillCatalog | undefined
   readonly read: MCPResourceReader<ResourceRoutePath, Request>
+  /** Per resource name. */
+  readonly runtimes: ReadonlyMap<string, ResourceRuntime>
 }
 
 function loadSkills({ directory, ...limits }: SkillsOptions): Promise<SkillCatalog> {
@@ -113,24 +137,33 @@ function loadSkills({ directory, ...limits }: SkillsOptions): Promise<SkillCatal
 }
 
 export async function buildResources(app: ResourceApp, setup: ResolvedSetup): Promise<BuiltResources> {
-  const handle: unknown = Reflect.get(app, 'handle')
-  if (typeof handle !== 'function') {
-    throw new ConfigurationError('mcp.app_invalid', 'attach() needs an Express 5 application')
-  }
-  const dispatch: AppDispatch = (request, response, done) => handle.call(app, request, response, done)
-  const discovered = discoverRoutes(app.router)
+  const inProcess = inProcessApp(app)
+  const walked = walkRoutes(app.router, false)
   const declared = typeof setup.routes === 'function' ? setup.routes() : (setup.routes ?? [])
-  const marked = markedRoutes(discovered, declared)
+  const marked = markedRoutes(walked, declared)
   const skills: SkillCatalog | undefined =
     setup.skills === undefined ? undefined : await loadSkills(setup.skills)
   const registry = new MCPResourceRegistry<ResourceRoutePath>({
     scheme: setup.scheme,
     skillsEnabled: skills !== undefined,
   })
-  for (const { method, path, mark } of marked)
-    registry.register({ ...mark, target: resourceRoute(method, path, mark) })
+  const runtimes = new Map<string, ResourceRuntime>()
+  for (const { method, path, mark, handler, declaration } of marked) {
+    const target = resourceRoute(method, path, mark)
+    registry.register({ ...mark, target })
+    const planTarget = { pattern: path, handler, templated: target.parameters.length > 0 }
+    const recompile = () =>
+      compileRoutePlan(app.router, planTarget, planTarget.templated ? undefined : target.build({}))
+    runtimes.set(mark.name, { plan: recompile(), recompile, declaration })
+  }
   const fallbackInfo = setup.serverInfo ?? { name: 'portcullis-mcp', version: '0.0.0' }
-  const openapi = setup.openapi ?? (() => minimalOpenApi(discovered, fallbackInfo))
+  const openapi =
+    setup.openapi ??
+    (() =>
+      minimalOpenApi(
+        walked.map(({ method, path }) => ({ method, path })),
+        fallbackInfo,
+      ))
   const serverInfo =
     setup.serverInfo ??
     infoOf(
@@ -138,10 +171,12 @@ export async function buildResources(app: ResourceApp, setup: ResolvedSetup): Pr
         .then(openapi)
         .catch(() => undefined),
     )
-  const read: MCPResourceReader<ResourceRoutePath, Request> = (resource, params, request) =>
-    invokeInProcess(dispatch, request, resource.target.build(params), {
-      timeoutMs: setup.readTimeoutMs,
-      maxBytes: setup.maxResourceBytes,
-    })
-  return { registry, openapi, serverInfo, skills, read }
+  const options = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
+  const read: MCPResourceReader<ResourceRoutePath, Request> = (resource, params, request) => {
+    const runtime = runtimes.get(resource.name) as ResourceRuntime
+    // a route or middleware added after attach(): walk the router again
+    if (!isCurrent(runtime.plan)) runtime.plan = runtime.recompile()
+    return invokeInProcess(inProcess, runtime.plan, request, resource.target.build(params), params, options)
+  }
+  return { registry, openapi, serverInfo, skills, read, runtimes }
 }

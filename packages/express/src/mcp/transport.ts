@@ -20,10 +20,12 @@ export function sendRpcError(
 
 /** Writes a body directly (no ETag or content negotiation: every answer is unique and uncacheable). */
 function write(response: Response, status: number, contentType: string, payload: string): void {
+  // one buffer: the socket then writes head and body without converting a string on the way
+  const body = Buffer.from(payload)
   response.statusCode = status
   response.setHeader('Content-Type', contentType)
-  response.setHeader('Content-Length', Buffer.byteLength(payload))
-  response.end(payload)
+  response.setHeader('Content-Length', body.byteLength)
+  response.end(body)
 }
 
 /** Streamable HTTP answer: 202 with no body, otherwise JSON (or SSE when the client accepts only SSE). */
@@ -39,15 +41,23 @@ export function sendResult(request: Request, response: Response, result: MCPDisp
   else write(response, result.status, JSON_TYPE, payload)
 }
 
+const acceptDecisions = new Map<string, boolean>()
+
 /** SSE only when the client lists `text/event-stream` and neither JSON nor a wildcard (lenient Accept). */
 function wantsEventStream(request: Request): boolean {
   const accept = request.headers.accept
   if (accept === undefined) return false
-  const types = accept.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase())
-  return (
-    types.includes('text/event-stream') &&
-    !types.some((type) => type === 'application/json' || type === '*/*' || type === 'application/*')
-  )
+  let decision = acceptDecisions.get(accept)
+  if (decision === undefined) {
+    const types = accept.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase())
+    decision =
+      types.includes('text/event-stream') &&
+      !types.some((type) => type === 'application/json' || type === '*/*' || type === 'application/*')
+    // clients send the same few Accept values again and again; a bounded memo spares the parsing
+    if (acceptDecisions.size >= 64) acceptDecisions.clear()
+    acceptDecisions.set(accept, decision)
+  }
+  return decision
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
@@ -79,9 +89,9 @@ export function refusal(request: Request, policy: OriginPolicy): string | undefi
     const allowed = policy.allowedHosts.map((entry) => entry.toLowerCase())
     if (!allowed.includes(host.toLowerCase()) && !allowed.includes(hostname(host))) return 'Host not allowed'
   } else if (
+    !LOOPBACK_HOSTS.has(hostname(host)) &&
     isLoopbackAddress(request.socket.localAddress) &&
-    !request.app.enabled('trust proxy') &&
-    !LOOPBACK_HOSTS.has(hostname(host))
+    !request.app.enabled('trust proxy')
   ) {
     return 'Host not allowed'
   }

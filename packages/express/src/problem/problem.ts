@@ -55,6 +55,11 @@ export const problems = {
   },
   permissionDenied: { status: 403, code: 'authorization.denied', detail: 'Permission denied' },
   stepUpRequired: { status: 401, code: 'step-up.required', detail: 'Fresh step-up authentication required' },
+  insufficientUserAuthentication: {
+    status: 401,
+    code: 'authentication.insufficient_user_authentication',
+    detail: 'Stronger or more recent authentication required',
+  },
   stepUpUnavailable: {
     status: 503,
     code: 'step-up.unavailable',

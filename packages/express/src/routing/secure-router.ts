@@ -5,6 +5,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { RouteOptions } from './route-options.js'
 import type { HttpMethod } from './route-registry.js'
 
+/** The Express router behind a `SecureRouter` (what `app.use(router)` ends up running). */
+export const INNER_ROUTER: unique symbol = Symbol('portcullis.innerRouter')
+
 /** A request on a secured route: the security context is always present. */
 export type SecuredRequest<C extends SecurityContext = SecurityContext> = Request & { security: C }
 

@@ -2,6 +2,7 @@ import { anonymousContext } from '@portcullis/core/authorization'
 import type { RequestHandler } from 'express'
 import { applySecurityHeaders } from '../headers/security-headers.js'
 import type { OpenApiDocument } from '../openapi/document.js'
+import { IN_PROCESS_FORM } from './in-process.js'
 
 export interface AppMiddlewareOptions {
   readonly headers: readonly (readonly [string, string])[]
@@ -10,11 +11,13 @@ export interface AppMiddlewareOptions {
   readonly openapi: () => OpenApiDocument
 }
 
-/** Security headers on every response, an anonymous context on every request, and the OpenAPI route. */
+/**
+ * Security headers on every response, an anonymous context on every request, and the OpenAPI route. Its
+ * in-process form (MCP resource reads) leaves out the headers: that response never reaches a client.
+ */
 export function appMiddleware(options: AppMiddlewareOptions): RequestHandler {
   const { headers, openapiPath, openapi } = options
-  return (request, response, next) => {
-    applySecurityHeaders(response, headers)
+  const withoutHeaders: RequestHandler = (request, response, next) => {
     request.security ??= anonymousContext
     if (
       openapiPath !== undefined &&
@@ -27,4 +30,9 @@ export function appMiddleware(options: AppMiddlewareOptions): RequestHandler {
     }
     next()
   }
+  const middleware: RequestHandler = (request, response, next) => {
+    applySecurityHeaders(response, headers)
+    withoutHeaders(request, response, next)
+  }
+  return Object.defineProperty(middleware, IN_PROCESS_FORM, { value: withoutHeaders })
 }

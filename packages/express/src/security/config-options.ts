@@ -1,4 +1,5 @@
 import type { OptionsShape } from '@portcullis/core/errors'
+import { StepUpCookies } from '../oauth/cookies.js'
 import { OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from '../openapi/document.js'
 import type { SecureRouterOptions } from '../routing/secure-router.js'
 import type { OpenApiConfig, SecurityConfig, StepUpConfig } from './config.js'
@@ -13,6 +14,13 @@ const STEP_UP_OPTIONS: OptionsShape<StepUpConfig> = {
         : 'must have a consume method',
   },
   header: { kind: 'string', code: 'security.invalid_step_up_header' },
+  cookies: {
+    kind: ['false', 'object'],
+    check: (value) =>
+      value === false || value instanceof StepUpCookies ? undefined : 'must be a StepUpCookies or false',
+  },
+  events: { kind: 'function' },
+  onEventSinkError: { kind: 'function' },
 }
 
 const OPENAPI_OPTIONS: OptionsShape<OpenApiConfig> = {

@@ -1,8 +1,10 @@
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import type { AuthorizationResolver, StepUpVerifier } from '@portcullis/core/authorization'
+import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { Request } from 'express'
 import type { SecurityHeaderOverrides } from '../headers/security-headers.js'
+import type { StepUpCookies } from '../oauth/cookies.js'
 import type { OpenApiInfo, OpenApiServer } from '../openapi/document.js'
 
 /** What happened when Portcullis refused a request; `reason` is internal and never sent to the client. */
@@ -28,6 +30,16 @@ export interface StepUpConfig {
   readonly verifier: StepUpVerifier
   /** Request header carrying the one-use step-up credential. Default `portcullis-step-up`. */
   readonly header?: string
+  /**
+   * The per-purpose step-up cookies a browser reauthentication sets (`@portcullis/express` OAuth routes),
+   * read when the header is absent and deleted once presented. Default `new StepUpCookies()` (`__Host-`
+   * names); pass the same instance to the OAuth routes when relaxing them for local development; `false`
+   * reads the header only.
+   */
+  readonly cookies?: StepUpCookies | false
+  /** Receives `step_up.consumed` when a guard consumed a credential; a failing sink never fails a request. */
+  readonly events?: SecurityEventSink
+  readonly onEventSinkError?: SecurityEventSinkErrorHandler
 }
 
 export interface SecurityConfig {

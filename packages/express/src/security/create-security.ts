@@ -9,15 +9,17 @@ import {
   type RequestEvaluation,
   required,
 } from '@portcullis/core/policy'
-import { type ErrorRequestHandler, type RequestHandler, Router } from 'express'
+import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express'
 import { securityHeaders } from '../headers/security-headers.js'
 import { MCP_ROUTE_OPTION_KEYS } from '../mcp/marking.js'
+import { StepUpCookies } from '../oauth/cookies.js'
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document.js'
 import { problemErrorHandler } from '../problem/error-handler.js'
 import { joinPath, parseRoutePath } from '../routing/paths.js'
 import type { RouteOptions } from '../routing/route-options.js'
 import { type HttpMethod, RouteRegistry } from '../routing/route-registry.js'
 import {
+  INNER_ROUTER,
   type RegisterRoute,
   type RouteMethod,
   routeArguments,
@@ -29,7 +31,9 @@ import { appMiddleware } from './app-middleware.js'
 import type { SecurityConfig } from './config.js'
 import { SECURE_ROUTER_OPTIONS, SECURITY_CONFIG_OPTIONS } from './config-options.js'
 import { credentialSource } from './credential-source.js'
+import { evaluationParent } from './evaluation-parent.js'
 import { anonymousRoute, type RouteRuntime, routeGuardMiddleware } from './route-guard-middleware.js'
+import { stepUpConsumedEvents } from './step-up-events.js'
 
 /** What `createSecurity` returns. */
 export interface Security {
@@ -47,6 +51,13 @@ export interface Security {
   /** problem+json error middleware for the application's own routes (secured routes have it built in). */
   readonly errorHandler: ErrorRequestHandler
   readonly evaluator: PolicyEvaluator
+  /**
+   * The request's policy evaluation, memoized per request: however many policies are evaluated for it,
+   * every mechanism and the authorization resolver run at most once.
+   */
+  evaluation(request: Request): RequestEvaluation
+  /** How `requiresStepUp` reads credentials: the header, and the per-purpose cookies (unless turned off). */
+  readonly stepUp: { readonly header: string; readonly cookies: StepUpCookies | undefined }
 }
 
 /** Route option keys every Portcullis router knows. */
@@ -106,15 +117,30 @@ export function createSecurity(config: SecurityConfig): Security {
   // null-prototype object) under a private symbol: adding a property to the request object itself changes
   // its shape on every authenticated request, and a WeakMap costs more in garbage collection.
   const slot = Symbol('portcullis.evaluation')
+  const stepUpCookies = config.stepUp?.cookies ?? new StepUpCookies()
   const runtime: RouteRuntime = {
     evaluationOf(request) {
       // outside an Express app (a bare router) there are no locals: the request itself holds it
       const holder = (request.res?.locals ?? request) as { [slot]?: RequestEvaluation }
-      holder[slot] ??= evaluator.begin(credentialSource(request))
-      return holder[slot]
+      let evaluation = holder[slot]
+      if (evaluation === undefined) {
+        // an in-process request made for another one (an MCP read) shares that request's evaluation
+        const parent = evaluationParent(request)
+        evaluation =
+          parent === undefined ? evaluator.begin(credentialSource(request)) : runtime.evaluationOf(parent)
+        holder[slot] = evaluation
+      }
+      return evaluation
     },
     noStoreAuthenticated: config.noStoreAuthenticated ?? true,
     stepUpHeader: (config.stepUp?.header ?? 'portcullis-step-up').toLowerCase(),
+    stepUpCookies: stepUpCookies === false ? undefined : stepUpCookies,
+    bearerMechanisms: new Set(
+      config.mechanisms
+        .filter((m) => m.securityScheme.type === 'http' && m.securityScheme.scheme === 'bearer')
+        .map((m) => m.name),
+    ),
+    onStepUpConsumed: stepUpConsumedEvents(config.stepUp),
     onRejection: config.onRejection,
   }
   const errorHandler = problemErrorHandler(config.onError)
@@ -203,6 +229,7 @@ export function createSecurity(config: SecurityConfig): Security {
         return secure
       }
     const handle: RequestHandler = (request, response, next) => inner(request, response, next)
+    Object.defineProperty(handle, INNER_ROUTER, { value: inner })
     const secure = Object.assign(handle, {
       prefix,
       get: method('GET'),
@@ -237,5 +264,14 @@ export function createSecurity(config: SecurityConfig): Security {
         : (config.openapi.path ?? '/openapi.json'),
     openapi,
   })
-  return { middleware, router, routes: registry, openapi, errorHandler, evaluator }
+  return {
+    middleware,
+    router,
+    routes: registry,
+    openapi,
+    errorHandler,
+    evaluator,
+    evaluation: (request) => runtime.evaluationOf(request),
+    stepUp: Object.freeze({ header: runtime.stepUpHeader, cookies: runtime.stepUpCookies }),
+  }
 }

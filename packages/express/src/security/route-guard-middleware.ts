@@ -7,15 +7,23 @@ import {
 } from '@portcullis/core/authorization'
 import type { CompiledPolicy, PolicyOutcome, RequestEvaluation } from '@portcullis/core/policy'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { StepUpCookies } from '../oauth/cookies.js'
 import { type ProblemInit, problems, sendProblem } from '../problem/problem.js'
 import type { RejectionEvent } from './config.js'
 import { singleHeader } from './credential-source.js'
+import { insufficientUserAuthentication, isBearerRequest } from './user-authentication-challenge.js'
 
 /** What every secured route shares from `createSecurity`. */
 export interface RouteRuntime {
   evaluationOf(request: Request): RequestEvaluation
   readonly noStoreAuthenticated: boolean
   readonly stepUpHeader: string
+  /** Per-purpose step-up cookies read when the header is absent; undefined: header only. */
+  readonly stepUpCookies: StepUpCookies | undefined
+  /** Names of the registered bearer mechanisms (RFC 9470 challenges go to their clients). */
+  readonly bearerMechanisms: ReadonlySet<string>
+  /** Called after a guard consumed a step-up credential (emits `step_up.consumed`). */
+  readonly onStepUpConsumed: ((context: SecurityContext, purpose: string) => void) | undefined
   readonly onRejection: ((event: RejectionEvent) => void) | undefined
 }
 
@@ -45,6 +53,8 @@ function guardRejection(decision: Extract<GuardDecision, { granted: false }>): P
       return problems.permissionDenied
     case 'step-up-required':
       return problems.stepUpRequired
+    case 'insufficient-user-authentication':
+      return problems.insufficientUserAuthentication
     case 'unavailable':
       return decision.retryAfterSeconds === undefined
         ? problems.stepUpUnavailable
@@ -52,12 +62,33 @@ function guardRejection(decision: Extract<GuardDecision, { granted: false }>): P
   }
 }
 
-function reject(runtime: RouteRuntime, route: RouteSecurity, response: Response, rejection: Rejection): void {
+/** The RFC 9470 challenge for a bearer-authenticated request refused for weak or old authentication. */
+function challengeOf(
+  runtime: RouteRuntime,
+  decision: Extract<GuardDecision, { granted: false }>,
+  context: SecurityContext,
+): string | undefined {
+  if (decision.denial !== 'insufficient-user-authentication' && decision.denial !== 'step-up-required') {
+    return undefined
+  }
+  if (!isBearerRequest(context, runtime.bearerMechanisms)) return undefined
+  return insufficientUserAuthentication(decision.challenge)
+}
+
+function reject(
+  runtime: RouteRuntime,
+  route: RouteSecurity,
+  response: Response,
+  rejection: Rejection,
+  bearerChallenge?: string,
+): void {
   const { problem } = rejection
-  const challenge = problem.status === 401 && route.challenge !== undefined
+  const wwwAuthenticate = problem.status === 401 ? (bearerChallenge ?? route.challenge) : undefined
   sendProblem(
     response,
-    challenge ? { ...problem, headers: { 'WWW-Authenticate': route.challenge ?? '' } } : problem,
+    wwwAuthenticate === undefined
+      ? problem
+      : { ...problem, headers: { 'WWW-Authenticate': wwwAuthenticate } },
   )
   try {
     runtime.onRejection?.({
@@ -87,20 +118,39 @@ export const anonymousRoute: RequestHandler = (request, _response, next) => {
 export function routeGuardMiddleware(runtime: RouteRuntime, route: RouteSecurity): RequestHandler {
   const guarded = route.guards.guards.length > 0 || route.guards.stepUp !== undefined
 
+  const stepUpPurpose = route.guards.stepUp?.purpose
   const authorize = (request: Request, response: Response, next: NextFunction, context: SecurityContext) => {
-    const stepUpToken =
-      route.guards.stepUp === undefined ? undefined : singleHeader(request, runtime.stepUpHeader)
+    let stepUpToken: string | undefined
+    let fromCookie = false
+    if (stepUpPurpose !== undefined) {
+      stepUpToken = singleHeader(request, runtime.stepUpHeader)
+      const cookies = runtime.stepUpCookies
+      if (stepUpToken === undefined && cookies !== undefined) {
+        const read = cookies.read(request.headers.cookie, stepUpPurpose)
+        fromCookie = read.kind !== 'absent'
+        if (read.kind === 'present') stepUpToken = read.value
+      }
+    }
     const params = request.params as RouteParameters
-    const decided = (decision: GuardDecision) => {
+    const decided = (decision: GuardDecision, attempted: boolean) => {
+      // A presented cookie credential is spent (or useless) once tried: the browser forgets it. An
+      // unavailable step-up store may not have taken it, so the cookie stays for a retry.
+      const spent = decision.granted ? attempted : decision.denial === 'step-up-required'
+      if (fromCookie && spent && runtime.stepUpCookies !== undefined && stepUpPurpose !== undefined) {
+        response.append('Set-Cookie', runtime.stepUpCookies.clear(stepUpPurpose))
+      }
       if (!decision.granted) {
-        reject(runtime, route, response, { problem: guardRejection(decision), reason: decision.code })
+        const problem = guardRejection(decision)
+        const bearer = challengeOf(runtime, decision, context)
+        reject(runtime, route, response, { problem, reason: decision.code }, bearer)
         return
       }
+      if (attempted && stepUpPurpose !== undefined) runtime.onStepUpConsumed?.(context, stepUpPurpose)
       next()
     }
     const decision = route.guards.authorize({ ...context, params }, stepUpToken)
-    if (decision instanceof Promise) decision.then(decided).catch(next)
-    else decided(decision)
+    if (decision instanceof Promise) decision.then((settled) => decided(settled, true)).catch(next)
+    else decided(decision, false)
   }
 
   const proceed = (request: Request, response: Response, next: NextFunction, outcome: PolicyOutcome) => {

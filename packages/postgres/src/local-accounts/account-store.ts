@@ -16,8 +16,23 @@ import {
 } from '@portcullis/core/local-accounts'
 import { and, eq, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
-import { duplicateOr, type LocalStoreClient, type LocalStoreContext, storeContext } from './client.js'
+import {
+  duplicateOr,
+  type LocalStoreClient,
+  type LocalStoreContext,
+  preparedStatements,
+  storeContext,
+} from './client.js'
 import { localAccountsTable as accounts, localAccountInvitesTable as invites } from './tables.js'
+
+/** The lookup by id, prepared once per connection: it runs on every request that checks a security epoch. */
+const hotPath = preparedStatements((db, name) => ({
+  byId: db
+    .select()
+    .from(accounts)
+    .where(eq(accounts.accountId, sql.placeholder('accountId')))
+    .prepare(name('account_by_id')),
+}))
 
 export interface PostgresLocalAccountStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
@@ -86,9 +101,12 @@ export class PostgresLocalAccountStore implements LocalAccountStore {
 
   async findAccount(query: FindLocalAccountQuery): Promise<LocalAccountRecord | null> {
     const key = validateFindLocalAccount(query)
-    const where =
-      'username' in key ? eq(accounts.username, key.username) : eq(accounts.accountId, key.accountId)
-    const [row] = await inStatement(() => this.#context.db.select().from(accounts).where(where))
+    const [row] =
+      'username' in key
+        ? await inStatement(() =>
+            this.#context.db.select().from(accounts).where(eq(accounts.username, key.username)),
+          )
+        : await hotPath(this.#context, (prepared) => prepared.byId.execute({ accountId: key.accountId }))
     return row === undefined ? null : localAccountRecord(row)
   }
 

@@ -28,6 +28,7 @@ declare module 'oidc-provider' {
 
   export interface GrantInstance {
     addOIDCScope(scope: string): void
+    addResourceScope(resource: string, scope: string): void
     save(): Promise<string>
   }
 

@@ -31,6 +31,11 @@ export interface TestIdpOptions {
   requirePar?: boolean
   /** Mount path prefix of the issuer (`/realms/test` for a Keycloak-shaped issuer). Default none. */
   pathPrefix?: string
+  /**
+   * Issue RFC 9068 JWT access tokens (`at+jwt`, scope `api`, with the login's `auth_time` and `acr`) for
+   * `audience` to the client `clientId` (resource indicators, defaulted for that client only).
+   */
+  jwtAccessTokens?: { audience: string; clientId: string }
 }
 
 export interface TestClient {
@@ -137,6 +142,7 @@ export class TestIdp {
       },
       loadExistingGrant: async (ctx: ProviderContext) => (idp as TestIdp).#grant(ctx),
       issueRefreshToken: async () => true,
+      ...jwtAccessTokenConfiguration(options.jwtAccessTokens),
       // amr travels in the ID token (as most IdPs send it), not only through userinfo.
       conformIdTokenClaims: false,
       ttl: {
@@ -156,6 +162,9 @@ export class TestIdp {
           enabled: true,
           requirePushedAuthorizationRequests: options.requirePar === true,
         },
+        ...(options.jwtAccessTokens === undefined
+          ? {}
+          : { resourceIndicators: resourceIndicators(options.jwtAccessTokens) }),
       },
     })
     // Before the constructor calls provider.callback(), which composes the middleware stack.
@@ -210,6 +219,8 @@ export class TestIdp {
       (existingId === undefined ? undefined : await Grant.find(existingId)) ??
       new Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId })
     grant.addOIDCScope(String(oidc.params?.scope ?? 'openid'))
+    const resource = oidc.params?.resource
+    if (typeof resource === 'string') grant.addResourceScope(resource, 'api')
     await grant.save()
     return grant
   }
@@ -281,5 +292,43 @@ export class TestIdp {
     }
     // Consent is granted by loadExistingGrant; anything else is a test setup error.
     await this.#provider.interactionFinished(req, res, { consent: {} }, { mergeWithLastSubmission: true })
+  }
+}
+
+type JwtAccessTokens = NonNullable<TestIdpOptions['jwtAccessTokens']>
+
+function resourceIndicators(settings: JwtAccessTokens): Record<string, unknown> {
+  return {
+    enabled: true,
+    defaultResource: async (_ctx: unknown, client: { clientId?: string } | undefined) =>
+      client?.clientId === settings.clientId ? settings.audience : undefined,
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (_ctx: unknown, indicator: string) => {
+      if (indicator !== settings.audience) throw new Error('unknown resource')
+      return {
+        scope: 'api',
+        audience: settings.audience,
+        accessTokenFormat: 'jwt',
+        accessTokenTTL: 600,
+        jwt: { sign: { alg: 'RS256' } },
+      }
+    },
+  }
+}
+
+/** Copies `auth_time` and `acr` of the authorization code (or refresh token) into access tokens. */
+function jwtAccessTokenConfiguration(settings: JwtAccessTokens | undefined): Record<string, unknown> {
+  if (settings === undefined) return {}
+  return {
+    extraTokenClaims: async (ctx: ProviderContext | undefined) => {
+      const entities = (ctx?.oidc as { entities?: Record<string, { authTime?: number; acr?: string }> })
+        ?.entities
+      const source = entities?.AuthorizationCode ?? entities?.RefreshToken
+      if (source === undefined) return undefined
+      return {
+        ...(source.authTime === undefined ? {} : { auth_time: source.authTime }),
+        ...(source.acr === undefined ? {} : { acr: source.acr }),
+      }
+    },
   }
 }

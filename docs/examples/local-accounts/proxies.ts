@@ -1,0 +1,13 @@
+// Behind a load balancer: believe X-Forwarded-For only from your own proxies. The client address for
+// rate limits and events is then the rightmost hop that is not a trusted proxy, never the leftmost.
+import type { LocalAccountsOptions } from '@portcullis/core/local-accounts'
+
+export const behindTheBalancer: Pick<LocalAccountsOptions, 'trustedProxies' | 'rateLimit'> = {
+  trustedProxies: ['10.0.0.0/8', 'fd00::/8'],
+  rateLimit: {
+    // Per username, before any hashing.
+    perAccount: { limit: 10, windowSeconds: 900 },
+    // Per client address, across usernames (and registrations).
+    perAddress: { limit: 100, windowSeconds: 900 },
+  },
+}

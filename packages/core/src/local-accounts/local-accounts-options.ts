@@ -1,0 +1,280 @@
+import { integerBetween, type OptionsShape } from '../errors/options.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { LocalAccountStore } from './account-store.js'
+import type { BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
+import type { PasswordHasher, PasswordRules } from './password.js'
+import type { RateLimitStore } from './rate-limit-store.js'
+import type { RefreshTokenStore } from './refresh-token-store.js'
+import type { SecurityEventSink, SecurityEventSinkErrorHandler } from './security-events.js'
+import type { SessionCookieOptions } from './session-cookie.js'
+import type { SessionStore } from './session-store.js'
+import type { LocalSigningKeyRing } from './signing-key-ring.js'
+
+/**
+ * How signed-in callers carry their credential, chosen explicitly by the application:
+ * - `session`: an opaque session id in a `__Host-` cookie (mechanism `session`), CSRF-protected;
+ * - `tokens`: short-lived access JWTs plus rotating refresh tokens (mechanism `bearer`);
+ * - `hybrid`: both, as two distinct mechanisms; each sign-in names the transport it wants.
+ */
+export type LocalAuthProfile = 'session' | 'tokens' | 'hybrid'
+
+/** The transport one sign-in establishes. */
+export type LocalTransport = 'session' | 'tokens'
+
+/** Who may create an account: anyone, holders of a single-use invite code, or nobody (admin-created). */
+export type RegistrationPolicy = 'open' | 'invite-only' | 'closed'
+
+export interface LocalSessionOptions {
+  /** Cookie settings (`sessionCookie`); `publicOrigin` defaults to the service's `publicOrigin`. */
+  readonly cookie?: SessionCookieOptions
+  /** A session unused this long ends. Default 1800 (30 min); 60 s to 30 days. */
+  readonly idleTimeoutSeconds?: number
+  /** A session ends this long after sign-in whatever its use. Default 604800 (7 days); at most 400 days. */
+  readonly absoluteTimeoutSeconds?: number
+  /**
+   * Sliding renewal: a request moves the idle expiry forward, writing to the store at most once per this
+   * interval per session. Default 60; 1 s to the idle timeout.
+   */
+  readonly renewIntervalSeconds?: number
+}
+
+export interface LocalTokenOptions {
+  readonly ring: LocalSigningKeyRing
+  /** `iss` of the access tokens. */
+  readonly issuer: string
+  /** `aud` of the access tokens (this API). */
+  readonly audience: string
+  /** Where the application serves `jwks()`; pinned by the in-process verifier, fetched by nobody here. */
+  readonly jwksUri: string
+  /** Default 300 (5 min); at most the ring's `maxAccessTokenLifetimeSeconds`. */
+  readonly accessTokenLifetimeSeconds?: number
+  /** Lifetime of each refresh token (renewed at every rotation). Default 1209600 (14 days). */
+  readonly refreshTokenLifetimeSeconds?: number
+  /** No refresh token of a sign-in works past this. Default 2592000 (30 days); at least the above. */
+  readonly refreshFamilyLifetimeSeconds?: number
+  /** An `http://` JWKS URL on loopback (local development). Default false. */
+  readonly allowInsecureLoopback?: boolean
+  /**
+   * Set when another mechanism also reads `Authorization: Bearer` (workload JWTs): tokens that are not
+   * JWTs of this issuer are then `none` instead of `invalid`. Default false.
+   */
+  readonly shareBearerHeader?: boolean
+  /** Verified access tokens kept (by SHA-256, never past `exp`) so repeats skip the signature. Default 10000; 0 turns it off. */
+  readonly verifiedTokenCacheEntries?: number
+}
+
+export interface LoginRateLimit {
+  /** Attempts per window. */
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
+export interface LocalRateLimitOptions {
+  /** Sign-in attempts per username, counted before any hashing. Default 10 per 900 s. */
+  readonly perAccount?: LoginRateLimit
+  /** Sign-in and registration attempts per client address. Default 100 per 900 s. */
+  readonly perAddress?: LoginRateLimit
+}
+
+export interface LocalRevocationOptions {
+  /**
+   * How old a cached session or security epoch may be before the store is read again: the longest time a
+   * revoked session, or a token of an account whose epoch moved, still works on an instance that did not
+   * do the revoking. Default 5; 0 is strict mode (the store is read on every request); at most 60.
+   */
+  readonly maxStalenessSeconds?: number
+  /** Sessions held by the per-instance lookup cache. Default 10000. */
+  readonly maxCachedSessions?: number
+  /** Security epochs held by the per-instance epoch cache. Default 10000. */
+  readonly maxCachedAccounts?: number
+}
+
+export interface LocalAccountsOptions {
+  readonly profile: LocalAuthProfile
+  readonly accounts: LocalAccountStore
+  /** Needed by the `session` and `hybrid` profiles. */
+  readonly sessions?: SessionStore
+  /** Needed by the `tokens` and `hybrid` profiles. */
+  readonly refreshTokens?: RefreshTokenStore
+  /** Shared by every instance (a Postgres store behind several instances). */
+  readonly rateLimits: RateLimitStore
+  /** Wrapped in `boundedPasswordHasher(hasher, hashing)` unless it already is one. */
+  readonly hasher: PasswordHasher
+  /**
+   * Limits of the hashing queue. Default: `concurrency` half the cores (at least 1), so hashing never
+   * takes every core from the event loop; `maxQueued` 64 and `retryAfterSeconds` 1 as `boundedPasswordHasher`.
+   */
+  readonly hashing?: BoundedPasswordHasherOptions
+  readonly passwordRules?: PasswordRules
+  /** Default `closed`. */
+  readonly registration?: RegistrationPolicy
+  /** This application's public origin (`https://app.example`): the CSRF target and the cookie's origin. */
+  readonly publicOrigin: string
+  /** Other origins allowed to send unsafe cookie-authenticated requests (a separate front end). */
+  readonly trustedOrigins?: readonly string[]
+  readonly session?: LocalSessionOptions
+  /** Needed by the `tokens` and `hybrid` profiles. */
+  readonly tokens?: LocalTokenOptions
+  readonly rateLimit?: LocalRateLimitOptions
+  readonly revocation?: LocalRevocationOptions
+  /** Proxies whose `X-Forwarded-For` is believed (addresses and CIDR ranges). Default none: the direct peer. */
+  readonly trustedProxies?: readonly string[]
+  /** Receives security events; a failing sink never fails a request. */
+  readonly events?: SecurityEventSink
+  readonly onEventSinkError?: SecurityEventSinkErrorHandler
+  /** Mechanism names for route policy. Default `session` and `bearer`. */
+  readonly mechanismNames?: { readonly session?: string; readonly bearer?: string }
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly clock?: () => number
+  /** Default `node:crypto` `randomBytes`; must return exactly `size` bytes. */
+  readonly randomBytes?: (size: number) => Uint8Array
+}
+
+const CODE = 'local.invalid_config'
+const SECONDS = (min: number, max: number) => ({
+  kind: 'number' as const,
+  code: CODE,
+  check: integerBetween(min, max),
+})
+const LIMIT = {
+  kind: 'object' as const,
+  shape: {
+    limit: { required: true, kind: 'number' as const, code: CODE, check: integerBetween(1, 1_000_000) },
+    windowSeconds: { required: true, kind: 'number' as const, code: CODE, check: integerBetween(1, 86_400) },
+  },
+}
+const MINUTE = 60
+const DAY = 86_400
+
+export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
+  profile: {
+    required: true,
+    kind: 'string',
+    code: CODE,
+    check: (value) =>
+      ['session', 'tokens', 'hybrid'].includes(value as string)
+        ? undefined
+        : 'must be session, tokens or hybrid',
+  },
+  accounts: { required: true, kind: 'object', code: CODE },
+  sessions: { kind: 'object', code: CODE },
+  refreshTokens: { kind: 'object', code: CODE },
+  rateLimits: { required: true, kind: 'object', code: CODE },
+  hasher: { required: true, kind: 'object', code: CODE },
+  hashing: { kind: 'object', code: CODE },
+  passwordRules: { kind: 'object', code: CODE },
+  registration: {
+    kind: 'string',
+    code: CODE,
+    check: (value) =>
+      ['open', 'invite-only', 'closed'].includes(value as string)
+        ? undefined
+        : 'must be open, invite-only or closed',
+  },
+  publicOrigin: { required: true, kind: 'string', code: CODE },
+  trustedOrigins: { kind: 'array', elements: { kind: 'string', code: CODE } },
+  session: {
+    kind: 'object',
+    shape: {
+      cookie: { kind: 'object' },
+      idleTimeoutSeconds: SECONDS(MINUTE, 30 * DAY),
+      absoluteTimeoutSeconds: SECONDS(MINUTE, 400 * DAY),
+      renewIntervalSeconds: SECONDS(1, 30 * DAY),
+    },
+  },
+  tokens: {
+    kind: 'object',
+    shape: {
+      ring: { required: true, kind: 'object', code: CODE },
+      issuer: { required: true, kind: 'string', code: CODE },
+      audience: { required: true, kind: 'string', code: CODE },
+      jwksUri: { required: true, kind: 'string', code: CODE },
+      accessTokenLifetimeSeconds: SECONDS(1, 7 * DAY),
+      refreshTokenLifetimeSeconds: SECONDS(MINUTE, 400 * DAY),
+      refreshFamilyLifetimeSeconds: SECONDS(MINUTE, 400 * DAY),
+      allowInsecureLoopback: { kind: 'boolean' },
+      shareBearerHeader: { kind: 'boolean' },
+      verifiedTokenCacheEntries: SECONDS(0, 1_000_000),
+    },
+  },
+  rateLimit: { kind: 'object', shape: { perAccount: LIMIT, perAddress: LIMIT } },
+  revocation: {
+    kind: 'object',
+    shape: {
+      maxStalenessSeconds: SECONDS(0, 60),
+      maxCachedSessions: SECONDS(1, 1_000_000),
+      maxCachedAccounts: SECONDS(1, 1_000_000),
+    },
+  },
+  trustedProxies: { kind: 'array', elements: { kind: 'string' } },
+  events: { kind: 'function' },
+  onEventSinkError: { kind: 'function' },
+  mechanismNames: {
+    kind: 'object',
+    shape: { session: { kind: 'string', code: CODE }, bearer: { kind: 'string', code: CODE } },
+  },
+  clock: { kind: 'function' },
+  randomBytes: { kind: 'function' },
+}
+
+/** The settings after defaults, in milliseconds where they are durations. */
+export interface LocalSettings {
+  readonly idleMs: number
+  readonly absoluteMs: number
+  readonly renewMs: number
+  readonly accessTokenSeconds: number
+  readonly refreshTokenMs: number
+  readonly refreshFamilyMs: number
+  readonly perAccount: LoginRateLimit
+  readonly perAddress: LoginRateLimit
+  readonly stalenessMs: number
+  readonly maxCachedSessions: number
+  readonly maxCachedAccounts: number
+  readonly registration: RegistrationPolicy
+}
+
+function bad(message: string): never {
+  throw new ConfigurationError(CODE, message)
+}
+
+/** Defaults and the rules that relate several options; `readOptions` has checked each one already. */
+export function localSettings(options: LocalAccountsOptions): LocalSettings {
+  const { profile } = options
+  const usesSessions = profile !== 'tokens'
+  const usesTokens = profile !== 'session'
+  if (usesSessions && options.sessions === undefined) bad(`the ${profile} profile needs a sessions store`)
+  if (usesTokens && (options.refreshTokens === undefined || options.tokens === undefined)) {
+    bad(`the ${profile} profile needs tokens options and a refreshTokens store`)
+  }
+  const session = options.session ?? {}
+  const idle = session.idleTimeoutSeconds ?? 30 * MINUTE
+  const absolute = session.absoluteTimeoutSeconds ?? 7 * DAY
+  const renew = session.renewIntervalSeconds ?? Math.min(MINUTE, idle)
+  if (idle > absolute) bad('session.idleTimeoutSeconds must not exceed absoluteTimeoutSeconds')
+  if (renew > idle) bad('session.renewIntervalSeconds must not exceed idleTimeoutSeconds')
+  const tokens = options.tokens
+  const accessTokenSeconds = tokens?.accessTokenLifetimeSeconds ?? 300
+  if (tokens !== undefined && accessTokenSeconds > tokens.ring.maxAccessTokenLifetimeSeconds) {
+    bad("tokens.accessTokenLifetimeSeconds exceeds the ring's maxAccessTokenLifetimeSeconds")
+  }
+  const refreshToken = tokens?.refreshTokenLifetimeSeconds ?? 14 * DAY
+  const refreshFamily = tokens?.refreshFamilyLifetimeSeconds ?? Math.max(30 * DAY, refreshToken)
+  if (refreshToken > refreshFamily) {
+    bad('tokens.refreshTokenLifetimeSeconds must not exceed refreshFamilyLifetimeSeconds')
+  }
+  const revocation = options.revocation ?? {}
+  return Object.freeze({
+    idleMs: idle * 1000,
+    absoluteMs: absolute * 1000,
+    renewMs: renew * 1000,
+    accessTokenSeconds,
+    refreshTokenMs: refreshToken * 1000,
+    refreshFamilyMs: refreshFamily * 1000,
+    perAccount: options.rateLimit?.perAccount ?? { limit: 10, windowSeconds: 900 },
+    perAddress: options.rateLimit?.perAddress ?? { limit: 100, windowSeconds: 900 },
+    stalenessMs: (revocation.maxStalenessSeconds ?? 5) * 1000,
+    maxCachedSessions: revocation.maxCachedSessions ?? 10_000,
+    maxCachedAccounts: revocation.maxCachedAccounts ?? 10_000,
+    registration: options.registration ?? 'closed',
+  })
+}

@@ -1,0 +1,474 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto'
+import { availableParallelism } from 'node:os'
+import type { AuthenticationMechanism } from '../authentication/mechanism.js'
+import type { AuthenticationEvidence } from '../authentication/principal.js'
+import { readOptions } from '../errors/options.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { StepUpService } from '../step-up/service.js'
+import { accessTokenMechanism } from './access-token-mechanism.js'
+import type { LocalAccountRecord, LocalAccountStore } from './account-store.js'
+import { LocalAuthError } from './auth-errors.js'
+import { type BoundedPasswordHasher, boundedPasswordHasher } from './bounded-password-hasher.js'
+import { parseTrustedProxies, resolveClientAddress, type TrustedProxies } from './client-address.js'
+import { dummyHash } from './dummy-hash.js'
+import { invalidLocalInput } from './errors.js'
+import {
+  LOCAL_ACCOUNTS_OPTIONS,
+  type LocalAccountsOptions,
+  type LocalAuthProfile,
+  type LocalTransport,
+  localSettings,
+  type RegistrationPolicy,
+} from './local-accounts-options.js'
+import { type LocalCredentials, type LocalSessionView, localCredentialsOf } from './local-credentials.js'
+import { LocalCsrf } from './local-csrf.js'
+import { LocalStepUp } from './local-step-up.js'
+import { LoginThrottle } from './login-throttle.js'
+import { digestOpaqueToken, newOpaqueToken } from './opaque-token.js'
+import { passwordRules } from './password.js'
+import {
+  changeAccountPassword,
+  type PasswordFlowParts,
+  registerAccount,
+  resetAccountPassword,
+  verifyCredentials,
+} from './password-flows.js'
+import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
+import { defined, type LocalRuntime, localRuntime } from './runtime.js'
+import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
+import { type SessionCookie, sessionCookie } from './session-cookie.js'
+import { SessionManager } from './session-manager.js'
+import { CSRF_TOKEN_HEADER, sessionMechanism } from './session-mechanism.js'
+import type {
+  EstablishSignInRequest,
+  LocalRequestInfo,
+  LocalSignIn,
+  SessionSignIn,
+  TokenSignIn,
+} from './sign-in.js'
+import type { LocalJWKSDocument } from './signing-key-ring.js'
+import { TokenManager } from './token-manager.js'
+
+/**
+ * Hashes allowed at once when the application passes an unbounded hasher: half the cores (at least one),
+ * so password hashing never takes every core from the event loop.
+ */
+function defaultHashingConcurrency(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2))
+}
+
+/**
+ * Local accounts (username and password) as Portcullis mechanisms: the profile the application picked
+ * (`session`, `tokens` or `hybrid`) decides which mechanisms exist (`mechanisms`, register them with the
+ * policy); the operations here (sign-in, sign-out, refresh, password change, ...) are what the HTTP
+ * adapter's routes call. Framework-neutral: request bodies arrive parsed, responses are plain objects.
+ */
+export class LocalAccounts {
+  readonly profile: LocalAuthProfile
+  readonly registration: RegistrationPolicy
+  /** The mechanisms of the profile: `[session]`, `[bearer]` or `[session, bearer]`. */
+  readonly mechanisms: readonly AuthenticationMechanism[]
+  readonly sessionMechanismName: string | undefined
+  readonly bearerMechanismName: string | undefined
+  /** The session cookie (session and hybrid profiles). */
+  readonly sessionCookie: SessionCookie | undefined
+  /** CSRF checks, synchronizer tokens and the pre-session seed cookie. */
+  readonly csrf: LocalCsrf
+  readonly hasher: BoundedPasswordHasher
+  readonly #accounts: LocalAccountStore
+  readonly #sessions: SessionManager | undefined
+  readonly #tokens: TokenManager | undefined
+  readonly #runtime: LocalRuntime
+  readonly #flows: PasswordFlowParts
+  readonly #proxies: TrustedProxies
+
+  constructor(options: LocalAccountsOptions) {
+    readOptions(options, 'LocalAccounts', LOCAL_ACCOUNTS_OPTIONS)
+    const settings = localSettings(options)
+    this.profile = options.profile
+    this.registration = settings.registration
+    this.#accounts = options.accounts
+    this.#proxies = parseTrustedProxies(options.trustedProxies ?? [])
+    const clock = options.clock ?? Date.now
+    const random = options.randomBytes ?? nodeRandomBytes
+    this.#runtime = localRuntime({
+      settings,
+      clock,
+      random,
+      loadEpoch: async (accountId) =>
+        (await options.accounts.findAccount({ accountId }))?.securityEpoch ?? null,
+      sink: options.events,
+      onSinkError: options.onEventSinkError,
+    })
+    const hasher = options.hasher as Partial<BoundedPasswordHasher>
+    this.hasher =
+      typeof hasher.load === 'function'
+        ? (options.hasher as BoundedPasswordHasher)
+        : boundedPasswordHasher(options.hasher, {
+            concurrency: defaultHashingConcurrency(),
+            ...options.hashing,
+          })
+    this.#flows = {
+      accounts: options.accounts,
+      hasher: this.hasher,
+      dummy: dummyHash(this.hasher, { randomBytes: random }),
+      throttle: new LoginThrottle(options.rateLimits, settings.perAccount, settings.perAddress, clock),
+      rules: passwordRules(options.passwordRules ?? {}),
+      runtime: this.#runtime,
+    }
+    const names = options.mechanismNames ?? {}
+    const mechanisms: AuthenticationMechanism[] = []
+    const usesSessions = options.profile !== 'tokens' && options.sessions !== undefined
+    this.sessionCookie = usesSessions
+      ? sessionCookie({ publicOrigin: options.publicOrigin, ...(options.session?.cookie ?? {}) })
+      : undefined
+    this.csrf = new LocalCsrf({
+      publicOrigin: options.publicOrigin,
+      trustedOrigins: options.trustedOrigins ?? [],
+      sessionCookie: this.sessionCookie,
+      runtime: this.#runtime,
+    })
+    if (this.sessionCookie !== undefined && options.sessions !== undefined) {
+      const cookie = this.sessionCookie
+      this.#sessions = new SessionManager(options.sessions, cookie, this.#runtime)
+      this.sessionMechanismName = names.session ?? 'session'
+      mechanisms.push(
+        sessionMechanism({
+          name: this.sessionMechanismName,
+          sessions: this.#sessions,
+          csrf: (source, sessionId) =>
+            this.csrf.check({
+              method: source.method,
+              secFetchSite: source.header('sec-fetch-site'),
+              origin: source.header('origin'),
+              presentedToken: source.header(CSRF_TOKEN_HEADER),
+              sessionId,
+            }),
+        }),
+      )
+    }
+    if (
+      options.profile !== 'session' &&
+      options.tokens !== undefined &&
+      options.refreshTokens !== undefined
+    ) {
+      this.#tokens = new TokenManager(options.tokens, options.refreshTokens, options.accounts, this.#runtime)
+      this.bearerMechanismName = names.bearer ?? 'bearer'
+      mechanisms.push(
+        accessTokenMechanism({
+          name: this.bearerMechanismName,
+          tokens: this.#tokens,
+          epochs: this.#runtime.epochs,
+          shareBearerHeader: options.tokens.shareBearerHeader === true,
+        }),
+      )
+    }
+    if (this.sessionMechanismName !== undefined && this.sessionMechanismName === this.bearerMechanismName) {
+      throw new ConfigurationError(
+        'local.invalid_config',
+        'the session and bearer mechanisms need different names',
+      )
+    }
+    this.mechanisms = Object.freeze(mechanisms)
+  }
+
+  /** The transports this profile can establish. */
+  get transports(): readonly LocalTransport[] {
+    return this.profile === 'hybrid'
+      ? ['session', 'tokens']
+      : [this.profile === 'session' ? 'session' : 'tokens']
+  }
+
+  /** The client address for limits and events: the direct peer, or the rightmost untrusted hop. */
+  clientAddress(info: LocalRequestInfo = {}): string | undefined {
+    return resolveClientAddress({
+      peerAddress: info.peerAddress,
+      forwardedFor: info.forwardedFor,
+      trustedProxies: this.#proxies,
+    })
+  }
+
+  /** The public keys of the token profile, for the JWKS route (`Cache-Control` is the adapter's). */
+  jwks(): LocalJWKSDocument {
+    return this.#tokenManager().jwksDocument()
+  }
+
+  /** Creates an account under the registration policy (it does not sign in). */
+  async register(
+    body: unknown,
+    info: LocalRequestInfo = {},
+  ): Promise<{ readonly accountId: string; readonly username: string }> {
+    return registerAccount(this.#flows, body, this.clientAddress(info))
+  }
+
+  /** Signs in with `{ username, password }` and establishes the transport asked for. */
+  async login(
+    body: unknown,
+    options: {
+      readonly transport?: LocalTransport
+      readonly replacesSessionId?: string | undefined
+      readonly request?: LocalRequestInfo
+    } = {},
+  ): Promise<LocalSignIn> {
+    const transport = this.#transport(options.transport)
+    const info = options.request ?? {}
+    const clientAddress = this.clientAddress(info)
+    const account = await verifyCredentials(this.#flows, body, clientAddress)
+    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    return this.#establish(account, transport, options.replacesSessionId, info, ['pwd'])
+  }
+
+  /**
+   * Establishes a local session or token pair for an account that authenticated some other way (OAuth
+   * sign-in calls this): the account must exist; nothing about passwords is checked.
+   */
+  async establishSignIn(request: EstablishSignInRequest): Promise<LocalSignIn> {
+    if (
+      typeof request !== 'object' ||
+      request === null ||
+      typeof request.accountId !== 'string' ||
+      request.accountId === ''
+    ) {
+      throw invalidLocalInput('accountId must be a non-empty string')
+    }
+    const transport = this.#transport(request.transport)
+    const account = await this.#accounts.findAccount({ accountId: request.accountId })
+    if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
+    const info = request.request ?? {}
+    this.#runtime.emit(
+      'login.succeeded',
+      defined({ accountId: account.accountId, clientAddress: this.clientAddress(info) }),
+    )
+    return this.#establish(account, transport, request.replacesSessionId, info, undefined)
+  }
+
+  /**
+   * Signs out: the request's own session or token family, or with `{ all: true }` every session and
+   * family of the account and every access token (the security epoch moves).
+   */
+  async logout(request: {
+    readonly accountId: string
+    readonly body?: unknown
+    readonly sessionId?: string | undefined
+    readonly credentials: LocalCredentials
+    readonly request?: LocalRequestInfo
+  }): Promise<void> {
+    const { all } = readLogout(request.body)
+    const clientAddress = this.clientAddress(request.request)
+    if (all) {
+      await this.signOutEverywhere(request.accountId, 'sign_out_everywhere', clientAddress)
+      return
+    }
+    const { sessionHandle, familyId } = request.credentials
+    if (sessionHandle === undefined && familyId === undefined) {
+      throw new LocalAuthError('local.sign_in_required', 'sign-out needs a local session or token')
+    }
+    if (sessionHandle !== undefined) {
+      await this.#sessionManager().revokeByHandle(request.accountId, sessionHandle, 'logout', clientAddress)
+    }
+    if (familyId !== undefined) await this.#tokenManager().revokeFamily(familyId)
+  }
+
+  /** Moves the security epoch and ends every session and token family of the account; the new epoch. */
+  async signOutEverywhere(
+    accountId: string,
+    reason: EpochBumpReason = 'sign_out_everywhere',
+    clientAddress?: string,
+  ): Promise<number | null> {
+    const epoch = await this.#accounts.bumpSecurityEpoch({ accountId, now: new Date(this.#runtime.clock()) })
+    if (epoch === null) return null
+    this.#runtime.epochs.remember(accountId, epoch)
+    this.#runtime.emit('epoch.bumped', { accountId, epoch, reason })
+    await this.#endEverything(accountId, 'epoch_bumped', clientAddress)
+    return epoch
+  }
+
+  /** Rotates a refresh token (`{ refresh_token }`) into a new pair. */
+  async refresh(body: unknown, info: LocalRequestInfo = {}): Promise<TokenSignIn> {
+    const { refreshToken } = readRefresh(body)
+    return this.#tokenManager().refresh(refreshToken, this.clientAddress(info))
+  }
+
+  /** RFC 7009 (`{ token }`): revokes a refresh token's family; unknown tokens are not an error. */
+  async revokeToken(body: unknown): Promise<void> {
+    const { token } = readRevocation(body)
+    await this.#tokenManager().revoke(token)
+  }
+
+  /** The account's live sessions; `current` marks the one with `currentHandle`. */
+  async listSessions(accountId: string, currentHandle?: string): Promise<readonly LocalSessionView[]> {
+    const sessions = await this.#sessionManager().list(accountId)
+    return sessions.map((session) =>
+      Object.freeze({
+        id: session.handle,
+        createdAt: session.createdAt,
+        lastSeenAt: session.lastSeenAt,
+        idleExpiresAt: session.idleExpiresAt,
+        absoluteExpiresAt: session.absoluteExpiresAt,
+        ...defined({ userAgent: session.userAgent, clientAddress: session.clientAddress }),
+        current: session.handle === currentHandle,
+      }),
+    )
+  }
+
+  /** Ends one of the account's sessions by its handle; false when there is no such session. */
+  async revokeSession(accountId: string, handle: string, info: LocalRequestInfo = {}): Promise<boolean> {
+    if (typeof handle !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(handle)) return false
+    return this.#sessionManager().revokeByHandle(
+      accountId,
+      handle,
+      'revoked_by_account',
+      this.clientAddress(info),
+    )
+  }
+
+  /**
+   * A new session id for the caller's session (call it when the session's privileges change: no
+   * fixation). The old id stops working at once on this instance and within the staleness bound elsewhere.
+   */
+  async rotateSession(sessionId: string, info: LocalRequestInfo = {}): Promise<SessionSignIn> {
+    const check = await this.#sessionManager().check(sessionId)
+    if (check.kind !== 'live') throw new LocalAuthError('local.sign_in_required', 'the session is not live')
+    const signIn = await this.#sessionManager().create({
+      accountId: check.session.accountId,
+      securityEpoch: check.session.securityEpoch,
+      replaces: sessionId,
+      clientAddress: this.clientAddress(info),
+      userAgent: info.userAgent,
+    })
+    return signIn
+  }
+
+  /**
+   * Step-up credentials bound to local sign-ins (epoch and session or token family), with
+   * `step_up.issued` / `step_up.consumed` events: pass `.verifier` to `createSecurity({ stepUp })`.
+   */
+  stepUp(service: StepUpService): LocalStepUp {
+    return new LocalStepUp(service, (evidence) => this.credentialsOf(evidence), this.#runtime)
+  }
+
+  /** What the local mechanisms proved, read from a request's evidence. */
+  credentialsOf(evidence: readonly AuthenticationEvidence[]): LocalCredentials {
+    return localCredentialsOf(evidence, this.sessionMechanismName, this.bearerMechanismName)
+  }
+
+  /**
+   * Changes the signed-in account's password (`{ currentPassword, newPassword }`): the security epoch
+   * moves, every session and token family of the account ends, and the caller gets a fresh session (when
+   * it came with one) and a fresh token pair (when it came with a local access token).
+   */
+  async changePassword(request: {
+    readonly accountId: string
+    readonly body: unknown
+    readonly credentials: LocalCredentials
+    readonly request?: LocalRequestInfo
+  }): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
+    const info = request.request ?? {}
+    const clientAddress = this.clientAddress(info)
+    const updated = await changeAccountPassword(this.#flows, request.accountId, request.body, clientAddress)
+    await this.#endEverything(updated.accountId, 'epoch_bumped', clientAddress)
+    const { sessionHandle, familyId } = request.credentials
+    const result: { session?: SessionSignIn; tokens?: TokenSignIn } = {}
+    if (sessionHandle !== undefined && this.#sessions !== undefined) {
+      result.session = await this.#sessions.create({
+        accountId: updated.accountId,
+        securityEpoch: updated.securityEpoch,
+        clientAddress,
+        userAgent: info.userAgent,
+      })
+    }
+    if (familyId !== undefined && this.#tokens !== undefined) {
+      result.tokens = await this.#tokens.issue(updated.accountId, updated.securityEpoch, ['pwd'])
+    }
+    return result
+  }
+
+  /**
+   * The administrator's reset hook: sets a new password without the old one, moves the security epoch and
+   * ends every session and token family of the account. False for an unknown account.
+   */
+  async resetPassword(accountId: string, newPassword: string): Promise<boolean> {
+    const updated = await resetAccountPassword(this.#flows, accountId, newPassword)
+    if (updated === null) return false
+    await this.#endEverything(accountId, 'revoked_by_admin', undefined)
+    return true
+  }
+
+  /** A single-use invite code for `invite-only` registration, shown once (only its digest is stored). */
+  async issueInvite(
+    options: { readonly expiresInSeconds?: number } = {},
+  ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
+    const seconds = options.expiresInSeconds ?? 7 * 86_400
+    if (!Number.isSafeInteger(seconds) || seconds < 60 || seconds > 90 * 86_400) {
+      throw invalidLocalInput('expiresInSeconds must be an integer from 60 to 90 days')
+    }
+    const now = this.#runtime.clock()
+    const code = newOpaqueToken(32, this.#runtime.random)
+    const expiresAt = new Date(now + seconds * 1000)
+    await this.#accounts.issueInvite({ digest: digestOpaqueToken(code), expiresAt, now: new Date(now) })
+    return { code, expiresAt }
+  }
+
+  async #endEverything(
+    accountId: string,
+    reason: SessionRevocationReason,
+    clientAddress: string | undefined,
+  ): Promise<void> {
+    await this.#sessions?.revokeAccount(accountId, reason, { clientAddress })
+    await this.#tokens?.revokeAccount(accountId)
+  }
+
+  async #establish(
+    account: LocalAccountRecord,
+    transport: LocalTransport,
+    replacesSessionId: string | undefined,
+    info: LocalRequestInfo,
+    amr: readonly string[] | undefined,
+  ): Promise<LocalSignIn> {
+    this.#runtime.epochs.remember(account.accountId, account.securityEpoch)
+    if (transport === 'tokens')
+      return this.#tokenManager().issue(account.accountId, account.securityEpoch, amr)
+    return this.#sessionManager().create({
+      accountId: account.accountId,
+      securityEpoch: account.securityEpoch,
+      replaces: replacesSessionId,
+      clientAddress: this.clientAddress(info),
+      userAgent: info.userAgent,
+    })
+  }
+
+  #transport(asked: LocalTransport | undefined): LocalTransport {
+    if (asked !== undefined && asked !== 'session' && asked !== 'tokens') {
+      throw invalidLocalInput('transport must be session or tokens')
+    }
+    if (asked === undefined) {
+      if (this.profile === 'hybrid') throw invalidLocalInput('the hybrid profile needs an explicit transport')
+      return this.profile === 'session' ? 'session' : 'tokens'
+    }
+    if (!this.transports.includes(asked))
+      throw invalidLocalInput(`the ${this.profile} profile has no ${asked} transport`)
+    return asked
+  }
+
+  #sessionManager(): SessionManager {
+    if (this.#sessions === undefined) throw invalidLocalInput(`the ${this.profile} profile has no sessions`)
+    return this.#sessions
+  }
+
+  #tokenManager(): TokenManager {
+    if (this.#tokens === undefined) throw invalidLocalInput(`the ${this.profile} profile has no tokens`)
+    return this.#tokens
+  }
+}
+
+/**
+ * Establishes a local session or token pair for an account that authenticated some other way: the entry
+ * point for OAuth sign-in. The account must exist; `transport` is required in the hybrid profile. The
+ * session form replaces `replacesSessionId` (the id the browser came with) in the same transaction.
+ */
+export function establishLocalSignIn(
+  local: LocalAccounts,
+  request: EstablishSignInRequest,
+): Promise<LocalSignIn> {
+  return local.establishSignIn(request)
+}

@@ -1,0 +1,124 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import type { CredentialSource } from '../../src/authentication/mechanism.js'
+import {
+  generateLocalSigningKey,
+  LocalAccounts,
+  type LocalAccountsOptions,
+  LocalSigningKeyRing,
+  MemoryLocalAccountStore,
+  MemoryRateLimitStore,
+  MemoryRefreshTokenStore,
+  MemorySessionStore,
+  type PasswordHasher,
+  type SecurityEvent,
+} from '../../src/local-accounts/index.js'
+
+/**
+ * A real (if cheap) password hasher for tests: scrypt with a random salt, `$test-scrypt$N$salt$hash`.
+ * `needsRehash` compares the cost with the configured one, so rehash-on-login can be exercised.
+ */
+export function scryptHasher(cost = 1024): PasswordHasher & { hashes: number; verifies: number } {
+  const derive = (password: string, salt: Buffer, n: number) =>
+    new Promise<Buffer>((resolve, reject) =>
+      scrypt(password, salt, 32, { N: n, r: 8, p: 1 }, (error, key) =>
+        error ? reject(error) : resolve(key),
+      ),
+    )
+  const hasher = {
+    hashes: 0,
+    verifies: 0,
+    async hash(password: string) {
+      hasher.hashes += 1
+      const salt = randomBytes(16)
+      return `$test-scrypt$${cost}$${salt.toString('base64url')}$${(await derive(password, salt, cost)).toString('base64url')}`
+    },
+    async verify(encoded: string, password: string) {
+      hasher.verifies += 1
+      const [, kind, n, salt, hash] = encoded.split('$')
+      if (kind !== 'test-scrypt' || n === undefined || salt === undefined || hash === undefined) return false
+      const expected = Buffer.from(hash, 'base64url')
+      const actual = await derive(password, Buffer.from(salt, 'base64url'), Number(n))
+      return expected.length === actual.length && timingSafeEqual(expected, actual)
+    },
+    needsRehash(encoded: string) {
+      return encoded.split('$')[2] !== String(cost)
+    },
+  }
+  return hasher
+}
+
+/** A settable clock, starting at a fixed instant. */
+export function testClock(start = Date.UTC(2031, 2, 4, 5, 6, 7)) {
+  let now = start
+  const clock = () => now
+  return Object.assign(clock, {
+    advance(ms: number) {
+      now += ms
+    },
+  })
+}
+
+export const ORIGIN = 'https://app.example'
+export const ISSUER = 'https://app.example'
+export const AUDIENCE = 'https://app.example/api'
+export const JWKS_URI = 'https://app.example/auth/jwks.json'
+
+export interface LocalFixture {
+  readonly local: LocalAccounts
+  readonly accounts: MemoryLocalAccountStore
+  readonly sessions: MemorySessionStore
+  readonly refreshTokens: MemoryRefreshTokenStore
+  readonly rateLimits: MemoryRateLimitStore
+  readonly hasher: ReturnType<typeof scryptHasher>
+  readonly events: SecurityEvent[]
+  readonly clock: ReturnType<typeof testClock>
+  readonly ring: LocalSigningKeyRing
+}
+
+/** A `LocalAccounts` over memory stores, recording events; `overrides` replace any option. */
+export async function localFixture(overrides: Partial<LocalAccountsOptions> = {}): Promise<LocalFixture> {
+  const clock = testClock()
+  const accounts = new MemoryLocalAccountStore()
+  const sessions = new MemorySessionStore()
+  const refreshTokens = new MemoryRefreshTokenStore()
+  const rateLimits = new MemoryRateLimitStore()
+  const hasher = scryptHasher()
+  const events: SecurityEvent[] = []
+  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date(clock()) }) })
+  const local = new LocalAccounts({
+    profile: 'hybrid',
+    accounts,
+    sessions,
+    refreshTokens,
+    rateLimits,
+    hasher,
+    registration: 'open',
+    publicOrigin: ORIGIN,
+    tokens: { ring, issuer: ISSUER, audience: AUDIENCE, jwksUri: JWKS_URI },
+    events: (event) => {
+      events.push(event)
+    },
+    clock,
+    ...overrides,
+  })
+  return { local, accounts, sessions, refreshTokens, rateLimits, hasher, events, clock, ring }
+}
+
+/** A request view as an adapter builds it. */
+export function requestSource(
+  options: { method?: string; headers?: Record<string, string>; cookie?: string } = {},
+): CredentialSource {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) }
+  if (options.cookie !== undefined) headers.cookie = options.cookie
+  return {
+    header: (name) => headers[name.toLowerCase()],
+    cookie: () => undefined,
+    method: options.method ?? 'GET',
+    path: '/',
+  }
+}
+
+/** `name=value` of a `Set-Cookie` header value. */
+export function cookiePair(setCookie: string): string {
+  return setCookie.split(';')[0] as string
+}

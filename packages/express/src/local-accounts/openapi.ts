@@ -1,0 +1,173 @@
+import type { OperationDocumentation } from '../routing/route-options.js'
+
+type Json = Readonly<Record<string, unknown>>
+
+const problem = (description: string): Json => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+})
+
+const string = (description?: string): Json => ({
+  type: 'string',
+  ...(description === undefined ? {} : { description }),
+})
+
+const object = (properties: Record<string, Json>, required: readonly string[]): Json => ({
+  type: 'object',
+  additionalProperties: false,
+  required: [...required],
+  properties,
+})
+
+const body = (schema: Json, required = true): Json => ({
+  required,
+  content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+})
+
+const ok = (description: string, schema?: Json): Json =>
+  schema === undefined ? { description } : { description, content: { 'application/json': { schema } } }
+
+const BAD_REQUEST = problem('Malformed, oversized or invalid input (nothing was written).')
+const RATE_LIMITED = problem('Too many attempts for this account or client address; see Retry-After.')
+const UNAVAILABLE = problem('Password hashing is at capacity or a store is down; see Retry-After.')
+const CSRF = problem('Cross-site request refused (`local.csrf_refused`).')
+
+const credentials = object({ username: string(), password: string() }, ['username', 'password'])
+const tokenPair = object(
+  {
+    access_token: string('A short-lived at+jwt access token.'),
+    refresh_token: string('An opaque, single-use refresh token.'),
+    token_type: { type: 'string', enum: ['Bearer'] },
+    expires_in: { type: 'integer', minimum: 0 },
+  },
+  ['access_token', 'refresh_token', 'token_type', 'expires_in'],
+)
+const sessionSignIn = object(
+  {
+    accountId: string(),
+    csrfToken: string('Send it in x-csrf-token when the client sends neither Sec-Fetch-Site nor Origin.'),
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+  ['accountId', 'csrfToken', 'expiresAt'],
+)
+
+const TAGS = ['local-accounts']
+
+export const LOCAL_ROUTE_DOCS = {
+  register: {
+    tags: TAGS,
+    summary: 'Create a local account (open or invite-only registration)',
+    requestBody: body(
+      object({ username: string(), password: string(), inviteCode: string() }, ['username', 'password']),
+    ),
+    responses: {
+      '201': ok('Created.', object({ accountId: string(), username: string() }, ['accountId', 'username'])),
+      '400': BAD_REQUEST,
+      '403': problem('Registration is closed, or the invite code is not valid.'),
+      '409': problem('The username is taken.'),
+      '429': RATE_LIMITED,
+      '503': UNAVAILABLE,
+    },
+  },
+  login: {
+    tags: TAGS,
+    summary: 'Sign in with a username and password; sets the session cookie',
+    requestBody: body(credentials),
+    responses: {
+      '200': ok('Signed in; the session cookie is set.', sessionSignIn),
+      '400': BAD_REQUEST,
+      '401': problem('Unknown username or wrong password (one answer for both).'),
+      '403': CSRF,
+      '429': RATE_LIMITED,
+      '503': UNAVAILABLE,
+    },
+  },
+  token: {
+    tags: TAGS,
+    summary: 'Sign in with a username and password; returns a token pair',
+    requestBody: body(credentials),
+    responses: {
+      '200': ok('A token pair.', tokenPair),
+      '400': BAD_REQUEST,
+      '401': problem('Unknown username or wrong password (one answer for both).'),
+      '429': RATE_LIMITED,
+      '503': UNAVAILABLE,
+    },
+  },
+  refresh: {
+    tags: TAGS,
+    summary: 'Rotate a refresh token into a new token pair',
+    requestBody: body(
+      object({ refresh_token: string(), grant_type: { type: 'string', enum: ['refresh_token'] } }, [
+        'refresh_token',
+      ]),
+    ),
+    responses: {
+      '200': ok('A new token pair; the presented refresh token is used up.', tokenPair),
+      '400': BAD_REQUEST,
+      '401': problem('Unknown, expired, revoked or reused refresh token (a reuse revokes the family).'),
+      '503': UNAVAILABLE,
+    },
+  },
+  revoke: {
+    tags: TAGS,
+    summary: 'Revoke a refresh token and its family (RFC 7009)',
+    requestBody: body(object({ token: string(), token_type_hint: string() }, ['token'])),
+    responses: { '200': ok('Revoked, or the token was unknown.'), '400': BAD_REQUEST, '503': UNAVAILABLE },
+  },
+  logout: {
+    tags: TAGS,
+    summary: "Sign out this session or token family, or (`all`) every one of the account's",
+    requestBody: body(object({ all: { type: 'boolean' } }, []), false),
+    responses: { '204': { description: 'Signed out.' }, '400': BAD_REQUEST, '403': CSRF },
+  },
+  sessions: {
+    tags: TAGS,
+    summary: "List the account's live sessions",
+    responses: {
+      '200': ok(
+        'The sessions, oldest first.',
+        object({ sessions: { type: 'array', items: { type: 'object' } } }, ['sessions']),
+      ),
+    },
+  },
+  revokeSession: {
+    tags: TAGS,
+    summary: "Revoke one of the account's sessions by its id",
+    responses: { '204': { description: 'Revoked.' }, '403': CSRF, '404': problem('No such session.') },
+  },
+  passwordChange: {
+    tags: TAGS,
+    summary: 'Change the password: every session, refresh family and access token of the account ends',
+    requestBody: body(
+      object({ currentPassword: string(), newPassword: string() }, ['currentPassword', 'newPassword']),
+    ),
+    responses: {
+      '200': ok('Changed; a fresh session cookie and/or token pair for the caller.', { type: 'object' }),
+      '400': BAD_REQUEST,
+      '403': CSRF,
+      '409': problem('The password was changed concurrently.'),
+      '429': RATE_LIMITED,
+    },
+  },
+  csrf: {
+    tags: TAGS,
+    summary: 'The synchronizer token for clients that send neither Sec-Fetch-Site nor Origin',
+    responses: {
+      '200': ok(
+        'The token (and a pre-session cookie when there is no session).',
+        object({ csrfToken: string() }, ['csrfToken']),
+      ),
+    },
+  },
+  jwks: {
+    tags: TAGS,
+    summary: 'The public keys of the local access tokens (JWKS)',
+    responses: {
+      '200': ok(
+        'RFC 7517 JWK set.',
+        object({ keys: { type: 'array', items: { type: 'object' } } }, ['keys']),
+      ),
+    },
+  },
+} satisfies Record<string, OperationDocumentation>

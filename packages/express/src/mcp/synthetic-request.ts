@@ -1,0 +1,141 @@
+import { EventEmitter } from 'node:events'
+import { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
+import type { Request } from 'express'
+import { inheritEvaluation } from '../security/evaluation-parent.js'
+
+/**
+ * Headers never copied from the MCP request into the in-process GET: hop-by-hop and body headers,
+ * conditional and range headers (a read is never a 304 or a partial), content negotiation that could
+ * pick compression or SSE, and MCP transport headers.
+ */
+const DROPPED = new Set([
+  'accept',
+  'accept-encoding',
+  'connection',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'expect',
+  'if-match',
+  'if-modified-since',
+  'if-none-match',
+  'if-range',
+  'if-unmodified-since',
+  'keep-alive',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'proxy-connection',
+  'range',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+/**
+ * A detached stand-in for the caller's socket: reports the caller's addresses (so `req.ip`, `req.secure`
+ * and `req.protocol` stay truthful), is neither readable nor writable, and accepts the socket calls
+ * middleware makes (`setTimeout`, `destroy`, ...) without touching the caller's connection. Much lighter
+ * than a `net.Socket`, which matters since every read makes one.
+ */
+class DetachedSocket extends EventEmitter {
+  readonly readable = false
+  readonly writable = false
+  readonly destroyed = false
+  readonly remoteAddress: string | undefined
+  readonly remotePort: number | undefined
+  readonly remoteFamily: string | undefined
+  readonly localAddress: string | undefined
+  readonly localPort: number | undefined
+  readonly encrypted: true | undefined
+
+  constructor(caller: IncomingMessage) {
+    super()
+    const source = caller.socket as (Socket & { encrypted?: boolean }) | null
+    this.remoteAddress = source?.remoteAddress
+    this.remotePort = source?.remotePort
+    this.remoteFamily = source?.remoteFamily
+    this.localAddress = source?.localAddress
+    this.localPort = source?.localPort
+    this.encrypted = source?.encrypted === true ? true : undefined
+  }
+
+  address(): { address?: string; family?: string; port?: number } {
+    return {
+      ...(this.localAddress === undefined ? {} : { address: this.localAddress }),
+      ...(this.remoteFamily === undefined ? {} : { family: this.remoteFamily }),
+      ...(this.localPort === undefined ? {} : { port: this.localPort }),
+    }
+  }
+  setTimeout(): this {
+    return this
+  }
+  setNoDelay(): this {
+    return this
+  }
+  setKeepAlive(): this {
+    return this
+  }
+  ref(): this {
+    return this
+  }
+  unref(): this {
+    return this
+  }
+  destroy(): this {
+    return this
+  }
+  end(): this {
+    return this
+  }
+}
+
+/**
+ * The in-process GET (construct it with `Reflect.construct` and the app's in-process request prototype):
+ * the caller's headers minus `DROPPED`, one pass over the caller's raw header list.
+ * All three header views are set because Node derives `headers` and `headersDistinct` from parser state
+ * a synthetic request lacks. It is complete and has no body: the end of the stream is pushed only when
+ * something reads it (pushing it up front schedules stream work every read would pay for).
+ */
+export class SyntheticRequest extends IncomingMessage {
+  constructor(caller: Request, path: string) {
+    super(new DetachedSocket(caller) as unknown as Socket)
+    // made on the caller's behalf: shares its per-request policy evaluation
+    inheritEvaluation(this, caller)
+    this.method = 'GET'
+    this.url = path
+    this.httpVersionMajor = 1
+    this.httpVersionMinor = 1
+    this.httpVersion = '1.1'
+    const headers: Record<string, string | string[]> = { accept: '*/*' }
+    const source = caller.headers
+    for (const name in source) {
+      const value = source[name]
+      if (value !== undefined && !DROPPED.has(name)) headers[name] = value
+    }
+    const distinct: Record<string, string[]> = { accept: ['*/*'] }
+    const raw: string[] = ['accept', '*/*']
+    const callerRaw = caller.rawHeaders
+    for (let index = 0; index + 1 < callerRaw.length; index += 2) {
+      const name = (callerRaw[index] as string).toLowerCase()
+      if (DROPPED.has(name)) continue
+      const value = callerRaw[index + 1] as string
+      const values = distinct[name]
+      if (values === undefined) distinct[name] = [value]
+      else values.push(value)
+      raw.push(name, value)
+    }
+    this.headers = headers
+    this.headersDistinct = distinct
+    this.rawHeaders = raw
+    this.complete = true
+  }
+
+  override _read(): void {
+    this.push(null)
+  }
+}

@@ -1,0 +1,117 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import {
+  generateLocalSigningKey,
+  LocalAccounts,
+  type LocalAccountsOptions,
+  type LocalAuthProfile,
+  LocalSigningKeyRing,
+  MemoryLocalAccountStore,
+  MemoryRateLimitStore,
+  MemoryRefreshTokenStore,
+  MemorySessionStore,
+  type PasswordHasher,
+  type SecurityEvent,
+} from '@portcullis/core/local-accounts'
+import express, { type Express } from 'express'
+import type { Response } from 'supertest'
+import { createSecurity, localAccountRoutes } from '../../src/index.js'
+
+export const ORIGIN = 'https://app.example'
+export const PASSWORD = 'correct horse battery staple'
+
+/** A real, cheap password hasher (scrypt, N=1024) so HTTP tests exercise hashing without argon2's cost. */
+export function scryptHasher(): PasswordHasher {
+  const derive = (password: string, salt: Buffer) =>
+    new Promise<Buffer>((resolve, reject) =>
+      scrypt(password, salt, 32, { N: 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
+    )
+  return {
+    async hash(password) {
+      const salt = randomBytes(16)
+      return `$scrypt$${salt.toString('base64url')}$${(await derive(password, salt)).toString('base64url')}`
+    },
+    async verify(encoded, password) {
+      const [, kind, salt, hash] = encoded.split('$')
+      if (kind !== 'scrypt' || salt === undefined || hash === undefined) return false
+      const expected = Buffer.from(hash, 'base64url')
+      const actual = await derive(password, Buffer.from(salt, 'base64url'))
+      return expected.length === actual.length && timingSafeEqual(expected, actual)
+    },
+    needsRehash: () => false,
+  }
+}
+
+export interface LocalApp {
+  readonly app: Express
+  readonly local: LocalAccounts
+  readonly accounts: MemoryLocalAccountStore
+  readonly rateLimits: MemoryRateLimitStore
+  readonly events: SecurityEvent[]
+}
+
+/**
+ * A real Express app: `createSecurity` with the profile's mechanisms, the local-account routes, and
+ * `GET/POST /api/me` accepting any local mechanism.
+ */
+export async function localApp(
+  profile: LocalAuthProfile,
+  overrides: Partial<LocalAccountsOptions> = {},
+  routeOptions: { maxBodyBytes?: number } = {},
+): Promise<LocalApp> {
+  const accounts = new MemoryLocalAccountStore()
+  const rateLimits = new MemoryRateLimitStore()
+  const events: SecurityEvent[] = []
+  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
+  const local = new LocalAccounts({
+    profile,
+    accounts,
+    sessions: new MemorySessionStore(),
+    refreshTokens: new MemoryRefreshTokenStore(),
+    rateLimits,
+    hasher: scryptHasher(),
+    registration: 'open',
+    publicOrigin: ORIGIN,
+    tokens: {
+      ring,
+      issuer: ORIGIN,
+      audience: `${ORIGIN}/api`,
+      jwksUri: `${ORIGIN}/auth/jwks.json`,
+    },
+    events: (event) => {
+      events.push(event)
+    },
+    ...overrides,
+  })
+  const security = createSecurity({
+    mechanisms: local.mechanisms,
+    openapi: { info: { title: 'local accounts', version: '1' } },
+  })
+  const app = express()
+  app.use(security.middleware)
+  app.use(localAccountRoutes({ local, security, ...routeOptions }))
+  const api = security.router({ prefix: '/api' })
+  const me = (request: express.Request, response: express.Response) => {
+    response.json({ id: request.security?.principal?.id })
+  }
+  api.get('/me', me)
+  api.post('/me', me)
+  app.use(api)
+  return { app, local, accounts, rateLimits, events }
+}
+
+/** `name=value` pairs of every `Set-Cookie` of a response, by name (a cookie cleared with `Max-Age=0` is absent). */
+export function cookiesOf(response: Response): Map<string, string> {
+  const jar = new Map<string, string>()
+  const header = response.headers['set-cookie'] as unknown
+  const lines = Array.isArray(header) ? (header as string[]) : typeof header === 'string' ? [header] : []
+  for (const line of lines) {
+    const pair = line.split(';')[0] ?? ''
+    const name = pair.slice(0, pair.indexOf('='))
+    if (/Max-Age=0/.test(line)) jar.set(name, '')
+    else jar.set(name, pair)
+  }
+  return jar
+}
+
+export const SESSION_COOKIE = '__Host-portcullis-session'
+export const SAME_ORIGIN = { origin: ORIGIN, 'sec-fetch-site': 'same-origin' }
