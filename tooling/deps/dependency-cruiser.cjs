@@ -27,10 +27,18 @@ module.exports = {
     },
     {
       name: 'core-no-workspace-package',
-      comment: 'core must not import another workspace package (benchmarks may use the bench harness)',
+      comment:
+        'core must not import another workspace package (benchmarks may use the bench harness, tests the test tooling)',
       severity: 'error',
-      from: { path: '^packages/core/', pathNot: '^packages/core/bench/' },
+      from: { path: '^packages/core/', pathNot: '^packages/core/(bench|test)/|\\.test\\.ts$' },
       to: { path: '^(packages|apps|tooling)/|^@portcullis/', pathNot: '^packages/core/' },
+    },
+    {
+      name: 'core-tests-only-test-tooling',
+      comment: 'core tests may use the shared test tooling, never another package or an app',
+      severity: 'error',
+      from: { path: '^packages/core/(test/|src/.*\\.test\\.ts$)' },
+      to: { path: '^(packages|apps)/|^@portcullis/', pathNot: '^packages/core/|^tooling/' },
     },
     {
       name: 'core-only-allowed-npm-packages',
