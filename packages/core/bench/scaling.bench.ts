@@ -1,5 +1,6 @@
 // How cost grows (report only): throughput of the policy engine with 1, 4 and 16 mechanisms registered,
-// and of the shared JWKS provider with 1 and 100 issuers registered, each measured at every size in one
+// of the shared JWKS provider with 1 and 100 issuers registered, and of MCP resource resolution with 10,
+// 1,000 and 10,000 resources and templates registered, each measured at every size in one
 // run against the smallest size as the baseline. A ratio near 1.0x at every size is constant cost; a
 // ratio falling with the size is a regression to linear cost.
 import { generateKeyPairSync } from 'node:crypto'
@@ -10,6 +11,7 @@ import {
   CachedJWKSProvider,
   type CredentialSource,
   type JWKSFetcher,
+  MCPResourceRegistry,
   none,
   PolicyEvaluator,
   RequestEvaluation,
@@ -85,6 +87,22 @@ async function jwksCase(issuers: number) {
   }
 }
 
+/** Resolving the last concrete resource and the last template's URI among `size` of each. */
+function registryCase(size: number) {
+  const registry = new MCPResourceRegistry<number>({ scheme: 'app' })
+  for (let index = 0; index < size; index += 1) {
+    registry.register({ name: `resource-${index}`, target: index })
+    registry.register({ name: `template-${index}`, template: `app://t${index}/items/{id}`, target: index })
+  }
+  const concrete = `app://resource-${size - 1}`
+  const templated = `app://t${size - 1}/items/42`
+  return () => {
+    if (registry.resolve(concrete) === undefined || registry.resolve(templated) === undefined) {
+      throw new Error('not resolved')
+    }
+  }
+}
+
 const rows: string[][] = []
 const policyBaseline = policyCase(1)
 for (const size of [1, 4, 16]) {
@@ -118,8 +136,24 @@ for (const size of [1, 100]) {
     `${result.ratio.toFixed(2)}x`,
   ])
 }
+const registryBaseline = registryCase(10)
+for (const size of [10, 1_000, 10_000]) {
+  const result = await compareOps({
+    title: `MCP registry: resolve a resource and a template URI among ${size} of each vs 10`,
+    baseline: { name: '10 of each', fn: registryBaseline },
+    candidate: { name: `${size} of each`, fn: size === 10 ? registryBaseline : registryCase(size) },
+    durationMs: 300,
+    rounds: 3,
+  })
+  rows.push([
+    'MCP registry',
+    `${size} resources + ${size} templates`,
+    result.candidate.perSecond.toFixed(0),
+    `${result.ratio.toFixed(2)}x`,
+  ])
+}
 reportTable(
-  'How cost grows: policy engine and JWKS provider',
+  'How cost grows: policy engine, JWKS provider, MCP registry',
   ['Component', 'Size', 'Operations/s', 'vs smallest'],
   rows,
 )

@@ -118,6 +118,24 @@ describe('MCPResourceRegistry.resolve', () => {
   it('answers undefined for a miss', () => {
     expect(resources.resolve('app://w/1/f/2/')).toBeUndefined()
   })
+
+  it('keeps registration order between templates of a named authority and templates whose authority is a variable', () => {
+    const openFirst = registry()
+    openFirst.register({ name: 'any-tenant', template: 'app://{tenant}/report', target: 'open' })
+    openFirst.register({ name: 'acme', template: 'app://acme/{page}', target: 'named' })
+    openFirst.register({ name: 'acme-late', template: 'app://acme/{page}/x', target: 'late' })
+    expect(openFirst.resolve('app://acme/report')?.resource.target).toBe('open')
+    expect(openFirst.resolve('app://acme/overview')?.resource.target).toBe('named')
+    expect(openFirst.resolve('app://acme/overview/x')?.resource.target).toBe('late')
+    expect(openFirst.resolve('app://globex/report')?.resource.target).toBe('open')
+    const namedFirst = registry()
+    namedFirst.register({ name: 'acme', template: 'app://acme/{page}', target: 'named' })
+    namedFirst.register({ name: 'any-tenant', template: 'app://{tenant}/report', target: 'open' })
+    expect(namedFirst.resolve('app://acme/report')?.resource.target).toBe('named')
+    expect(namedFirst.resolve('app://globex/report')?.resource.target).toBe('open')
+    expect(namedFirst.resolve('APP://acme/report')?.resource.target).toBe('named')
+    expect(namedFirst.resolve('app://acme')).toBeUndefined()
+  })
 })
 
 describe('MCPResourceRegistry.link', () => {

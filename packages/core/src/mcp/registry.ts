@@ -65,6 +65,19 @@ const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]
 export const OPENAPI_RESOURCE_NAME = 'openapi'
 
 /** The URI with its scheme in lower case (RFC 3986: schemes compare case-insensitively). */
+const NO_TEMPLATES: readonly never[] = Object.freeze([])
+
+/**
+ * `scheme://authority/` of a URI or of a template's leading literal, or undefined when the text ends
+ * before the authority does (a template whose authority is a variable, a URI without a path).
+ */
+function authorityPrefix(text: string): string | undefined {
+  const start = text.indexOf('://')
+  if (start < 0) return undefined
+  const slash = text.indexOf('/', start + 3)
+  return slash < 0 ? undefined : text.slice(0, slash + 1)
+}
+
 export function canonicalUri(uri: string): string {
   // a scan rather than a regular expression: this runs on every read
   for (let index = 0; index < uri.length; index += 1) {
@@ -111,6 +124,12 @@ export class MCPResourceRegistry<T> {
   readonly #templates: MCPTemplateResource<T>[] = []
   readonly #byUri = new Map<string, MCPConcreteResource<T>>()
   readonly #byName = new Map<string, MCPRegisteredResource<T>>()
+  /** Templates whose leading literal names their authority (`app://files/`), by that authority prefix. */
+  readonly #templatesByAuthority = new Map<string, MCPTemplateResource<T>[]>()
+  /** Templates whose first variable comes before the end of the authority (`app://{tenant}/`). */
+  readonly #openTemplates: MCPTemplateResource<T>[] = []
+  readonly #templateOrder = new Map<MCPTemplateResource<T>, number>()
+  readonly #templateTexts = new Set<string>()
 
   constructor(options: MCPResourceRegistryOptions) {
     readOptions(options, 'MCPResourceRegistry', REGISTRY_OPTIONS)
@@ -197,7 +216,7 @@ export class MCPResourceRegistry<T> {
         `template ${text} uses skill://, reserved for the skills catalog`,
       )
     }
-    if (this.#templates.some((existing) => existing.template.template === template.template)) {
+    if (this.#templateTexts.has(template.template)) {
       throw configError('mcp.resource_duplicate', `template ${text} is registered twice`)
     }
     const entry: MCPTemplateResource<T> = Object.freeze({
@@ -206,7 +225,17 @@ export class MCPResourceRegistry<T> {
       template,
       ...base,
     })
+    this.#templateOrder.set(entry, this.#templates.length)
     this.#templates.push(entry)
+    this.#templateTexts.add(template.template)
+    const variable = template.template.indexOf('{')
+    const key = authorityPrefix(variable < 0 ? template.template : template.template.slice(0, variable))
+    if (key === undefined) this.#openTemplates.push(entry)
+    else {
+      const bucket = this.#templatesByAuthority.get(key)
+      if (bucket === undefined) this.#templatesByAuthority.set(key, [entry])
+      else bucket.push(entry)
+    }
     return entry
   }
 
@@ -224,7 +253,25 @@ export class MCPResourceRegistry<T> {
     if (concrete !== undefined && visible(concrete)) {
       return { resource: concrete, params: {} }
     }
-    for (const entry of this.#templates) {
+    // Only templates that can match are tried: those of the URI's authority and those whose authority
+    // is itself a variable, merged in registration order (the first registered still wins).
+    const key = authorityPrefix(uri)
+    const named = (key === undefined ? undefined : this.#templatesByAuthority.get(key)) ?? NO_TEMPLATES
+    const open = this.#openTemplates
+    const order = this.#templateOrder
+    let i = 0
+    let j = 0
+    while (i < named.length || j < open.length) {
+      const left = named[i]
+      const right = open[j]
+      let entry: MCPTemplateResource<T>
+      if (right === undefined || (left !== undefined && (order.get(left) ?? 0) < (order.get(right) ?? 0))) {
+        entry = left as MCPTemplateResource<T>
+        i += 1
+      } else {
+        entry = right
+        j += 1
+      }
       if (!visible(entry)) continue
       const params = entry.template.match(uri)
       if (params !== undefined) return { resource: entry, params }
