@@ -80,7 +80,9 @@ function isTrusted(origin: string, trusted: readonly string[] | undefined): bool
 /**
  * The CSRF decision for one request, pure and synchronous:
  * 1. safe methods pass;
- * 2. `Sec-Fetch-Site: same-origin` passes when the Origin, if sent, is the target origin;
+ * 2. `Sec-Fetch-Site: same-origin` passes when the Origin, if sent, is the target origin or the literal
+ *    `null` (browsers send `Origin: null` for same-origin form posts under `Referrer-Policy: no-referrer`;
+ *    an opaque or cross-site initiator never gets `same-origin`, so Fetch Metadata decides);
  *    `cross-site` / `same-site` pass only with an Origin in `trustedOrigins` (a sibling subdomain is not
  *    trusted by being same-site);
  * 3. otherwise (no Fetch Metadata, or `none` / an unknown value), an Origin equal to the target or trusted
@@ -101,7 +103,7 @@ export function checkCsrf(input: CsrfCheckInput): CsrfDecision {
   const site = input.secFetchSite?.trim().toLowerCase()
 
   if (site === 'same-origin') {
-    return origin === undefined || (origin !== null && origin === target)
+    return origin === undefined || input.origin === 'null' || (origin !== null && origin === target)
       ? OK
       : refuse('csrf.origin_mismatch')
   }
