@@ -1,18 +1,68 @@
-import { mountHealthRoute } from '@portcullis/express'
+import { HttpProblem, type MCPEndpoint, mountHealthRoute, type Security } from '@portcullis/express'
 import type { PostgresClient } from '@portcullis/postgres'
 import express, { type Express } from 'express'
+import { apiRoutes } from './api/api-routes.js'
+import { apiKeyRoutes } from './api-keys/api-key-routes.js'
+import type { ReferenceContext } from './app-context.js'
+import type { DemoSignIn } from './demo-sign-in/demo-sign-in.js'
+import { homeRoutes } from './home/home-routes.js'
+import { htmlProblemPages, stylesheet } from './layout/error-pages.js'
+import { mcpPageRoutes, type RegistryHolder } from './mcp/mcp-page.js'
+import { eventRoutes } from './security-events/event-routes.js'
+import { tenantRoutes } from './tenants/tenant-routes.js'
+import type { WorkloadSigner } from './workload/workload-signer.js'
+
+/** The demo's parts, built by `composeDemo` (security, the MCP endpoint, the stand-in sign-in, ...). */
+export interface DemoParts {
+  readonly context: ReferenceContext
+  readonly security: Security
+  readonly mcp: MCPEndpoint
+  readonly registry: RegistryHolder
+  readonly signIn: DemoSignIn
+  readonly signer: WorkloadSigner
+  /** Proxies whose `X-Forwarded-For` is believed (Express `trust proxy`). */
+  readonly trustedProxies: readonly string[]
+}
 
 export interface ReferenceAppOptions {
   readonly postgres: PostgresClient
+  /** Without the demo's parts the app serves only its health route and a plain home page. */
+  readonly demo?: DemoParts
 }
 
-/** The reference application: composes the adapters around one Postgres client. */
+/**
+ * The reference application: one router per area behind the shared layout. Order matters: security
+ * middleware first (headers, OpenAPI), the MCP endpoint before any body parser, HTML error pages for
+ * browsers, the areas, then a 404.
+ */
 export function createReferenceApp(options: ReferenceAppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   mountHealthRoute(app, { checks: { database: () => options.postgres.ping() } })
-  app.get('/', (_request, response) => {
-    response.type('text/plain').send('Portcullis reference app. Health: /healthz\n')
+  const demo = options.demo
+  if (demo === undefined) {
+    app.get('/', (_request, response) => {
+      response.type('text/plain').send('Portcullis reference app. Health: /healthz\n')
+    })
+    return app
+  }
+  app.set('trust proxy', demo.trustedProxies.length === 0 ? false : [...demo.trustedProxies])
+  const { security, context } = demo
+  app.use(security.middleware)
+  app.use(stylesheet)
+  app.use(demo.mcp)
+  app.use(htmlProblemPages(context.directory))
+  // One router per area; the local-accounts and OAuth routes join here as routers of their own.
+  app.use(demo.signIn.routes(security))
+  app.use(homeRoutes(security, context))
+  app.use(apiKeyRoutes(security, context))
+  app.use(tenantRoutes(security, context))
+  app.use(eventRoutes(security, context))
+  app.use(mcpPageRoutes(security, context, demo.registry))
+  app.use(apiRoutes(security, context, demo.signer))
+  app.use((_request, _response, next) => {
+    next(new HttpProblem({ status: 404, code: 'route.not_found', detail: 'Not found' }))
   })
+  app.use(security.errorHandler)
   return app
 }

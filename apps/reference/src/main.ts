@@ -1,4 +1,5 @@
 import { readConfig } from './config.js'
+import { DEMO_USERS } from './directory/demo-directory.js'
 import { startReferenceApp } from './server.js'
 
 /** `pnpm start`: one line per fact on stdout, one line on stderr when the app cannot start. */
@@ -9,9 +10,36 @@ async function main(): Promise<void> {
     running.appliedMigrations.length === 0
       ? `schema current at version ${running.schemaVersion}`
       : `applied migrations ${running.appliedMigrations.join(', ')}; schema at version ${running.schemaVersion}`
+  const secrets =
+    running.secrets.kind === 'environment'
+      ? `from ${running.secrets.variable}`
+      : `${running.secrets.created ? 'generated into' : 'loaded from'} ${running.secrets.path} (0600)`
+  const site = running.publicUrl
   console.log(`portcullis reference app listening on ${running.url}`)
   console.log(`data: ${running.storage} (${migrations})`)
-  console.log(`open ${running.url}/ in a browser; health: ${running.url}/healthz; stop with Ctrl+C`)
+  console.log(`secrets: ${secrets}`)
+  console.log(
+    running.idpUrl === undefined
+      ? 'demo identity provider: off (PORTCULLIS_DEMO_IDP=false)'
+      : `demo identity provider: ${running.idpUrl} (login page chooses user, auth_time, ACR and AMR)`,
+  )
+  console.log(
+    `real identity providers: ${running.providers.length === 0 ? 'none enabled' : running.providers.join(', ')}`,
+  )
+  console.log('open:')
+  for (const [path, what] of [
+    ['/', 'home'],
+    ['/sign-in', 'sign in as a demo user'],
+    ['/keys', 'API keys: issue, rotate, revoke'],
+    ['/tenants', 'tenant pages and the tenant switcher'],
+    ['/events', 'your security events'],
+    ['/agents', 'MCP resources and client configuration'],
+    ['/openapi.json', 'OpenAPI document'],
+  ]) {
+    console.log(`  ${site}${path}  ${what}`)
+  }
+  console.log(`demo users: ${DEMO_USERS.map((user) => `${user.username} (${user.summary})`).join('; ')}`)
+  console.log(`open ${site}/ in a browser; health: ${site}/healthz; stop with Ctrl+C`)
   const shutdown = () => {
     void running.close().then(() => process.exit(0))
   }

@@ -1,8 +1,18 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { startEmbeddedPostgres } from '@portcullis/database-tooling/embedded'
-import { createPostgresClient, migrate } from '@portcullis/postgres'
+import { dirname, join } from 'node:path'
+import { migrate } from '@portcullis/postgres'
 import { createReferenceApp } from './app.js'
+import { composeDemo } from './composition.js'
 import type { ReferenceConfig } from './config.js'
+import { type DemoIdp, startDemoIdp } from './demo-idp/demo-idp.js'
+import type { ProviderKind } from './providers/provider-settings.js'
+import { buildKeyMaterial } from './secrets/key-material.js'
+import { loadSecrets, type SecretsOrigin } from './secrets/secret-source.js'
+import { PortInUseError } from './server-errors.js'
+import { openStorage } from './storage/storage.js'
+
+export { PortInUseError } from './server-errors.js'
 
 /** A running reference app: where it listens, what its storage is, and how to stop it. */
 export interface RunningReferenceApp {
@@ -12,61 +22,115 @@ export interface RunningReferenceApp {
   /** Versions the start applied, oldest first (empty when the schema was already current). */
   readonly appliedMigrations: readonly number[]
   readonly schemaVersion: number
+  /** The origin browsers use: `PORTCULLIS_PUBLIC_URL`, or `url`. */
+  readonly publicUrl: string
+  /** The demo OpenID Provider's issuer, when it runs. */
+  readonly idpUrl?: string
+  /** Where the key material came from (a file created or reused, or a secret store's variable). */
+  readonly secrets: SecretsOrigin
+  /** Real identity providers enabled by the environment. */
+  readonly providers: readonly ProviderKind[]
   close(): Promise<void>
 }
 
-/** The port is taken: the message is one line naming the port and the `PORT` variable. */
-export class PortInUseError extends Error {
-  readonly port: number
-  constructor(host: string, port: number) {
-    super(
-      `port ${port} on ${host} is already in use; set PORT to a free port (for example PORT=${port + 1} pnpm start)`,
-    )
-    this.name = 'PortInUseError'
-    this.port = port
-  }
+const LOOPBACK = /^(127\.0\.0\.1|localhost|\[::1\]|::1)$/
+const WILDCARD = /^(0\.0\.0\.0|::|\[::\])$/
+
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error)
+    })
+    server.listen(port, host)
+  })
+  return (server.address() as AddressInfo).port
+}
+
+/** The origins the app is reached at: the public one, and both loopback spellings when it is loopback. */
+function originsOf(publicOrigin: string): readonly string[] {
+  const url = new URL(publicOrigin)
+  if (!LOOPBACK.test(url.hostname)) return [publicOrigin]
+  const port = url.port === '' ? '' : `:${url.port}`
+  return [
+    ...new Set([publicOrigin, `${url.protocol}//127.0.0.1${port}`, `${url.protocol}//localhost${port}`]),
+  ]
 }
 
 /**
  * Starts storage (embedded PGlite under `dataDir`, or the server at `databaseUrl`), applies pending
- * migrations and listens. Everything started is stopped again when a later step fails.
+ * migrations, loads or creates the key material, listens, starts the demo OpenID Provider and serves the
+ * app. Everything started is stopped again when a later step fails.
  */
 export async function startReferenceApp(config: ReferenceConfig): Promise<RunningReferenceApp> {
-  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir })
-  const connectionString = config.databaseUrl ?? embedded?.connectionString ?? ''
-  // PGlite is one session: a single pooled connection avoids queueing behind its lock.
-  const postgres = createPostgresClient({ connectionString, maxConnections: embedded ? 1 : 10 })
-  const stopStorage = async () => {
-    await postgres.close()
-    await embedded?.stop()
+  const storage = await openStorage(config)
+  const stops: (() => Promise<void>)[] = [() => storage.close()]
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined)
   }
   try {
-    const report = await migrate(postgres)
-    const app = createReferenceApp({ postgres })
-    const server = app.listen(config.port, config.host)
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve)
-      server.once('error', (error: NodeJS.ErrnoException) => {
-        reject(error.code === 'EADDRINUSE' ? new PortInUseError(config.host, config.port) : error)
-      })
-    })
-    const { port } = server.address() as AddressInfo
-    let closed: Promise<void> | undefined
-    return {
-      url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
-      storage: embedded ? `embedded PGlite in ${config.dataDir}` : 'Postgres from DATABASE_URL',
-      appliedMigrations: report.applied,
-      schemaVersion: report.current,
-      close() {
-        closed ??= new Promise<void>((resolve) => {
+    const report = await migrate(storage.postgres)
+    const loaded = await loadSecrets(config.secretsFile ?? join(dirname(config.dataDir), 'secrets.json'))
+    const keys = await buildKeyMaterial(loaded.secrets)
+    let handle = (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(503, { 'Retry-After': '1' }).end('starting\n')
+    }
+    const server = createServer((request, response) => handle(request, response))
+    const port = await listen(server, config.host, config.port)
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeAllConnections()
-        }).then(stopStorage)
+        }),
+    )
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+    const selfUrl = LOOPBACK.test(config.host) ? url : `http://127.0.0.1:${port}`
+    // Listening on every interface (a container): browsers reach it as localhost unless told otherwise.
+    const publicUrl = config.publicUrl ?? (WILDCARD.test(config.host) ? selfUrl : url)
+    const origins = originsOf(publicUrl)
+    let idp: DemoIdp | undefined
+    if (config.demoIdp?.enabled !== false) {
+      idp = await startDemoIdp({
+        host: '127.0.0.1',
+        port: config.demoIdp?.port ?? 0,
+        secrets: keys.demoIdp,
+        appOrigins: origins,
+      })
+      const started = idp
+      stops.push(() => started.close())
+    }
+    const demo = composeDemo({
+      postgres: storage.postgres,
+      keys,
+      selfUrl,
+      publicOrigin: publicUrl,
+      trustedOrigins: origins.filter((origin) => origin !== publicUrl),
+      trustedProxies: config.trustedProxies ?? [],
+      providers: config.providers ?? [],
+      ...(idp === undefined ? {} : { idp: { issuer: idp.issuer } }),
+    })
+    stops.push(() => demo.close())
+    const app = createReferenceApp({ postgres: storage.postgres, demo })
+    await demo.attach(app)
+    handle = app
+    let closed: Promise<void> | undefined
+    return {
+      url,
+      storage: storage.description,
+      appliedMigrations: report.applied,
+      schemaVersion: report.current,
+      publicUrl,
+      secrets: loaded.origin,
+      providers: (config.providers ?? []).map((provider) => provider.kind),
+      ...(idp === undefined ? {} : { idpUrl: idp.issuer }),
+      close() {
+        closed ??= stopAll()
         return closed
       },
     }
   } catch (error) {
-    await stopStorage().catch(() => undefined)
+    await stopAll()
     throw error
   }
 }

@@ -1,0 +1,151 @@
+import { requiresScope, requiresTenantRole } from '@portcullis/core/authorization'
+import { anonymous, anyOf } from '@portcullis/core/policy'
+import { HttpProblem, type SecureRouter, type Security } from '@portcullis/express'
+import type { ReferenceContext } from '../app-context.js'
+import { SESSION_MECHANISM } from '../demo-sign-in/demo-sign-in.js'
+import { DEMO_TENANTS, demoInvoices } from '../directory/demo-directory.js'
+import { DEMO_WORKLOAD_JWKS_PATH, type WorkloadSigner } from '../workload/workload-signer.js'
+import { API_KEY_MECHANISM, WORKLOAD_MECHANISM } from './mechanisms.js'
+import { TENANT_PROJECTION_SCHEMA } from './projection-schema.js'
+import { textPdf } from './text-pdf.js'
+
+/** The API accepts API keys, demo workload JWTs and (for the browser) the session. */
+export const API_POLICY = anyOf(API_KEY_MECHANISM, WORKLOAD_MECHANISM, SESSION_MECHANISM)
+
+/**
+ * The JSON API under `/api`. Four routes are also published to agents as MCP resources; a read runs the
+ * route in-process with the agent's own credentials, so the same policy and guards decide.
+ */
+export function apiRoutes(
+  security: Pick<Security, 'router'>,
+  context: ReferenceContext,
+  signer: WorkloadSigner,
+): SecureRouter {
+  const router = security.router()
+
+  router.get(
+    DEMO_WORKLOAD_JWKS_PATH,
+    { auth: anonymous(), openapi: { summary: 'Demo workload issuer keys' } },
+    (_request, response) => {
+      response.setHeader('Cache-Control', 'public, max-age=300')
+      response.json(signer.jwks())
+    },
+  )
+
+  router.get(
+    '/api/whoami',
+    { auth: API_POLICY, openapi: { summary: 'Who the credential says you are' } },
+    (request, response) => {
+      const { principal, snapshot, evidence } = request.security
+      response.json({
+        principal,
+        mechanisms: evidence.map((item) => ({
+          mechanism: item.mechanism,
+          credentialType: item.credentialType,
+        })),
+        scopes: snapshot.scopes,
+        tenants: snapshot.toJSON().tenants,
+      })
+    },
+  )
+
+  router.get(
+    '/api/capabilities',
+    {
+      auth: API_POLICY,
+      mcpResource: 'capabilities',
+      mcpResourceMimeType: 'application/json',
+      mcpResourceTitle: 'Capability summary',
+      mcpResourceDescription: 'What this demo offers, and what the calling credential may do in it',
+    },
+    (request, response) => {
+      const { principal, snapshot } = request.security
+      response.json({
+        app: 'Portcullis reference app',
+        mechanisms: [API_KEY_MECHANISM, WORKLOAD_MECHANISM, SESSION_MECHANISM],
+        you: {
+          id: principal.id,
+          kind: principal.kind,
+          scopes: snapshot.scopes,
+          tenants: snapshot.toJSON().tenants,
+        },
+        resources: {
+          tenantProjection: 'tenant://{tenantId}/projection (owner or billing of the tenant)',
+          usageReport: 'reference://usage-report (scope reports:read)',
+          schema: 'reference://tenant-projection-schema',
+        },
+        identityProviders: [
+          ...(context.idp === undefined ? [] : [{ name: 'demo', issuer: context.idp.issuer }]),
+          ...context.providers.map((provider) => ({ name: provider.kind })),
+        ],
+      })
+    },
+  )
+
+  router.get(
+    '/api/schemas/tenant-projection.json',
+    {
+      auth: API_POLICY,
+      mcpResource: 'tenant-projection-schema',
+      mcpResourceMimeType: 'application/schema+json',
+      mcpResourceTitle: 'Tenant projection schema',
+      mcpResourceDescription: 'JSON Schema (2020-12) of tenant://{tenantId}/projection',
+    },
+    (_request, response) => {
+      response.type('application/schema+json').send(JSON.stringify(TENANT_PROJECTION_SCHEMA))
+    },
+  )
+
+  router.get(
+    '/api/tenants/:tenantId/projection',
+    {
+      auth: API_POLICY,
+      guards: [requiresTenantRole({ roles: ['owner', 'billing'] })],
+      mcpResource: 'tenant-projection',
+      mcpResourceTemplate: 'tenant://{tenantId}/projection',
+      mcpResourceMimeType: 'application/json',
+      mcpResourceTitle: 'Tenant projection',
+      mcpResourceDescription: 'A tenant with its invoices; readable by its owners and billing members only',
+    },
+    (request, response) => {
+      const tenant = context.directory.tenant(String(request.params.tenantId))
+      if (tenant === undefined) throw new HttpProblem({ status: 404, code: 'tenant.not_found' })
+      response.json({
+        tenant,
+        invoices: demoInvoices(tenant),
+        viewer: {
+          id: request.security.principal.id,
+          roles: request.security.snapshot.tenantRoles(tenant.id),
+        },
+      })
+    },
+  )
+
+  router.get(
+    '/api/reports/usage.pdf',
+    {
+      auth: API_POLICY,
+      guards: [requiresScope('reports:read')],
+      mcpResource: 'usage-report',
+      mcpResourceMimeType: 'application/pdf',
+      mcpResourceTitle: 'Usage report (PDF)',
+      mcpResourceDescription: 'Seats and invoices of the tenants the caller may see, as a one-page PDF',
+    },
+    (request, response) => {
+      const { principal, snapshot } = request.security
+      const lines = DEMO_TENANTS.filter((tenant) => snapshot.inTenant(tenant.id)).map(
+        (tenant) =>
+          `${tenant.name} (${tenant.id}): ${tenant.seats} seats, plan ${tenant.plan}, roles ${snapshot.tenantRoles(tenant.id).join(', ') || 'member'}`,
+      )
+      const pdf = textPdf('Portcullis demo usage report', [
+        `For ${principal.id} (${principal.kind})`,
+        '',
+        ...(lines.length === 0 ? ['No tenants.'] : lines),
+      ])
+      response.type('application/pdf').setHeader('Content-Disposition', 'inline; filename="usage.pdf"')
+      response.send(pdf)
+    },
+  )
+
+  return router
+}

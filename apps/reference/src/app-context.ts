@@ -1,0 +1,18 @@
+import type { ApiKeyService, ApiKeyStore } from '@portcullis/core/api-keys'
+import type { PostgresClient } from '@portcullis/postgres'
+import type { DemoDirectory } from './directory/demo-directory.js'
+import type { ProviderSettings } from './providers/provider-settings.js'
+import type { SecurityEventLog } from './security-events/event-log.js'
+
+/** What the area routers share: storage, the directory, the event log and where things are. */
+export interface ReferenceContext {
+  readonly postgres: PostgresClient
+  readonly directory: DemoDirectory
+  readonly events: SecurityEventLog
+  readonly apiKeys: { readonly service: ApiKeyService; readonly store: ApiKeyStore }
+  /** The origin browsers and clients use. */
+  readonly publicOrigin: string
+  /** The demo OpenID Provider, when it runs. */
+  readonly idp?: { readonly issuer: string }
+  readonly providers: readonly ProviderSettings[]
+}

@@ -1,0 +1,131 @@
+import type { PostgresClient } from '@portcullis/postgres'
+import { envelopeCounts, type ReencryptionReport, reencryptVault } from '../protection/reencrypt-vault.js'
+import { versionedSecret } from '../secrets/generate.js'
+import { protectorOf } from '../secrets/key-material.js'
+import { SECRETS_VARIABLE } from '../secrets/secret-source.js'
+import type { ReferenceSecrets, SecretRing } from '../secrets/secrets.js'
+import { writeSecretsFile } from '../secrets/secrets-file.js'
+import { type Arguments, integerOption, onlyOptions, UsageError } from './arguments.js'
+import { type CliEnvironment, cliSecrets, secretsPath, withDatabase } from './environment.js'
+import { progressBar } from './progress.js'
+
+function printCounts(
+  cli: CliEnvironment,
+  title: string,
+  counts: ReadonlyMap<string, number>,
+  ring: SecretRing,
+): void {
+  cli.print(title)
+  const versions = new Set([
+    ring.active.version,
+    ...ring.retained.map((secret) => secret.version),
+    ...counts.keys(),
+  ])
+  for (const version of versions) {
+    const role =
+      version === ring.active.version
+        ? 'active'
+        : ring.retained.some((s) => s.version === version)
+          ? 'retained'
+          : 'unknown'
+    cli.print(`  ${version.padEnd(20)} ${role.padEnd(8)} ${counts.get(version) ?? 0} envelope(s)`)
+  }
+}
+
+async function reencrypt(cli: CliEnvironment, postgres: PostgresClient, ring: SecretRing, batchSize: number) {
+  const bar = progressBar('re-encrypting', cli.stderr)
+  const report: ReencryptionReport = await reencryptVault(postgres, protectorOf(ring), {
+    batchSize,
+    onProgress: (done, total) => bar.update(done, total),
+  })
+  cli.print(
+    `re-encrypted ${report.resealed}, already current ${report.current}, changed concurrently ${report.raced}, failed ${report.failed} (of ${report.scanned})`,
+  )
+  printCounts(cli, 'envelopes by key after:', await envelopeCounts(postgres), ring)
+  return report
+}
+
+async function fileSecrets(cli: CliEnvironment, what: string): Promise<ReferenceSecrets> {
+  const loaded = await cliSecrets(cli)
+  if (loaded.origin.kind === 'environment') {
+    throw new Error(
+      `the secrets come from ${SECRETS_VARIABLE}: ${what} in your secret store (docs/protection.md, rotation runbook), deploy, then run "protector reencrypt"`,
+    )
+  }
+  return loaded.secrets
+}
+
+/**
+ * `protector status | rotate | reencrypt | drop-retained` (docs/protection.md, rotation runbook):
+ * - `rotate`: a new active key, the old one retained, written to the secrets file (0600), then every
+ *   token-vault and revocation-retry envelope re-sealed under the new key, with a progress bar;
+ * - `reencrypt`: only the re-sealing (after a rotation done in a secret store);
+ * - `drop-retained`: removes retained keys no envelope uses any more;
+ * - `status`: envelopes per key version.
+ * Stop the app first when it uses embedded storage; restart every instance after `rotate`.
+ */
+export async function protectorCommand(args: Arguments, cli: CliEnvironment): Promise<number> {
+  const [action, ...extra] = args.positional
+  if (extra.length > 0) throw new UsageError('too many arguments')
+  onlyOptions(args, ['batch-size'])
+  const batchSize = integerOption(args, 'batch-size', 200, 1, 10_000)
+  switch (action) {
+    case 'status': {
+      const { secrets } = await cliSecrets(cli)
+      await withDatabase(cli, async (postgres) =>
+        printCounts(cli, 'envelopes by key:', await envelopeCounts(postgres), secrets.protector),
+      )
+      return 0
+    }
+    case 'rotate': {
+      const secrets = await fileSecrets(cli, 'rotate the keys')
+      return withDatabase(cli, async (postgres) => {
+        printCounts(cli, 'envelopes by key before:', await envelopeCounts(postgres), secrets.protector)
+        const old = secrets.protector
+        const ring: SecretRing = {
+          active: versionedSecret(new Date()),
+          retained: [old.active, ...old.retained],
+        }
+        await writeSecretsFile(secretsPath(cli.config), { ...secrets, protector: ring })
+        cli.print(
+          `activated ${ring.active.version}; retained ${ring.retained.map((s) => s.version).join(', ')} (written to ${secretsPath(cli.config)})`,
+        )
+        const report = await reencrypt(cli, postgres, ring, batchSize)
+        cli.print(
+          'restart every running instance now so it seals with the new key; then "protector drop-retained"',
+        )
+        return report.failed === 0 ? 0 : 1
+      })
+    }
+    case 'reencrypt': {
+      const { secrets } = await cliSecrets(cli)
+      return withDatabase(cli, async (postgres) =>
+        (await reencrypt(cli, postgres, secrets.protector, batchSize)).failed === 0 ? 0 : 1,
+      )
+    }
+    case 'drop-retained': {
+      const secrets = await fileSecrets(cli, 'remove the retained keys')
+      return withDatabase(cli, async (postgres) => {
+        const counts = await envelopeCounts(postgres)
+        const keep = secrets.protector.retained.filter((secret) => (counts.get(secret.version) ?? 0) > 0)
+        const dropped = secrets.protector.retained.filter((secret) => !keep.includes(secret))
+        await writeSecretsFile(secretsPath(cli.config), {
+          ...secrets,
+          protector: { active: secrets.protector.active, retained: keep },
+        })
+        cli.print(
+          dropped.length === 0
+            ? 'no retained key can be dropped yet'
+            : `dropped ${dropped.map((s) => s.version).join(', ')}`,
+        )
+        for (const secret of keep)
+          cli.print(
+            `kept ${secret.version}: ${counts.get(secret.version)} envelope(s) still use it (run "protector reencrypt"; OAuth transactions expire within 10 minutes)`,
+          )
+        return 0
+      })
+    }
+    default:
+      throw new UsageError('protector takes status, rotate, reencrypt or drop-retained')
+  }
+}

@@ -1,0 +1,122 @@
+import type { AuthorizationResolver, AuthorizationSnapshotInit } from '@portcullis/core/authorization'
+
+/** A demo tenant (an organisation the demo users belong to). */
+export interface DemoTenant {
+  readonly id: string
+  readonly name: string
+  readonly plan: string
+  readonly seats: number
+}
+
+/** A demo user: the same person at the demo OpenID Provider (subject = username) and in this app. */
+export interface DemoUser {
+  readonly username: string
+  readonly displayName: string
+  readonly scopes: readonly string[]
+  /** Tenant id -> roles in that tenant. */
+  readonly tenants: Readonly<Record<string, readonly string[]>>
+  /** One line for the console and the home page. */
+  readonly summary: string
+}
+
+/** A demo service: what a workload token (or a service API key) may do at most. */
+export interface DemoService {
+  readonly id: string
+  readonly scopes: readonly string[]
+  readonly tenants: Readonly<Record<string, readonly string[]>>
+}
+
+export const DEMO_TENANTS: readonly DemoTenant[] = [
+  { id: 'acme', name: 'Acme Corporation', plan: 'enterprise', seats: 120 },
+  { id: 'globex', name: 'Globex', plan: 'team', seats: 25 },
+  { id: 'initech', name: 'Initech', plan: 'starter', seats: 8 },
+]
+
+export const DEMO_USERS: readonly DemoUser[] = [
+  {
+    username: 'alice',
+    displayName: 'Alice Archer',
+    scopes: ['reports:read', 'keys:manage'],
+    tenants: { acme: ['owner'], globex: ['viewer'] },
+    summary: 'owner of acme, viewer of globex',
+  },
+  {
+    username: 'bob',
+    displayName: 'Bob Baker',
+    scopes: ['reports:read', 'keys:manage'],
+    tenants: { globex: ['owner'], acme: ['billing'] },
+    summary: 'owner of globex, billing of acme',
+  },
+  {
+    username: 'carol',
+    displayName: 'Carol Chen',
+    scopes: ['keys:manage'],
+    tenants: { initech: ['owner'] },
+    summary: 'owner of initech, no reports:read scope',
+  },
+]
+
+export const DEMO_SERVICES: readonly DemoService[] = [
+  { id: 'svc-reporting', scopes: ['reports:read'], tenants: { acme: ['billing'], globex: ['billing'] } },
+]
+
+/** A demo invoice of a tenant (the billing page and the MCP tenant projection show the same data). */
+export interface DemoInvoice {
+  readonly id: string
+  readonly month: string
+  readonly amountCents: number
+}
+
+/** Three months of invoices, derived from the tenant so every run shows the same numbers. */
+export function demoInvoices(tenant: DemoTenant): readonly DemoInvoice[] {
+  const rate = tenant.plan === 'enterprise' ? 1200 : tenant.plan === 'team' ? 900 : 700
+  return ['2025-01', '2025-02', '2025-03'].map((month, index) => ({
+    id: `${tenant.id.toUpperCase()}-${month}`,
+    month,
+    amountCents: tenant.seats * rate + index * 100,
+  }))
+}
+
+/** Roles a tenant grants, strongest first. */
+export const TENANT_ROLES = ['owner', 'billing', 'viewer'] as const
+
+/**
+ * Who is who: demo users by account id, demo services by id. The demo sign-in stand-in registers
+ * `demo-<username>` accounts; the local-accounts step registers the ids of the accounts it seeds.
+ */
+export class DemoDirectory {
+  readonly #accounts = new Map<string, DemoUser>()
+  readonly #services = new Map(DEMO_SERVICES.map((service) => [service.id, service]))
+
+  /** Makes `accountId` the account of the demo user `username`. */
+  bind(accountId: string, username: string): void {
+    const user = DEMO_USERS.find((candidate) => candidate.username === username)
+    if (user === undefined) throw new Error(`no demo user ${username}`)
+    this.#accounts.set(accountId, user)
+  }
+
+  user(accountId: string): DemoUser | undefined {
+    return this.#accounts.get(accountId)
+  }
+
+  service(id: string): DemoService | undefined {
+    return this.#services.get(id)
+  }
+
+  tenant(id: string): DemoTenant | undefined {
+    return DEMO_TENANTS.find((tenant) => tenant.id === id)
+  }
+
+  /** The `authorizationResolver`: grants from the directory; unknown principals are refused (401). */
+  resolver(): AuthorizationResolver {
+    return ({ principal }): AuthorizationSnapshotInit | null => {
+      const grants = principal.kind === 'user' ? this.user(principal.id) : this.service(principal.id)
+      if (grants === undefined) return null
+      return {
+        scopes: [...grants.scopes],
+        tenants: grants.tenants,
+        ...('username' in grants ? { attributes: { username: grants.username } } : {}),
+      }
+    }
+  }
+}

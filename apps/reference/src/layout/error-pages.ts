@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs'
+import type { Request, RequestHandler } from 'express'
+import type { DemoDirectory } from '../directory/demo-directory.js'
+import { html, type SafeHtml } from './html.js'
+import { layout, SIGN_IN_PATH, STYLESHEET_PATH, viewerOf } from './layout.js'
+
+const STYLESHEET = readFileSync(new URL('./portcullis.css', import.meta.url), 'utf8')
+
+/** Serves the stylesheet (cached for an hour; it changes only with the app). */
+export const stylesheet: RequestHandler = (request, response, next) => {
+  if (request.path !== STYLESHEET_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    next()
+    return
+  }
+  response.setHeader('Cache-Control', 'public, max-age=3600')
+  response.type('text/css').send(STYLESHEET)
+}
+
+interface Problem {
+  readonly status?: number
+  readonly code?: string
+}
+
+function explanation(problem: Problem, request: Request): { title: string; body: SafeHtml } {
+  const returnTo = encodeURIComponent(request.originalUrl)
+  switch (problem.status) {
+    case 401:
+      return {
+        title: 'Sign in required',
+        body: html`<p>This page needs a signed-in user. Your request carried no valid sign-in.</p>
+          <p><a class="button" href="${SIGN_IN_PATH}?return_to=${returnTo}">Sign in</a></p>`,
+      }
+    case 403:
+      return {
+        title: 'Permission denied',
+        body: html`<p>You are signed in, but your grants do not allow this page. Portcullis decided from the
+          server-side authorization snapshot; editing the URL (another tenant, another key) cannot change that.</p>
+          <p><a href="/tenants">Back to your tenants</a></p>`,
+      }
+    case 404:
+      return { title: 'Not found', body: html`<p>There is nothing here.</p><p><a href="/">Home</a></p>` }
+    case 503:
+      return {
+        title: 'Temporarily unavailable',
+        body: html`<p>A dependency (the database or a key set) did not answer. Nobody was signed out; try again shortly.</p>`,
+      }
+    default:
+      return { title: 'Something went wrong', body: html`<p>The request could not be completed.</p>` }
+  }
+}
+
+/**
+ * For browsers: Portcullis answers refusals with `application/problem+json`, which a person should not
+ * have to read. When the request prefers HTML, the problem is rendered as a page with the same status
+ * (the stable code stays visible for support). API clients keep the problem+json body.
+ */
+export const htmlProblemPages =
+  (directory: DemoDirectory): RequestHandler =>
+  (request, response, next) => {
+    if (request.accepts(['json', 'html']) !== 'html') {
+      next()
+      return
+    }
+    const send = response.send.bind(response)
+    response.send = (body?: unknown) => {
+      const type = response.getHeader('Content-Type')
+      if (
+        typeof type !== 'string' ||
+        !type.startsWith('application/problem+json') ||
+        typeof body !== 'string'
+      ) {
+        return send(body)
+      }
+      let problem: Problem = {}
+      try {
+        problem = JSON.parse(body) as Problem
+      } catch {
+        // not our problem body: render the generic page
+      }
+      const { title, body: content } = explanation(problem, request)
+      response.type('html')
+      return send(
+        layout({
+          title,
+          area: 'none',
+          // A 403 comes after authentication: the page still shows who is signed in.
+          viewer: viewerOf(request.security, directory),
+          body: html`${content}<p class="muted">Status ${response.statusCode}${problem.code ? html` · <code>${problem.code}</code>` : ''}</p>`,
+        }).toString(),
+      )
+    }
+    next()
+  }

@@ -1,0 +1,94 @@
+import type { SecurityContext } from '@portcullis/core/authorization'
+import type { Response } from 'express'
+import type { DemoDirectory } from '../directory/demo-directory.js'
+import { html, type SafeHtml } from './html.js'
+
+/** Where signing in and out happen (the demo stand-in today, the local-accounts routes later). */
+export const SIGN_IN_PATH = '/sign-in'
+export const SIGN_OUT_PATH = '/sign-out'
+export const STYLESHEET_PATH = '/assets/portcullis.css'
+
+/** The signed-in person as the layout shows them. */
+export interface Viewer {
+  readonly accountId: string
+  readonly username: string
+  readonly displayName: string
+  /** Signed in through the demo stand-in (shown as a badge). */
+  readonly demo: boolean
+}
+
+export type Area = 'home' | 'keys' | 'tenants' | 'events' | 'mcp' | 'sign-in' | 'none'
+
+const NAVIGATION: readonly { readonly area: Area; readonly href: string; readonly label: string }[] = [
+  { area: 'home', href: '/', label: 'Home' },
+  { area: 'keys', href: '/keys', label: 'API keys' },
+  { area: 'tenants', href: '/tenants', label: 'Tenants' },
+  { area: 'events', href: '/events', label: 'Security events' },
+  { area: 'mcp', href: '/agents', label: 'MCP' },
+]
+
+/** The viewer of a request, when a user signed in (services and anonymous callers have none). */
+export function viewerOf(
+  security: SecurityContext | undefined,
+  directory: DemoDirectory,
+): Viewer | undefined {
+  const principal = security?.principal
+  if (principal === null || principal === undefined || principal.kind !== 'user') return undefined
+  const user = directory.user(principal.id)
+  return {
+    accountId: principal.id,
+    username: user?.username ?? principal.id,
+    displayName: user?.displayName ?? principal.displayName ?? principal.id,
+    demo: security?.evidence.some((item) => item.credentialType === 'demo-session') ?? false,
+  }
+}
+
+export interface PageInit {
+  readonly title: string
+  readonly area: Area
+  readonly viewer: Viewer | undefined
+  readonly body: SafeHtml
+}
+
+function account(init: PageInit): SafeHtml {
+  const viewer = init.viewer
+  if (viewer === undefined) return html`<a class="button" href="${SIGN_IN_PATH}">Sign in</a>`
+  return html`<span class="who">${viewer.displayName}${viewer.demo ? html` <span class="badge">demo sign-in</span>` : ''}</span>
+    <form method="post" action="${SIGN_OUT_PATH}" class="inline"><button type="submit" class="link">Sign out</button></form>`
+}
+
+/** The shared layout: header with navigation and the account, the page, a footer. */
+export function layout(init: PageInit): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${init.title === 'Portcullis reference app' ? init.title : `${init.title} · Portcullis reference app`}</title>
+  <link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+  <header class="top">
+    <a class="brand" href="/">Portcullis <span>reference app</span></a>
+    <nav aria-label="Main">
+      ${NAVIGATION.map(
+        (item) =>
+          html`<a href="${item.href}"${item.area === init.area ? html` aria-current="page"` : ''}>${item.label}</a>`,
+      )}
+    </nav>
+    <div class="account">${account(init)}</div>
+  </header>
+  <main>
+    <h1>${init.title}</h1>
+    ${init.body}
+  </main>
+  <footer>Portcullis reference app · server-rendered, no JavaScript · <a href="/openapi.json">OpenAPI</a> · <a href="/healthz">health</a></footer>
+</body>
+</html>
+`
+}
+
+/** Sends a page as HTML. */
+export function sendPage(response: Response, init: PageInit, status = 200): void {
+  response.status(status).type('html').send(layout(init).toString())
+}

@@ -1,0 +1,70 @@
+import { ApiKeyPepperRing, decodeApiKeyPepper } from '@portcullis/core/api-keys'
+import { importLocalSigningKeyRing, type LocalSigningKeyRing } from '@portcullis/core/local-accounts'
+import {
+  AESGCMOAuthTransactionProtector,
+  loadOAuthTransactionProtectorKey,
+} from '@portcullis/core/protection'
+import { WorkloadSigner } from '../workload/workload-signer.js'
+import { type ReferenceSecrets, type SecretRing, SecretsError } from './secrets.js'
+
+/** The secrets turned into the objects the app uses; built once at startup. */
+export interface KeyMaterial {
+  /** Seals OAuth transaction secrets and token-vault envelopes (active key + retained keys). */
+  readonly protector: AESGCMOAuthTransactionProtector
+  readonly peppers: ApiKeyPepperRing
+  /** HMAC key of OAuth transaction digests (for the OAuth routes). */
+  readonly oauthTransactionPepper: Uint8Array
+  /** Local access-token signing keys (for the local-accounts routes). */
+  readonly localSigningKeys: LocalSigningKeyRing
+  readonly workloadSigner: WorkloadSigner
+  readonly demoSessionKey: Uint8Array
+  readonly demoIdp: ReferenceSecrets['demoIdp']
+}
+
+const bytes = (value: string) => new Uint8Array(Buffer.from(value, 'base64url'))
+
+/** Runs `build`; a failure names the part of the secrets that cannot be used, never its value. */
+async function part<T>(name: string, build: () => T | Promise<T>): Promise<T> {
+  try {
+    return await build()
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    throw new SecretsError(`secrets: ${name} cannot be used${typeof code === 'string' ? ` (${code})` : ''}`, {
+      cause: error,
+    })
+  }
+}
+
+export function protectorOf(ring: SecretRing): AESGCMOAuthTransactionProtector {
+  const key = (secret: SecretRing['active']) =>
+    loadOAuthTransactionProtectorKey({
+      version: secret.version,
+      material: secret.value,
+      encoding: 'base64url',
+    })
+  return new AESGCMOAuthTransactionProtector({
+    activeKey: key(ring.active),
+    retainedKeys: ring.retained.map(key),
+  })
+}
+
+/** Imports every key; refuses unusable material with one line naming the part. */
+export async function buildKeyMaterial(secrets: ReferenceSecrets): Promise<KeyMaterial> {
+  const pepper = (secret: SecretRing['active']) =>
+    decodeApiKeyPepper(secret.version, secret.value, 'base64url')
+  return {
+    protector: await part('protector', () => protectorOf(secrets.protector)),
+    peppers: await part(
+      'apiKeyPepper',
+      () =>
+        new ApiKeyPepperRing(pepper(secrets.apiKeyPepper.active), secrets.apiKeyPepper.retained.map(pepper)),
+    ),
+    oauthTransactionPepper: bytes(secrets.oauthTransactionPepper),
+    localSigningKeys: await part('localSigningKeys', () =>
+      importLocalSigningKeyRing(secrets.localSigningKeys),
+    ),
+    workloadSigner: await part('workloadSigner', () => WorkloadSigner.import(secrets.workloadSigner)),
+    demoSessionKey: bytes(secrets.demoSessionKey),
+    demoIdp: secrets.demoIdp,
+  }
+}

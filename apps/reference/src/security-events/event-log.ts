@@ -1,0 +1,117 @@
+import type { SecurityEvent, SecurityEventSink } from '@portcullis/core/local-accounts'
+
+/** Events of this app's own actions that Portcullis does not emit itself (API-key lifecycle). */
+export type AppEvent =
+  | { readonly type: 'api_key.issued'; readonly at: Date; readonly accountId: string; readonly keyId: string }
+  | {
+      readonly type: 'api_key.revoked'
+      readonly at: Date
+      readonly accountId: string
+      readonly keyId: string
+    }
+  | {
+      readonly type: 'api_key.rotated'
+      readonly at: Date
+      readonly accountId: string
+      readonly keyId: string
+      readonly replacementKeyId: string
+      readonly overlapSeconds: number
+    }
+
+/** One recorded event: its type, time and non-secret fields (never a token, password or digest). */
+export interface LoggedEvent {
+  readonly type: string
+  readonly at: Date
+  readonly fields: Readonly<Record<string, string | number>>
+}
+
+export interface SecurityEventLogOptions {
+  /** Events kept per account (the oldest is dropped first). Default 50. */
+  readonly perAccount?: number
+  /** Accounts kept (the least recently active is dropped first). Default 1000. */
+  readonly maxAccounts?: number
+}
+
+/** A bounded ring of events for one account. */
+class Ring {
+  readonly #items: LoggedEvent[] = []
+  #next = 0
+
+  constructor(readonly capacity: number) {}
+
+  push(event: LoggedEvent): void {
+    if (this.#items.length < this.capacity) this.#items.push(event)
+    else this.#items[this.#next] = event
+    this.#next = (this.#next + 1) % this.capacity
+  }
+
+  /** Newest first. */
+  newest(limit: number): LoggedEvent[] {
+    const ordered = [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)].reverse()
+    return ordered.slice(0, limit)
+  }
+}
+
+function loggedEvent(event: SecurityEvent | AppEvent): LoggedEvent {
+  const { type, at, ...rest } = event
+  const fields: Record<string, string | number> = {}
+  for (const [name, value] of Object.entries(rest)) {
+    if (name !== 'accountId' && (typeof value === 'string' || typeof value === 'number')) fields[name] = value
+  }
+  return { type, at: new Date(at.getTime()), fields }
+}
+
+/**
+ * An in-memory security-event sink keeping the recent events of each account, for the "security events"
+ * page. Bounded in both directions, so a flood of events cannot grow memory. Production applications send
+ * the same events to their audit log or SIEM as well (`tee`).
+ */
+export class SecurityEventLog {
+  readonly #perAccount: number
+  readonly #maxAccounts: number
+  readonly #rings = new Map<string, Ring>()
+
+  constructor(options: SecurityEventLogOptions = {}) {
+    this.#perAccount = options.perAccount ?? 50
+    this.#maxAccounts = options.maxAccounts ?? 1000
+  }
+
+  /** The `SecurityEventSink` to hand to Portcullis (`events` of local accounts, the OAuth routes, ...). */
+  readonly sink: SecurityEventSink = (event) => this.record(event)
+
+  /** Keeps `event` under its account; events without one (a sign-in for an unknown name) are not kept. */
+  record(event: SecurityEvent | AppEvent): void {
+    const accountId = (event as { accountId?: unknown }).accountId
+    if (typeof accountId !== 'string') return
+    let ring = this.#rings.get(accountId)
+    if (ring === undefined) {
+      ring = new Ring(this.#perAccount)
+      if (this.#rings.size >= this.#maxAccounts) {
+        const oldest = this.#rings.keys().next().value
+        if (oldest !== undefined) this.#rings.delete(oldest)
+      }
+    } else {
+      this.#rings.delete(accountId)
+    }
+    this.#rings.set(accountId, ring)
+    ring.push(loggedEvent(event))
+  }
+
+  /** The account's recent events, newest first. */
+  recent(accountId: string, limit = this.#perAccount): readonly LoggedEvent[] {
+    return this.#rings.get(accountId)?.newest(limit) ?? []
+  }
+}
+
+/** A sink that hands every event to each of `sinks` (one failing never stops the others). */
+export function tee(...sinks: readonly SecurityEventSink[]): SecurityEventSink {
+  return (event) => {
+    for (const sink of sinks) {
+      try {
+        void Promise.resolve(sink(event)).catch(() => undefined)
+      } catch {
+        // a failing sink never fails the request, nor the other sinks
+      }
+    }
+  }
+}

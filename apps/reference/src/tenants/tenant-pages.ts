@@ -1,0 +1,84 @@
+import type { AuthorizationSnapshot } from '@portcullis/core/authorization'
+import { DEMO_TENANTS, DEMO_USERS, type DemoTenant, demoInvoices } from '../directory/demo-directory.js'
+import { html, type SafeHtml } from '../layout/html.js'
+
+const roles = (list: readonly string[]) =>
+  list.length === 0
+    ? html`<span class="muted">member</span>`
+    : list.map((role) => html`<span class="badge">${role}</span> `)
+
+/** The tenant switcher: a GET form (works without JavaScript) listing only the viewer's tenants. */
+export function tenantSwitcher(snapshot: AuthorizationSnapshot, current?: string): SafeHtml {
+  const mine = snapshot.tenantIds
+  return html`<form method="get" action="/tenants" class="row card" aria-label="Switch tenant">
+    <label>Tenant <select name="switch">${mine.map(
+      (id) =>
+        html`<option value="${id}"${id === current ? html` selected` : ''}>${DEMO_TENANTS.find((tenant) => tenant.id === id)?.name ?? id}</option>`,
+    )}</select></label>
+    <button type="submit" class="secondary">Switch</button>
+  </form>`
+}
+
+/** `/tenants`: the viewer's memberships, and how the tenant check works. */
+export function tenantListPage(snapshot: AuthorizationSnapshot): SafeHtml {
+  const others = DEMO_TENANTS.filter((tenant) => !snapshot.inTenant(tenant.id))
+  return html`<p class="lead">Tenant pages are guarded by <code>requiresTenant()</code> and
+    <code>requiresTenantRole({ roles })</code>. The tenant comes from the URL path and is checked against the
+    authorization snapshot the server resolved for you, so changing it in the URL cannot grant access.</p>
+  ${tenantSwitcher(snapshot)}
+  <table data-testid="memberships"><thead><tr><th>Tenant</th><th>Your roles</th><th>Pages</th></tr></thead><tbody>
+  ${snapshot.tenantIds.map((id) => {
+    const tenant = DEMO_TENANTS.find((candidate) => candidate.id === id)
+    return html`<tr><td><a href="/tenants/${id}">${tenant?.name ?? id}</a> <code>${id}</code></td><td>${roles(snapshot.tenantRoles(id))}</td>
+      <td><a href="/tenants/${id}">overview</a> · <a href="/tenants/${id}/billing">billing</a> · <a href="/tenants/${id}/settings">settings</a></td></tr>`
+  })}
+  </tbody></table>
+  ${
+    others.length === 0
+      ? ''
+      : html`<p class="notice">Try it: <a href="/tenants/${others[0]?.id}">/tenants/${others[0]?.id}</a> is a tenant you
+        do not belong to. The server answers 403 whatever the URL says.</p>`
+  }`
+}
+
+/** `/tenants/:tenantId`: the overview every member may see. */
+export function tenantOverviewPage(tenant: DemoTenant, snapshot: AuthorizationSnapshot): SafeHtml {
+  const members = DEMO_USERS.filter((user) => user.tenants[tenant.id] !== undefined)
+  return html`${tenantSwitcher(snapshot, tenant.id)}
+  <div class="grid">
+    <div class="card"><h2>${tenant.name}</h2><dl class="facts">
+      <dt>Tenant id</dt><dd><code>${tenant.id}</code></dd>
+      <dt>Plan</dt><dd>${tenant.plan}</dd>
+      <dt>Seats</dt><dd>${tenant.seats}</dd>
+      <dt>Your roles</dt><dd data-testid="roles">${roles(snapshot.tenantRoles(tenant.id))}</dd>
+    </dl></div>
+    <div class="card"><h2>Pages</h2><ul class="plain">
+      <li><a href="/tenants/${tenant.id}/billing">Billing</a> <span class="muted">owner or billing</span></li>
+      <li><a href="/tenants/${tenant.id}/settings">Settings</a> <span class="muted">owner only</span></li>
+    </ul></div>
+  </div>
+  <h2>Members</h2>
+  <table><thead><tr><th>Member</th><th>Roles</th></tr></thead><tbody>
+    ${members.map((user) => html`<tr><td>${user.displayName}</td><td>${roles(user.tenants[tenant.id] ?? [])}</td></tr>`)}
+  </tbody></table>`
+}
+
+/** `/tenants/:tenantId/billing`: owner or billing. */
+export function tenantBillingPage(tenant: DemoTenant): SafeHtml {
+  const invoices = demoInvoices(tenant)
+  return html`<p class="lead">Guarded by <code>requiresTenantRole({ roles: ['owner', 'billing'] })</code>.</p>
+  <table data-testid="invoices"><thead><tr><th>Invoice</th><th>Month</th><th>Amount</th></tr></thead><tbody>
+    ${invoices.map((invoice) => html`<tr><td><code>${invoice.id}</code></td><td>${invoice.month}</td><td>${(invoice.amountCents / 100).toFixed(2)} EUR</td></tr>`)}
+  </tbody></table>
+  <p>The same data is published to agents as the MCP resource template <code>tenant://${tenant.id}/projection</code>.</p>`
+}
+
+/** `/tenants/:tenantId/settings`: owner only. */
+export function tenantSettingsPage(tenant: DemoTenant): SafeHtml {
+  return html`<p class="lead">Guarded by <code>requiresTenantRole({ roles: ['owner'] })</code>.</p>
+  <div class="card"><dl class="facts">
+    <dt>Display name</dt><dd>${tenant.name}</dd>
+    <dt>Single sign-on</dt><dd>demo OpenID Provider (and any real provider you enable)</dd>
+    <dt>Session lifetime</dt><dd>8 hours</dd>
+  </dl></div>`
+}

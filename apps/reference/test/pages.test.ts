@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestApp } from './support/reference-app.js'
+
+/**
+ * The pages over plain HTTP (what the browser tests show, without a browser): who may see what, CSRF on
+ * every form, another user's key, browsers get HTML errors and API clients problem+json.
+ */
+let app: TestApp
+const cookies = new Map<string, string>()
+
+beforeAll(async () => {
+  app = await startTestApp()
+  for (const username of ['alice', 'bob']) cookies.set(username, await signIn(username))
+})
+afterAll(async () => {
+  await app?.close()
+})
+
+async function signIn(username: string): Promise<string> {
+  const response = await fetch(`${app.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: app.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: `username=${username}&return_to=/keys`,
+  })
+  expect(response.status).toBe(303)
+  expect(response.headers.get('location')).toBe('/keys')
+  const cookie = response.headers.getSetCookie()[0] ?? ''
+  expect(cookie).toMatch(/HttpOnly; SameSite=Lax/)
+  return cookie.split(';')[0] ?? ''
+}
+
+const page = (path: string, username?: string, headers: Record<string, string> = {}) =>
+  fetch(`${app.url}${path}`, {
+    redirect: 'manual',
+    headers: {
+      accept: 'text/html',
+      ...(username ? { cookie: cookies.get(username) ?? '' } : {}),
+      ...headers,
+    },
+  })
+
+const post = (
+  path: string,
+  username: string,
+  body: string,
+  headers: Record<string, string> = { origin: app.url },
+) =>
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      cookie: cookies.get(username) ?? '',
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+    },
+    body,
+  })
+
+describe('pages', () => {
+  it('the home page, the stylesheet and the MCP page are public', async () => {
+    expect((await page('/')).status).toBe(200)
+    const css = await fetch(`${app.url}/assets/portcullis.css`)
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/)
+    expect((await page('/agents')).status).toBe(200)
+  })
+
+  it('pages that need a user: an HTML 401 page for browsers, problem+json for API clients', async () => {
+    const browser = await page('/keys')
+    expect(browser.status).toBe(401)
+    expect(browser.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(await browser.text()).toContain('/sign-in?return_to=%2Fkeys')
+    const api = await fetch(`${app.url}/keys`)
+    expect(api.status).toBe(401)
+    expect(api.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(await api.json()).toMatchObject({ code: 'authentication.required' })
+  })
+
+  it('tenant pages follow the snapshot, whatever the URL says', async () => {
+    expect((await page('/tenants/acme', 'alice')).status).toBe(200)
+    expect((await page('/tenants/acme/settings', 'alice')).status).toBe(200)
+    expect((await page('/tenants/globex', 'alice')).status).toBe(200)
+    expect((await page('/tenants/globex/billing', 'alice')).status).toBe(403)
+    expect((await page('/tenants/initech', 'alice')).status).toBe(403)
+    expect((await page('/tenants/acme/billing', 'bob')).status).toBe(200)
+    expect((await page('/tenants/acme/settings', 'bob')).status).toBe(403)
+    const switched = await page('/tenants?switch=globex', 'bob')
+    expect(switched.status).toBe(303)
+    expect(switched.headers.get('location')).toBe('/tenants/globex')
+    expect((await page('/tenants?switch=..%2Fkeys', 'bob')).status).toBe(200)
+  })
+
+  it('another user’s key cannot be rotated or revoked (404, no oracle)', async () => {
+    const issued = await post('/keys', 'alice', 'label=mine&scopes=all&tenant=&days=7')
+    expect(issued.status).toBe(201)
+    const key = /data-testid="issued-key">([^<]+)</.exec(await issued.text())?.[1] ?? ''
+    const keyId = key.slice('demo_'.length, 'demo_'.length + 16)
+    expect((await post(`/keys/${keyId}/revoke`, 'bob', '')).status).toBe(404)
+    expect((await post(`/keys/${keyId}/rotate`, 'bob', 'overlap=0')).status).toBe(404)
+    expect((await fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })).status).toBe(200)
+    expect(await (await page('/keys', 'bob')).text()).not.toContain(keyId)
+  })
+
+  it('a key limited to one tenant cannot read another tenant of its owner', async () => {
+    const issued = await post('/keys', 'bob', 'label=acme-only&scopes=all&tenant=acme&days=7')
+    const key = /data-testid="issued-key">([^<]+)</.exec(await issued.text())?.[1] ?? ''
+    const read = (tenant: string) =>
+      fetch(`${app.url}/api/tenants/${tenant}/projection`, { headers: { 'x-api-key': key } })
+    // bob owns globex and does billing for acme; this key carries acme only.
+    expect((await read('acme')).status).toBe(200)
+    expect((await read('globex')).status).toBe(403)
+  })
+
+  it('forms refuse requests without a same-origin Origin (CSRF), signing in included', async () => {
+    expect((await post('/keys', 'alice', 'label=x', {})).status).toBe(401)
+    expect((await post('/keys', 'alice', 'label=x', { origin: 'https://evil.example' })).status).toBe(401)
+    expect((await post('/keys', 'alice', 'label=x', { origin: 'null' })).status).toBe(401)
+    expect((await post('/keys', 'alice', 'label=x', { 'sec-fetch-site': 'cross-site' })).status).toBe(401)
+    const login = await fetch(`${app.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=alice',
+    })
+    expect(login.status).toBe(403)
+    expect(login.headers.getSetCookie()).toEqual([])
+  })
+
+  it('a forged or tampered session cookie is refused, never treated as absent', async () => {
+    const [name, value = ''] = (cookies.get('alice') ?? '').split('=')
+    const tampered = `${name}=${value.replace(/^[^.]+/, Buffer.from('demo-bob').toString('base64url'))}`
+    expect((await page('/', undefined, { cookie: tampered })).status).toBe(401)
+    expect((await page('/keys', undefined, { cookie: `${name}=garbage` })).status).toBe(401)
+  })
+
+  it('sign-in only returns to paths of this site', async () => {
+    for (const target of ['https://evil.example/', '//evil.example/', '/\\evil.example']) {
+      const response = await fetch(`${app.url}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { origin: app.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `username=alice&return_to=${encodeURIComponent(target)}`,
+      })
+      expect(response.headers.get('location')).toBe('/')
+    }
+  })
+
+  it('security events are the viewer’s own', async () => {
+    const alice = await (await page('/events', 'alice')).text()
+    expect(alice).toContain('api_key.issued')
+    expect(alice).toContain('csrf.refused')
+    const bob = await (await page('/events', 'bob')).text()
+    expect(bob).toContain('login.succeeded')
+    expect(bob).not.toContain('csrf.refused')
+  })
+
+  it('unknown paths are 404, as a page or as problem+json', async () => {
+    expect((await page('/nowhere')).status).toBe(404)
+    expect((await fetch(`${app.url}/api/nowhere`)).headers.get('content-type')).toMatch(/problem\+json/)
+  })
+})

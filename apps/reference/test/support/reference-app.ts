@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ApiKeyService } from '@portcullis/core/api-keys'
+import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
+import { createPostgresClient, PostgresApiKeyStore, type PostgresClient } from '@portcullis/postgres'
+import type { ReferenceConfig } from '../../src/config.js'
+import { buildKeyMaterial, type KeyMaterial } from '../../src/secrets/key-material.js'
+import { readSecretsFile } from '../../src/secrets/secrets-file.js'
+import { type RunningReferenceApp, startReferenceApp } from '../../src/server.js'
+
+/** A reference app started in-process on a fresh database, with its own temporary secrets. */
+export interface TestApp {
+  readonly running: RunningReferenceApp
+  readonly url: string
+  readonly config: ReferenceConfig
+  readonly database: TestDatabase
+  /** A separate client on the app's database, for seeding and checks. */
+  readonly postgres: PostgresClient
+  readonly keys: KeyMaterial
+  /** Issues keys exactly as the app's API-key page does (same store, same pepper). */
+  readonly apiKeys: ApiKeyService
+  close(): Promise<void>
+}
+
+/** The app's settings for a test: loopback, free ports, the test database, a temporary folder. */
+export function testConfig(directory: string, databaseUrl: string): ReferenceConfig {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    databaseUrl,
+    dataDir: join(directory, 'pglite'),
+    secretsFile: join(directory, 'secrets.json'),
+    demoIdp: { enabled: true, port: 0 },
+    providers: [],
+    trustedProxies: [],
+  }
+}
+
+export async function startTestApp(): Promise<TestApp> {
+  const directory = await mkdtemp(join(tmpdir(), 'portcullis-reference-'))
+  const database = await createTestDatabase()
+  const config = testConfig(directory, database.connectionString)
+  const running = await startReferenceApp(config)
+  const postgres = createPostgresClient({ connectionString: database.connectionString, maxConnections: 2 })
+  const keys = await buildKeyMaterial(await readSecretsFile(config.secretsFile ?? ''))
+  const apiKeys = new ApiKeyService({
+    store: new PostgresApiKeyStore({ client: postgres }),
+    peppers: keys.peppers,
+    prefix: 'demo',
+  })
+  return {
+    running,
+    url: running.url,
+    config,
+    database,
+    postgres,
+    keys,
+    apiKeys,
+    async close() {
+      await running.close()
+      await postgres.close()
+      await database.close()
+      await rm(directory, { recursive: true, force: true })
+    },
+  }
+}
