@@ -1,7 +1,8 @@
 // Machine credentials on the request path (DESIGN.md section 5):
 // - API-key route vs the same route unprotected (budget >= 0.9x);
 // - workload-JWT route (ES256, JWKS cached, verified-token cache on) vs express-jwt + jwks-rsa verifying the
-//   same token against the same loopback JWKS (budget >= 2.5x, DESIGN.md section 5); the same without the token cache is reported.
+//   same token against the same loopback JWKS (budget >= 2.5x, DESIGN.md section 5); the same without the
+//   token cache, and vs passport-jwt + jwks-rsa on the same token, are reported.
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +16,8 @@ import { createSecurity } from '@portcullis/express'
 import express from 'express'
 import { expressjwt } from 'express-jwt'
 import jwksRsa from 'jwks-rsa'
+import passport from 'passport'
+import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt'
 
 const ISSUER = 'https://issuer.bench'
 const AUDIENCE = 'https://api.bench'
@@ -111,10 +114,28 @@ plain.get(
   handler,
 )
 
-const [plainServer, portcullisServer, uncachedServer] = await Promise.all([
+// passport-jwt + jwks-rsa, the other common pairing, on the same token and JWKS.
+passport.use(
+  new JwtStrategy(
+    {
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKeyProvider: jwksRsa.passportJwtSecret({ jwksUri, cache: true, rateLimit: true }),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ['ES256'],
+    },
+    (payload: { sub?: string }, done: (error: unknown, user?: unknown) => void) => done(null, payload),
+  ),
+)
+const passportApp = express()
+passportApp.use(passport.initialize())
+passportApp.get('/jwt', passport.authenticate('jwt', { session: false }), handler)
+
+const [plainServer, portcullisServer, uncachedServer, passportServer] = await Promise.all([
   listen(plain),
   listen(portcullis),
   listen(uncached),
+  listen(passportApp),
 ])
 await jwks.warmup()
 try {
@@ -160,6 +181,11 @@ try {
     budget: 2.5,
   })
   await compareHttp({
+    title: 'workload-JWT route (token cache) vs passport-jwt + jwks-rsa (report only)',
+    baseline: { name: 'passport-jwt + jwks-rsa', url: `${passportServer.url}/jwt`, headers: bearer },
+    candidate: { name: 'workloadJwt', url: `${portcullisServer.url}/jwt`, headers: bearer },
+  })
+  await compareHttp({
     title: 'workload-JWT route without the token cache vs express-jwt + jwks-rsa (report only)',
     baseline: { name: 'express-jwt + jwks-rsa', url: `${plainServer.url}/jwt`, headers: bearer },
     candidate: { name: 'workloadJwt, no cache', url: `${uncachedServer.url}/jwt`, headers: bearer },
@@ -170,7 +196,12 @@ try {
     candidate: { name: 'workloadJwt', url: `${portcullisServer.url}/jwt`, headers: bearer },
   })
 } finally {
-  await Promise.all([plainServer.close(), portcullisServer.close(), uncachedServer.close()])
+  await Promise.all([
+    plainServer.close(),
+    portcullisServer.close(),
+    uncachedServer.close(),
+    passportServer.close(),
+  ])
   await jwks.close()
   jwksServer.closeAllConnections()
   jwksServer.close()
