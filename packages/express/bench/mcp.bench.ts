@@ -156,6 +156,7 @@ const [candidate, legacyServer, modernServer] = await Promise.all([
 try {
   const read = { method: 'POST' as const, headers: legacyHeaders, body: readOf('express://config') }
   await compareHttp({
+    id: 'mcp-read-vs-get',
     title: 'mcp resources/read vs plain express GET of the same route and payload',
     baseline: { name: 'GET /config', url: `${candidate.url}/config` },
     candidate: { name: '@portcullis/express mcp', url: `${candidate.url}/mcp`, ...read },

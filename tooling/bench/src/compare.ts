@@ -225,6 +225,30 @@ export async function compareHttp(options: {
   )
 }
 
+/**
+ * Records a comparison measured by the caller's own method (e.g. whole alternating phases that cannot be
+ * interleaved at 200 ms): printed and kept for the report exactly like `compareOps`/`compareHttp` results.
+ */
+export function recordComparison(options: {
+  readonly id?: string
+  readonly title: string
+  readonly baseline: Measurement
+  readonly candidate: Measurement
+  readonly ratio: number
+  readonly rounds: readonly number[]
+  readonly budget?: number
+}): ComparisonResult {
+  return record(
+    options.title,
+    options.baseline,
+    options.candidate,
+    options.ratio,
+    options.rounds,
+    options.budget,
+    options.id,
+  )
+}
+
 /** Sets a failing exit code when any comparison with a budget missed it. Call at the end of a bench file. */
 export function finish(): void {
   const failed = results.filter((result) => !result.passed)

@@ -3,7 +3,7 @@
 // its round spread, and the report-only tables. Usage: tsx src/performance-report.ts <results> <out>
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, freemem, totalmem } from 'node:os'
-import { BUDGETS } from './budgets.js'
+import { BUDGETS, PEERS_NOT_MEASURED } from './budgets.js'
 import type { ComparisonResult } from './compare.js'
 
 type Entry =
@@ -67,6 +67,8 @@ for (const budget of BUDGETS) {
     )
   }
 }
+lines.push('', '## Peers not measured', '')
+for (const { peer, why } of PEERS_NOT_MEASURED) lines.push(`- ${peer}: ${why}.`)
 lines.push('', '## Every comparison', '', '| Package | Comparison | Candidate | Baseline | Ratio | Rounds |')
 lines.push('| --- | --- | ---: | ---: | ---: | --- |')
 for (const result of comparisons) {
