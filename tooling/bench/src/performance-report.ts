@@ -42,6 +42,7 @@ const lines: string[] = [
   'Written by `pnpm bench` (do not edit by hand). Every figure is a ratio measured side by side in one run',
   '(paired, interleaved rounds; the median of the per-round ratios), never an absolute time. The spread',
   'column gives the lowest and highest round and the number of rounds: a wide spread means a noisy machine.',
+  'The 10-minute soak run (`pnpm soak`: throughput, p99 and heap over time) is in [soak.md](soak.md).',
   '',
   `Machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${fixed(totalmem() / 2 ** 30, 1)} GiB memory`,
   `(${fixed(freemem() / 2 ** 30, 1)} GiB free at the end), Node.js ${process.version}, ${process.platform}/${process.arch},`,
