@@ -1,10 +1,9 @@
 import { HttpProblem, type MCPEndpoint, mountHealthRoute, type Security } from '@portcullis/express'
 import type { PostgresClient } from '@portcullis/postgres'
-import express, { type Express } from 'express'
+import express, { type Express, type RequestHandler } from 'express'
 import { apiRoutes } from './api/api-routes.js'
 import { apiKeyRoutes } from './api-keys/api-key-routes.js'
 import type { ReferenceContext } from './app-context.js'
-import type { DemoSignIn } from './demo-sign-in/demo-sign-in.js'
 import { homeRoutes } from './home/home-routes.js'
 import { htmlProblemPages, stylesheet } from './layout/error-pages.js'
 import { mcpPageRoutes, type RegistryHolder } from './mcp/mcp-page.js'
@@ -12,13 +11,17 @@ import { eventRoutes } from './security-events/event-routes.js'
 import { tenantRoutes } from './tenants/tenant-routes.js'
 import type { WorkloadSigner } from './workload/workload-signer.js'
 
-/** The demo's parts, built by `composeDemo` (security, the MCP endpoint, the stand-in sign-in, ...). */
+/** The demo's parts, built by `composeDemo` (security, the MCP endpoint, the account routers, ...). */
 export interface DemoParts {
   readonly context: ReferenceContext
   readonly security: Security
   readonly mcp: MCPEndpoint
   readonly registry: RegistryHolder
-  readonly signIn: DemoSignIn
+  /**
+   * Sign-in and accounts, in mounting order: the local-account routes under `/auth/` (their CSRF guard
+   * first), the OAuth routes under `/auth/oauth/`, then the account pages.
+   */
+  readonly accountRouters: readonly RequestHandler[]
   readonly signer: WorkloadSigner
   /** Proxies whose `X-Forwarded-For` is believed (Express `trust proxy`). */
   readonly trustedProxies: readonly string[]
@@ -52,8 +55,8 @@ export function createReferenceApp(options: ReferenceAppOptions): Express {
   app.use(stylesheet)
   app.use(demo.mcp)
   app.use(htmlProblemPages(context.directory))
-  // One router per area; the local-accounts and OAuth routes join here as routers of their own.
-  app.use(demo.signIn.routes(security))
+  // One router per area.
+  for (const router of demo.accountRouters) app.use(router)
   app.use(homeRoutes(security, context))
   app.use(apiKeyRoutes(security, context))
   app.use(tenantRoutes(security, context))

@@ -1,12 +1,32 @@
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
+import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
-import { createSecurity, type ResourceApp, type ResourceRoutePath } from '@portcullis/express'
-import { PostgresApiKeyStore, type PostgresClient } from '@portcullis/postgres'
+import { required } from '@portcullis/core/policy'
+import { StepUpService } from '@portcullis/core/step-up'
+import {
+  createOAuthRoutes,
+  createSecurity,
+  currentLocalSession,
+  localAccountRoutes,
+  localSessionOf,
+  type ResourceApp,
+  type ResourceRoutePath,
+  StepUpCookies,
+} from '@portcullis/express'
+import { PostgresApiKeyStore, type PostgresClient, PostgresStepUpStore } from '@portcullis/postgres'
+import { accountRoutes } from './accounts/account-routes.js'
+import {
+  createLocalAccounts,
+  isInsecureLoopback,
+  SESSION_MECHANISM,
+  type SeededUser,
+  seedDemoUsers,
+} from './accounts/local-accounts.js'
+import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
-import { DemoSignIn } from './demo-sign-in/demo-sign-in.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
@@ -31,17 +51,20 @@ export interface ComposeOptions {
 export interface ComposedDemo extends DemoParts {
   /** Publishes the app's marked routes to the MCP endpoint; call after `createReferenceApp`. */
   attach(app: ResourceApp): Promise<void>
+  /** Creates the demo users' accounts when missing and binds them in the directory (before serving). */
+  seedDemoUsers(): Promise<readonly SeededUser[]>
   close(): Promise<void>
 }
 
 const isLoopbackHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(url)
 
 /**
- * The composition root: every adapter is built here and nowhere else. Mechanisms: the session (the demo
- * stand-in until the local-accounts routes exist), API keys over Postgres, and workload JWTs from the demo
- * issuer. One authorization resolver (the demo directory) serves them all.
+ * The composition root: every adapter is built here and nowhere else. Mechanisms: the local-accounts
+ * session (Postgres stores, argon2id), API keys over Postgres, and workload JWTs from the demo issuer. One
+ * authorization resolver (the demo directory) serves them all. The OAuth routes sign in with the demo
+ * OpenID Provider (and any real provider the environment enables) into the local session.
  */
-export function composeDemo(options: ComposeOptions): ComposedDemo {
+export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo> {
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
   const events = new SecurityEventLog()
@@ -50,24 +73,74 @@ export function composeDemo(options: ComposeOptions): ComposedDemo {
   const usage = new ApiKeyUsageRecorder({ store, flushIntervalMs: 5_000 })
   // One JWKS provider per process, shared by every JWT verifier (the OIDC providers will join it).
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
-  const signIn = new DemoSignIn({
-    key: keys.demoSessionKey,
-    directory,
+  const { local, store: localStore } = createLocalAccounts({
+    postgres,
+    keys,
     publicOrigin,
     trustedOrigins: options.trustedOrigins,
+    trustedProxies: options.trustedProxies,
     events: events.sink,
   })
+  // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
+  const cookies = isInsecureLoopback(publicOrigin)
+    ? { insecureLocalhostDevelopment: true, publicOrigin }
+    : undefined
+  const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
+  const oauth = await createOAuthLifecycle({
+    postgres,
+    keys,
+    publicOrigin,
+    jwks,
+    stepUp,
+    providers: options.providers,
+    ...(options.idp === undefined ? {} : { idp: options.idp }),
+  })
   const security = createSecurity({
-    mechanisms: [signIn.mechanism, apiKeyMechanism(service, usage), workloadMechanism(jwks, options.selfUrl)],
+    mechanisms: [
+      ...local.mechanisms,
+      apiKeyMechanism(service, usage),
+      workloadMechanism(jwks, options.selfUrl),
+    ],
     authorizationResolver: directory.resolver(),
+    // Step-up credentials (the OAuth reauthentication, the password before linking) are bound to the
+    // local session's handle and the account's security epoch.
+    stepUp: {
+      verifier: stepUpVerifierFor(stepUp, (request) => {
+        const session = localSessionOf({ ...request, snapshot: AuthorizationSnapshot.empty })
+        return session && { securityEpoch: session.securityEpoch, sessionBinding: session.sessionHandle }
+      }),
+      ...(cookies === undefined ? {} : { cookies: new StepUpCookies(cookies) }),
+      events: events.sink,
+    },
     // Pages post forms: under `no-referrer` browsers send `Origin: null` with them, which the CSRF check
     // must refuse. `same-origin` keeps the real Origin on same-origin requests and still sends no referrer
     // to other sites.
-    headers: { 'Referrer-Policy': 'same-origin' },
+    headers: {
+      'Referrer-Policy': 'same-origin',
+      // The OAuth routes answer form posts (link, reauthenticate) with a redirect to the provider.
+      'Content-Security-Policy': `default-src 'self'; base-uri 'none'; form-action 'self' ${providerOrigins(options.idp, options.providers).join(' ')}; frame-ancestors 'none'; object-src 'none'`,
+    },
     openapi: {
       info: { title: 'Portcullis reference app', version: '0.0.0' },
       servers: [{ url: publicOrigin }],
     },
+  })
+  const localRoutes = localAccountRoutes({ local, security })
+  const oauthRoutes = createOAuthRoutes({
+    security,
+    lifecycle: oauth.lifecycle,
+    currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
+    signIn: async ({ accountId }, request, response) => {
+      await localRoutes.establishSignIn(request, response, { accountId })
+    },
+    signOut: async (session, request) => {
+      await local.logout({
+        accountId: session.accountId,
+        credentials: local.credentialsOf(request.security?.evidence ?? []),
+      })
+    },
+    ...(cookies === undefined ? {} : { cookies }),
+    events: events.sink,
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin)
@@ -86,13 +159,33 @@ export function composeDemo(options: ComposeOptions): ComposedDemo {
     security,
     mcp,
     registry: () => registry,
-    signIn,
+    accountRouters: [
+      localRoutes,
+      oauthRoutes,
+      accountRoutes(security, context, {
+        local,
+        store: localStore,
+        stepUp,
+        recoverySeed: keys.demoSessionKey,
+        oauthDirectory: oauth.directory,
+      }),
+    ],
     signer: keys.workloadSigner,
     trustedProxies: options.trustedProxies,
     async attach(app) {
       registry = await mcp.attach(app)
     },
+    seedDemoUsers() {
+      return seedDemoUsers({
+        local,
+        store: localStore,
+        oauthDirectory: oauth.directory,
+        directory,
+        seed: keys.demoSessionKey,
+      })
+    },
     async close() {
+      await oauth.close()
       await usage.close()
       await jwks.close()
     },

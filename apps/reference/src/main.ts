@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   console.log('open:')
   for (const [path, what] of [
     ['/', 'home'],
-    ['/sign-in', 'sign in as a demo user'],
+    ['/sign-in', 'sign in (password or the demo IdP)'],
+    ['/sign-up', 'create a local account'],
+    ['/account', 'linked identities, sessions, password change'],
     ['/keys', 'API keys: issue, rotate, revoke'],
     ['/tenants', 'tenant pages and the tenant switcher'],
     ['/events', 'your security events'],
@@ -39,6 +41,13 @@ async function main(): Promise<void> {
     console.log(`  ${site}${path}  ${what}`)
   }
   console.log(`demo users: ${DEMO_USERS.map((user) => `${user.username} (${user.summary})`).join('; ')}`)
+  const created = running.demoUsers.filter((user) => user.password !== undefined)
+  if (created.length > 0) {
+    console.log('demo user passwords (shown once, derived from the secrets file):')
+    for (const user of created) console.log(`  ${user.username}  ${user.password}`)
+  } else {
+    console.log('demo user passwords: printed when the accounts were created (first start)')
+  }
   console.log(`open ${site}/ in a browser; health: ${site}/healthz; stop with Ctrl+C`)
   const shutdown = () => {
     void running.close().then(() => process.exit(0))

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { migrate } from '@portcullis/postgres'
+import type { SeededUser } from './accounts/local-accounts.js'
 import { createReferenceApp } from './app.js'
 import { composeDemo } from './composition.js'
 import type { ReferenceConfig } from './config.js'
@@ -30,6 +31,8 @@ export interface RunningReferenceApp {
   readonly secrets: SecretsOrigin
   /** Real identity providers enabled by the environment. */
   readonly providers: readonly ProviderKind[]
+  /** The demo users; `password` only for accounts this start created (the console prints it once). */
+  readonly demoUsers: readonly SeededUser[]
   close(): Promise<void>
 }
 
@@ -100,7 +103,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       const started = idp
       stops.push(() => started.close())
     }
-    const demo = composeDemo({
+    const demo = await composeDemo({
       postgres: storage.postgres,
       keys,
       selfUrl,
@@ -111,6 +114,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       ...(idp === undefined ? {} : { idp: { issuer: idp.issuer } }),
     })
     stops.push(() => demo.close())
+    const demoUsers = await demo.seedDemoUsers()
     const app = createReferenceApp({ postgres: storage.postgres, demo })
     await demo.attach(app)
     handle = app
@@ -123,6 +127,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       publicUrl,
       secrets: loaded.origin,
       providers: (config.providers ?? []).map((provider) => provider.kind),
+      demoUsers,
       ...(idp === undefined ? {} : { idpUrl: idp.issuer }),
       close() {
         closed ??= stopAll()

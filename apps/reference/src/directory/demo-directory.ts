@@ -81,8 +81,9 @@ export function demoInvoices(tenant: DemoTenant): readonly DemoInvoice[] {
 export const TENANT_ROLES = ['owner', 'billing', 'viewer'] as const
 
 /**
- * Who is who: demo users by account id, demo services by id. The demo sign-in stand-in registers
- * `demo-<username>` accounts; the local-accounts step registers the ids of the accounts it seeds.
+ * Who is who: demo users by account id, demo services by id. The demo users' local accounts
+ * (`demo-<username>`) are bound when the app seeds them; accounts created on the sign-up page are users
+ * without grants.
  */
 export class DemoDirectory {
   readonly #accounts = new Map<string, DemoUser>()
@@ -107,11 +108,14 @@ export class DemoDirectory {
     return DEMO_TENANTS.find((tenant) => tenant.id === id)
   }
 
-  /** The `authorizationResolver`: grants from the directory; unknown principals are refused (401). */
+  /**
+   * The `authorizationResolver`: grants from the directory; a user the directory does not know (signed
+   * up) has none; unknown services are refused (401).
+   */
   resolver(): AuthorizationResolver {
     return ({ principal }): AuthorizationSnapshotInit | null => {
       const grants = principal.kind === 'user' ? this.user(principal.id) : this.service(principal.id)
-      if (grants === undefined) return null
+      if (grants === undefined) return principal.kind === 'user' ? { scopes: [], tenants: {} } : null
       return {
         scopes: [...grants.scopes],
         tenants: grants.tenants,

@@ -1,7 +1,7 @@
 import { optional, required } from '@portcullis/core/policy'
 import type { SecureRouter, Security } from '@portcullis/express'
+import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
-import { SESSION_MECHANISM } from '../demo-sign-in/demo-sign-in.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
 import { sendPage, viewerOf } from '../layout/layout.js'

@@ -23,6 +23,14 @@ interface Problem {
 
 function explanation(problem: Problem, request: Request): { title: string; body: SafeHtml } {
   const returnTo = encodeURIComponent(request.originalUrl)
+  if (problem.code === 'step-up.required') {
+    return {
+      title: 'Confirmation required',
+      body: html`<p>This action needs a fresh confirmation (a one-use step-up credential), and the request
+        carried none, or one that was already used.</p>
+        <p><a class="button" href="/account/recovery-codes">Confirm again</a></p>`,
+    }
+  }
   switch (problem.status) {
     case 401:
       return {

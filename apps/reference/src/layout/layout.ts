@@ -3,9 +3,11 @@ import type { Response } from 'express'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
 
-/** Where signing in and out happen (the demo stand-in today, the local-accounts routes later). */
+/** The pages of local accounts (forms posting to thin handlers over the `LocalAccounts` service). */
 export const SIGN_IN_PATH = '/sign-in'
+export const SIGN_UP_PATH = '/sign-up'
 export const SIGN_OUT_PATH = '/sign-out'
+export const ACCOUNT_PATH = '/account'
 export const STYLESHEET_PATH = '/assets/portcullis.css'
 
 /** The signed-in person as the layout shows them. */
@@ -13,11 +15,9 @@ export interface Viewer {
   readonly accountId: string
   readonly username: string
   readonly displayName: string
-  /** Signed in through the demo stand-in (shown as a badge). */
-  readonly demo: boolean
 }
 
-export type Area = 'home' | 'keys' | 'tenants' | 'events' | 'mcp' | 'sign-in' | 'none'
+export type Area = 'home' | 'keys' | 'tenants' | 'events' | 'mcp' | 'account' | 'sign-in' | 'none'
 
 const NAVIGATION: readonly { readonly area: Area; readonly href: string; readonly label: string }[] = [
   { area: 'home', href: '/', label: 'Home' },
@@ -39,7 +39,6 @@ export function viewerOf(
     accountId: principal.id,
     username: user?.username ?? principal.id,
     displayName: user?.displayName ?? principal.displayName ?? principal.id,
-    demo: security?.evidence.some((item) => item.credentialType === 'demo-session') ?? false,
   }
 }
 
@@ -52,8 +51,9 @@ export interface PageInit {
 
 function account(init: PageInit): SafeHtml {
   const viewer = init.viewer
-  if (viewer === undefined) return html`<a class="button" href="${SIGN_IN_PATH}">Sign in</a>`
-  return html`<span class="who">${viewer.displayName}${viewer.demo ? html` <span class="badge">demo sign-in</span>` : ''}</span>
+  if (viewer === undefined)
+    return html`<a class="button" href="${SIGN_IN_PATH}">Sign in</a> <a href="${SIGN_UP_PATH}">Sign up</a>`
+  return html`<a class="who" href="${ACCOUNT_PATH}"${init.area === 'account' ? html` aria-current="page"` : ''}>${viewer.displayName}</a>
     <form method="post" action="${SIGN_OUT_PATH}" class="inline"><button type="submit" class="link">Sign out</button></form>`
 }
 

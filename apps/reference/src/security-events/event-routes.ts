@@ -1,7 +1,7 @@
 import { required } from '@portcullis/core/policy'
 import type { SecureRouter, Security } from '@portcullis/express'
+import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
-import { SESSION_MECHANISM } from '../demo-sign-in/demo-sign-in.js'
 import { html } from '../layout/html.js'
 import { sendPage, viewerOf } from '../layout/layout.js'
 import type { LoggedEvent } from './event-log.js'
@@ -37,6 +37,7 @@ export function eventRoutes(security: Pick<Security, 'router'>, context: Referen
   const router = security.router()
   router.get('/events', { auth: required(SESSION_MECHANISM) }, (request, response) => {
     const events = context.events.recent(request.security.principal.id)
+    const refusals = context.events.unattributed()
     sendPage(response, {
       title: 'Security events',
       area: 'events',
@@ -49,6 +50,15 @@ export function eventRoutes(security: Pick<Security, 'router'>, context: Referen
             ? html`<p class="muted">No events yet.</p>`
             : html`<table data-testid="events"><thead><tr><th>When (UTC)</th><th>Event</th><th>Details</th></tr></thead>
               <tbody>${events.map(row)}</tbody></table>`
+        }
+        <h2>Cross-site requests refused (whole site)</h2>
+        <p class="muted">A cross-site form post is refused before its session is read, so the refusal names no
+          account: the last ones of the whole site are listed here.</p>
+        ${
+          refusals.length === 0
+            ? html`<p class="muted">None.</p>`
+            : html`<table data-testid="refusals"><thead><tr><th>When (UTC)</th><th>Event</th><th>Details</th></tr></thead>
+              <tbody>${refusals.map(row)}</tbody></table>`
         }`,
     })
   })

@@ -1,8 +1,8 @@
 import { requiresTenant, requiresTenantRole } from '@portcullis/core/authorization'
 import { required } from '@portcullis/core/policy'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
-import { SESSION_MECHANISM } from '../demo-sign-in/demo-sign-in.js'
 import { sendPage, viewerOf } from '../layout/layout.js'
 import { tenantBillingPage, tenantListPage, tenantOverviewPage, tenantSettingsPage } from './tenant-pages.js'
 

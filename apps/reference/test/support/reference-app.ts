@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { ApiKeyService } from '@portcullis/core/api-keys'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { createPostgresClient, PostgresApiKeyStore, type PostgresClient } from '@portcullis/postgres'
+import { demoPassword } from '../../src/accounts/local-accounts.js'
 import type { ReferenceConfig } from '../../src/config.js'
 import { buildKeyMaterial, type KeyMaterial } from '../../src/secrets/key-material.js'
 import { readSecretsFile } from '../../src/secrets/secrets-file.js'
@@ -20,6 +21,8 @@ export interface TestApp {
   readonly keys: KeyMaterial
   /** Issues keys exactly as the app's API-key page does (same store, same pepper). */
   readonly apiKeys: ApiKeyService
+  /** The password of a demo user (derived from the secrets file, as the app derives it). */
+  password(username: string): string
   close(): Promise<void>
 }
 
@@ -57,6 +60,7 @@ export async function startTestApp(): Promise<TestApp> {
     postgres,
     keys,
     apiKeys,
+    password: (username) => demoPassword(keys.demoSessionKey, username),
     async close() {
       await running.close()
       await postgres.close()

@@ -1,0 +1,497 @@
+import { createHmac } from 'node:crypto'
+import { requiresStepUp } from '@portcullis/core/authorization'
+import { isPortcullisError } from '@portcullis/core/errors'
+import {
+  clearSessionCookie,
+  type LocalAccounts,
+  type LocalRequestInfo,
+  type SessionSignIn,
+} from '@portcullis/core/local-accounts'
+import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
+import { anonymous, required } from '@portcullis/core/policy'
+import type { StepUpService } from '@portcullis/core/step-up'
+import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import type { PostgresLocalAccountStore } from '@portcullis/postgres'
+import express, { type Request, type Response } from 'express'
+import type { ReferenceContext } from '../app-context.js'
+import { DEMO_USERS } from '../directory/demo-directory.js'
+import { html, type SafeHtml } from '../layout/html.js'
+import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { SESSION_MECHANISM } from './local-accounts.js'
+import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE, RETURN_PATHS } from './oauth.js'
+
+/** The step-up purpose the OAuth link route consumes. */
+const LINK_PURPOSE = 'oauth-link'
+
+export interface AccountRoutesOptions {
+  readonly local: LocalAccounts
+  readonly store: PostgresLocalAccountStore
+  readonly stepUp: StepUpService
+  /** Key of the demo recovery codes (derived, never stored). */
+  readonly recoverySeed: Uint8Array
+  /** The OAuth account directory: a new local account is registered there (one login method). */
+  readonly oauthDirectory: Pick<oauthAccounts.OAuthAccountDirectory, 'registerAccount'>
+}
+
+/** `return_to` stays on this site: a path, never `//host` or a scheme. */
+export function safeReturn(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return '/'
+  return value
+}
+
+/** What the service needs to know about the request (client address, user agent). */
+function requestInfo(request: Request): LocalRequestInfo {
+  return {
+    peerAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers['x-forwarded-for'],
+    userAgent: request.headers['user-agent'],
+  }
+}
+
+const field = (request: Request, name: string): string => {
+  const value = ((request.body ?? {}) as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : ''
+}
+
+/** A refusal of the service shown on the form again: status and a sentence (never the input). */
+function refusal(error: unknown): { status: number; message: string } {
+  if (!isPortcullisError(error)) throw error
+  const detail = (error as { detail?: unknown }).detail
+  switch (error.code) {
+    case 'local.invalid_credentials':
+      return { status: 401, message: 'Wrong username or password.' }
+    case 'local.rate_limited':
+      return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
+    case 'local.hashing_busy':
+      return { status: 503, message: 'The server is busy. Try again in a moment.' }
+    case 'local.username_taken':
+      return { status: 409, message: 'That username is taken.' }
+    case 'local.invalid_username':
+    case 'local.invalid_password':
+      return { status: 400, message: typeof detail === 'string' ? detail : error.message }
+    default:
+      throw error
+  }
+}
+
+const recoveryCodes = (seed: Uint8Array, accountId: string) =>
+  [0, 1, 2, 3, 4, 5].map((index) =>
+    createHmac('sha256', seed)
+      .update(`portcullis-reference-recovery|${accountId}|${index}`)
+      .digest('hex')
+      .slice(0, 10)
+      .replace(/(.{5})/, '$1-'),
+  )
+
+interface LinkRow {
+  provider: string
+  issuer: string
+  subject: string
+  linked_at: Date
+}
+
+/**
+ * The pages of local accounts, for browsers without JavaScript: sign-up, sign-in (password or the demo
+ * IdP), sign-out, and the account page (linked identities, sessions, password change), plus a sensitive
+ * action gated by `requiresStepUp`. The forms post here; these thin handlers call the `LocalAccounts`
+ * service, which the JSON routes under `/auth/` call too.
+ */
+export function accountRoutes(
+  security: Pick<Security, 'router' | 'stepUp'>,
+  context: ReferenceContext,
+  options: AccountRoutesOptions,
+): SecureRouter {
+  const { local, store } = options
+  const router = security.router()
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 })
+  const auth = required(SESSION_MECHANISM)
+  const idp = context.idp !== undefined
+  const setSession = (response: Response, signIn: SessionSignIn) =>
+    response.append('Set-Cookie', signIn.setCookie)
+  const clearSession = (response: Response) => {
+    if (local.sessionCookie !== undefined)
+      response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
+  }
+  /** Anonymous forms: the CSRF check of `/auth/login` (Fetch Metadata, Origin, or the form's token). */
+  const csrfPasses = (request: Request) =>
+    local.csrf.check({
+      method: request.method,
+      secFetchSite: request.get('sec-fetch-site'),
+      origin: request.get('origin'),
+      presentedToken: field(request, 'csrf_token') || request.get(local.csrf.header),
+      sessionId: local.csrf.anchorFrom(request.headers.cookie),
+      clientAddress: local.clientAddress(requestInfo(request)),
+    }).ok
+  /** The synchronizer token for an anonymous form (a pre-session cookie when there is no session yet). */
+  const csrfToken = (request: Request, response: Response) => {
+    const anchor = local.csrf.anchorFrom(request.headers.cookie)
+    if (anchor !== undefined) return local.csrf.token(anchor)
+    const seed = local.csrf.newSeed()
+    response.append('Set-Cookie', seed.setCookie)
+    return seed.csrfToken
+  }
+
+  const signInPage = (
+    request: Request,
+    response: Response,
+    state: { status?: number; message?: string; username?: string } = {},
+  ) => {
+    const returnTo = safeReturn(request.query.return_to ?? field(request, 'return_to'))
+    const oauthReturn = (RETURN_PATHS as readonly string[]).includes(returnTo) ? returnTo : '/'
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'Sign in',
+        area: 'sign-in',
+        viewer: undefined,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
+        <div class="grid">
+        <form method="post" action="${SIGN_IN_PATH}" class="stack card" aria-label="Sign in with a password">
+          <h2>Username and password</h2>
+          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
+          <input type="hidden" name="return_to" value="${returnTo}">
+          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
+          <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+          <div><button type="submit">Sign in</button></div>
+          <p class="muted">No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
+        </form>
+        ${
+          idp
+            ? html`<div class="card"><h2>Demo OpenID Provider</h2>
+              <p>Signs in the local account the demo identity was linked to (link it on your account page first).</p>
+              <p><a class="button" href="/auth/oauth/${DEMO_PROVIDER}/login?return_to=${encodeURIComponent(oauthReturn)}">Sign in with the demo IdP</a></p></div>`
+            : ''
+        }
+        </div>
+        <h2>Demo users</h2>
+        <p>Their passwords were printed on the console when the app first started (derived from the secrets
+          file, so they stay the same across restarts).</p>
+        <table data-testid="demo-users"><thead><tr><th>User</th><th>Grants</th></tr></thead><tbody>
+          ${DEMO_USERS.map((user) => html`<tr><td>${user.displayName} <code>${user.username}</code></td><td>${user.summary}</td></tr>`)}
+        </tbody></table>`,
+      },
+      state.status,
+    )
+  }
+
+  router.get(SIGN_IN_PATH, { auth: anonymous() }, (request, response) => signInPage(request, response))
+
+  router.post(SIGN_IN_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    if (!csrfPasses(request)) {
+      response.status(403).type('text/plain').send('cross-site request refused')
+      return
+    }
+    const username = field(request, 'username')
+    try {
+      const signIn = (await local.login(
+        { username, password: field(request, 'password') },
+        {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
+          request: requestInfo(request),
+        },
+      )) as SessionSignIn
+      setSession(response, signIn)
+      response.redirect(303, safeReturn(field(request, 'return_to')))
+    } catch (error) {
+      const { status, message } = refusal(error)
+      signInPage(request, response, { status, message, username })
+    }
+  })
+
+  const signUpPage = (
+    request: Request,
+    response: Response,
+    state: { status?: number; message?: string; username?: string } = {},
+  ) => {
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'Sign up',
+        area: 'sign-in',
+        viewer: undefined,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
+        <p class="lead">A new local account: the password is hashed with argon2id. A new account has no tenant
+          grants (the demo users have them).</p>
+        <form method="post" action="${SIGN_UP_PATH}" class="stack card" aria-label="Sign up">
+          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
+          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
+          <label>Password <input name="password" type="password" autocomplete="new-password" minlength="8" required></label>
+          <div><button type="submit">Create account</button></div>
+        </form>`,
+      },
+      state.status,
+    )
+  }
+
+  router.get(SIGN_UP_PATH, { auth: anonymous() }, (request, response) => signUpPage(request, response))
+
+  router.post(SIGN_UP_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    if (!csrfPasses(request)) {
+      response.status(403).type('text/plain').send('cross-site request refused')
+      return
+    }
+    const username = field(request, 'username')
+    const password = field(request, 'password')
+    try {
+      const created = await local.register({ username, password }, requestInfo(request))
+      await options.oauthDirectory.registerAccount({ accountId: created.accountId, loginMethods: 1 })
+      const signIn = (await local.login(
+        { username, password },
+        {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
+          request: requestInfo(request),
+        },
+      )) as SessionSignIn
+      setSession(response, signIn)
+      response.redirect(303, '/account')
+    } catch (error) {
+      const { status, message } = refusal(error)
+      signUpPage(request, response, { status, message, username })
+    }
+  })
+
+  router.post(SIGN_OUT_PATH, { auth }, async (request, response) => {
+    const principal = request.security.principal
+    if (principal !== null) {
+      await local.logout({
+        accountId: principal.id,
+        credentials: local.credentialsOf(request.security.evidence),
+        request: requestInfo(request),
+      })
+    }
+    clearSession(response)
+    response.redirect(303, '/')
+  })
+
+  const page = (request: SecuredRequest, title: string) => ({
+    title,
+    area: 'account' as const,
+    viewer: viewerOf(request.security, context.directory),
+  })
+
+  const accountPage = async (
+    request: SecuredRequest,
+    response: Response,
+    notice?: { status?: number; message: string; warning?: boolean },
+  ) => {
+    const accountId = request.security.principal?.id ?? ''
+    const current = local.credentialsOf(request.security.evidence).sessionHandle
+    const [record, sessions, links] = await Promise.all([
+      store.findAccount({ accountId }),
+      local.listSessions(accountId, current),
+      context.postgres.pool.query<LinkRow>(
+        'select provider, issuer, subject, linked_at from portcullis_oauth_links where account_id = $1 order by provider',
+        [accountId],
+      ),
+    ])
+    const demoLink = links.rows.find((link) => link.provider === DEMO_PROVIDER)
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        ...page(request, 'Your account'),
+        body: html`${notice ? html`<p class="notice${notice.warning ? ' warning' : ''}" role="status">${notice.message}</p>` : ''}
+        <div class="card"><dl class="facts">
+          <dt>Username</dt><dd data-testid="username">${record?.username ?? ''}</dd>
+          <dt>Account id</dt><dd><code>${accountId}</code></dd>
+          <dt>Password changed</dt><dd>${record?.passwordChangedAt.toISOString() ?? ''}</dd>
+        </dl></div>
+
+        <h2>Linked identities</h2>
+        <table data-testid="links"><thead><tr><th>Provider</th><th>Issuer</th><th>Subject</th><th>Linked</th></tr></thead><tbody>
+          ${links.rows.map((link) => html`<tr><td>${link.provider}</td><td><code>${link.issuer}</code></td><td><code>${link.subject}</code></td><td>${new Date(link.linked_at).toISOString()}</td></tr>`)}
+        </tbody></table>
+        ${links.rows.length === 0 ? html`<p class="muted">No identity provider is linked.</p>` : ''}
+        ${
+          idp && demoLink === undefined
+            ? html`<form method="post" action="/account/link/${DEMO_PROVIDER}" class="stack card" aria-label="Link the demo IdP">
+              <p>Link an identity of the demo OpenID Provider. Linking needs a one-use step-up credential: confirm
+                your password first.</p>
+              <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+              <div><button type="submit">Confirm password and link</button></div>
+            </form>`
+            : ''
+        }
+        ${
+          demoLink !== undefined
+            ? html`<p>Sensitive action: <a href="/account/recovery-codes">show recovery codes</a> (confirmed by a
+              fresh login at the demo IdP).</p>`
+            : ''
+        }
+
+        <h2>Active sessions</h2>
+        <table data-testid="sessions"><thead><tr><th>Started</th><th>Last seen</th><th>Browser</th><th></th></tr></thead><tbody>
+          ${sessions.map(
+            (
+              session,
+            ) => html`<tr data-session="${session.id}"${session.current ? html` data-current="true"` : ''}>
+              <td>${session.createdAt.toISOString()}</td><td>${session.lastSeenAt.toISOString()}</td>
+              <td>${session.userAgent ?? ''}${session.current ? html` <span class="badge">this browser</span>` : ''}</td>
+              <td><form method="post" action="/account/sessions/${session.id}/revoke" class="inline">
+                <button type="submit" class="secondary">Revoke</button></form></td></tr>`,
+          )}
+        </tbody></table>
+        <form method="post" action="/account/sessions/revoke-all" class="inline">
+          <button type="submit" class="secondary">Sign out everywhere</button></form>
+
+        <h2>Change password</h2>
+        <form method="post" action="/account/password" class="stack card" aria-label="Change password">
+          <label>Current password <input name="current_password" type="password" autocomplete="current-password" required></label>
+          <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="8" required></label>
+          <div><button type="submit">Change password</button></div>
+          <p class="muted">Every other session of the account ends; this browser gets a new session.</p>
+        </form>`,
+      },
+      notice?.status,
+    )
+  }
+
+  router.get('/account', { auth }, async (request, response) => {
+    const message =
+      request.query.changed !== undefined
+        ? 'Password changed. Every other session was signed out.'
+        : request.query.revoked !== undefined
+          ? 'Session revoked.'
+          : undefined
+    await accountPage(request, response, message === undefined ? undefined : { message })
+  })
+
+  router.post('/account/password', { auth }, form, async (request, response) => {
+    try {
+      const changed = await local.changePassword({
+        accountId: request.security.principal?.id ?? '',
+        body: {
+          currentPassword: field(request, 'current_password'),
+          newPassword: field(request, 'new_password'),
+        },
+        credentials: local.credentialsOf(request.security.evidence),
+        request: requestInfo(request),
+      })
+      if (changed.session !== undefined) setSession(response, changed.session)
+      response.redirect(303, '/account?changed=1')
+    } catch (error) {
+      const { status, message } = refusal(error)
+      await accountPage(request, response, {
+        status,
+        message: status === 401 ? 'The current password is wrong.' : message,
+        warning: true,
+      })
+    }
+  })
+
+  router.post('/account/sessions/revoke-all', { auth }, async (request, response) => {
+    await local.signOutEverywhere(
+      request.security.principal?.id ?? '',
+      'sign_out_everywhere',
+      local.clientAddress(requestInfo(request)),
+    )
+    clearSession(response)
+    response.redirect(303, SIGN_IN_PATH)
+  })
+
+  router.post('/account/sessions/:handle/revoke', { auth }, async (request, response) => {
+    const handle = String(request.params.handle)
+    const accountId = request.security.principal?.id ?? ''
+    const revoked = await local.revokeSession(accountId, handle, requestInfo(request))
+    if (revoked && local.credentialsOf(request.security.evidence).sessionHandle === handle) {
+      clearSession(response)
+      response.redirect(303, SIGN_IN_PATH)
+      return
+    }
+    response.redirect(303, revoked ? '/account?revoked=1' : '/account')
+  })
+
+  // Linking: the password again, then a one-use `oauth-link` credential bound to this session (its step-up
+  // cookie), then the OAuth link route, which consumes it and sends the browser to the demo IdP.
+  router.post(`/account/link/${DEMO_PROVIDER}`, { auth }, form, async (request, response) => {
+    const accountId = request.security.principal?.id ?? ''
+    const session = localSessionOf(request.security)
+    const record = await store.findAccount({ accountId })
+    const verified =
+      record !== null && (await local.hasher.verify(record.passwordHash, field(request, 'password')))
+    if (!verified || session === undefined) {
+      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
+      return
+    }
+    const credential = await options.stepUp.issue({
+      accountId,
+      purpose: LINK_PURPOSE,
+      securityEpoch: session.securityEpoch,
+      sessionBinding: session.sessionHandle,
+      ttlSeconds: 300,
+    })
+    const cookies = security.stepUp.cookies
+    if (cookies !== undefined) {
+      response.append(
+        'Set-Cookie',
+        cookies.serialize(LINK_PURPOSE, credential.reveal(), credential.expiresAt),
+      )
+    }
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(response, {
+      ...page(request, 'Link the demo IdP'),
+      body: html`<p class="lead">Password confirmed. A one-use credential for <code>${LINK_PURPOSE}</code> is in a
+        <code>SameSite=Strict</code> cookie for the next five minutes.</p>
+        <form method="post" action="/auth/oauth/${DEMO_PROVIDER}/link" class="card">
+          <input type="hidden" name="return_to" value="/account">
+          <button type="submit">Continue to the demo IdP</button>
+        </form>`,
+    })
+  })
+
+  const recoveryIntro = (linked: boolean): SafeHtml => html`<p class="lead">Guarded by
+    <code>requiresStepUp('${RECOVERY_CODES_PURPOSE}')</code>: the codes are shown only with a one-use credential
+    that a fresh login at the demo IdP issued (<code>max_age=0</code>, so its <code>auth_time</code> must be
+    now). The credential is bound to this session and this purpose, and works once.</p>
+    ${
+      linked
+        ? html`<div class="grid">
+          <form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/${RECOVERY_CODES_PURPOSE}" class="card">
+            <input type="hidden" name="return_to" value="/account/recovery-codes">
+            <p>1. Confirm who you are at the demo IdP.</p>
+            <button type="submit">Confirm at the demo IdP</button>
+          </form>
+          <form method="post" action="/account/recovery-codes" class="card">
+            <p>2. Then show the codes (once per confirmation).</p>
+            <button type="submit">Show recovery codes</button>
+          </form></div>`
+        : html`<p class="notice warning">Link the demo IdP on <a href="/account">your account page</a> first.</p>`
+    }`
+
+  router.get('/account/recovery-codes', { auth }, async (request, response) => {
+    const { rows } = await context.postgres.pool.query(
+      'select 1 from portcullis_oauth_links where account_id = $1 and provider = $2',
+      [request.security.principal?.id ?? '', DEMO_PROVIDER],
+    )
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(response, {
+      ...page(request, 'Recovery codes'),
+      body: recoveryIntro(idp && rows.length > 0),
+    })
+  })
+
+  router.post(
+    '/account/recovery-codes',
+    { auth, guards: [requiresStepUp(RECOVERY_CODES_PURPOSE)] },
+    (request, response) => {
+      response.setHeader('Cache-Control', 'no-store')
+      sendPage(response, {
+        ...page(request, 'Recovery codes'),
+        body: html`<p class="notice">Confirmed. Keep these somewhere safe; this page will not show them again
+          without a new confirmation.</p>
+          <ul class="plain" data-testid="recovery-codes">${recoveryCodes(
+            options.recoverySeed,
+            request.security.principal?.id ?? '',
+          ).map((code) => html`<li><code>${code}</code></li>`)}</ul>`,
+      })
+    },
+  )
+
+  return router
+}

@@ -1,0 +1,117 @@
+import { createHmac } from 'node:crypto'
+import { argon2idPasswordHasher } from '@portcullis/argon2'
+import { LocalAccounts, type SecurityEventSink } from '@portcullis/core/local-accounts'
+import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
+import {
+  type PostgresClient,
+  PostgresLocalAccountStore,
+  PostgresRateLimitStore,
+  PostgresRefreshTokenStore,
+  PostgresSessionStore,
+} from '@portcullis/postgres'
+import { DEMO_USERS, type DemoDirectory } from '../directory/demo-directory.js'
+import type { KeyMaterial } from '../secrets/key-material.js'
+
+/** The name of the local session mechanism: every page's policy names it (`required(SESSION_MECHANISM)`). */
+export const SESSION_MECHANISM = 'session'
+
+const LOOPBACK_HTTP = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/
+
+/** Plain-http loopback origin: cookies drop `Secure` and the `__Host-` prefix (local development only). */
+export const isInsecureLoopback = (origin: string) => LOOPBACK_HTTP.test(origin)
+
+export interface LocalAccountsParts {
+  readonly postgres: PostgresClient
+  readonly keys: KeyMaterial
+  readonly publicOrigin: string
+  readonly trustedOrigins: readonly string[]
+  readonly trustedProxies: readonly string[]
+  readonly events: SecurityEventSink
+}
+
+/**
+ * Local accounts in the session profile over Postgres: argon2id passwords, sessions in a `__Host-` cookie
+ * (a plain one on `http://127.0.0.1`), rate limits shared by every instance, the app's event sink.
+ */
+export function createLocalAccounts(parts: LocalAccountsParts): {
+  readonly local: LocalAccounts
+  readonly store: PostgresLocalAccountStore
+} {
+  const { postgres: client, publicOrigin } = parts
+  const store = new PostgresLocalAccountStore({ client })
+  const insecure = isInsecureLoopback(publicOrigin)
+  const local = new LocalAccounts({
+    profile: 'session',
+    accounts: store,
+    sessions: new PostgresSessionStore({ client }),
+    refreshTokens: new PostgresRefreshTokenStore({ client }),
+    rateLimits: new PostgresRateLimitStore({ client }),
+    hasher: argon2idPasswordHasher(),
+    registration: 'open',
+    publicOrigin,
+    trustedOrigins: parts.trustedOrigins,
+    trustedProxies: parts.trustedProxies,
+    session: {
+      idleTimeoutSeconds: 8 * 3600,
+      absoluteTimeoutSeconds: 7 * 86_400,
+      ...(insecure ? { cookie: { insecureLocalhostDevelopment: true, publicOrigin } } : {}),
+    },
+    mechanismNames: { session: SESSION_MECHANISM },
+    events: parts.events,
+  })
+  return { local, store }
+}
+
+/**
+ * The password of a demo user: derived from the demo seed of the secrets file (HMAC), so it is the same
+ * on every start, differs between installations, and no password is written in the code.
+ */
+export function demoPassword(seed: Uint8Array, username: string): string {
+  return createHmac('sha256', seed)
+    .update(`portcullis-reference-demo-password|${username}`)
+    .digest('base64url')
+    .slice(0, 20)
+}
+
+/** A demo user as the console reports it: the password only when the account was created by this start. */
+export interface SeededUser {
+  readonly username: string
+  readonly accountId: string
+  readonly password?: string
+}
+
+/** The account id of a demo user (stable, so API keys and events survive restarts). */
+export const demoAccountId = (username: string) => `demo-${username}`
+
+/**
+ * Creates the demo users' local accounts when they are missing (argon2id hashes of their derived
+ * passwords), registers them with the OAuth account directory (one login method: the password, so
+ * linking and unlinking count it) and binds them in the directory the tenant pages use.
+ */
+export async function seedDemoUsers(input: {
+  readonly local: LocalAccounts
+  readonly store: PostgresLocalAccountStore
+  readonly oauthDirectory: Pick<oauthAccounts.OAuthAccountDirectory, 'registerAccount'>
+  readonly directory: DemoDirectory
+  readonly seed: Uint8Array
+}): Promise<readonly SeededUser[]> {
+  const seeded: SeededUser[] = []
+  for (const user of DEMO_USERS) {
+    const accountId = demoAccountId(user.username)
+    let password: string | undefined
+    if ((await input.store.findAccount({ accountId })) === null) {
+      password = demoPassword(input.seed, user.username)
+      const outcome = await input.store.createAccount({
+        accountId,
+        username: user.username,
+        passwordHash: await input.local.hasher.hash(password),
+        now: new Date(),
+      })
+      if (outcome.outcome !== 'created') throw new Error(`demo user ${user.username}: ${outcome.outcome}`)
+    }
+    await input.oauthDirectory.registerAccount({ accountId, loginMethods: 1 })
+    input.directory.bind(accountId, user.username)
+    seeded.push({ username: user.username, accountId, ...(password === undefined ? {} : { password }) })
+  }
+  return seeded
+}
