@@ -155,6 +155,9 @@ export class OAuthLifecycleService {
         break
       case 'link':
         stepUpPurpose = OAUTH_STEP_UP_PURPOSES.link
+        // The identity to link is the one the user proves now, never whichever session the browser still
+        // has at the provider (another person's, on a shared browser).
+        if (provider.kind === 'oidc') authorization.prompt = 'login'
         break
       case 'scope-upgrade': {
         const link = await this.#link(registration, input.session.accountId)

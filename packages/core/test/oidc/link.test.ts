@@ -49,6 +49,29 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
     expect((await fixture.signIn('carol')).accountId).toBe('local-1')
   })
 
+  it('asks the provider for a fresh login (prompt=login): the identity linked is the one proved now', async () => {
+    await fixture.accounts.registerAccount({ accountId: 'local-fresh', loginMethods: 1 })
+    const session = sessionOf('local-fresh')
+    fixture.browser.clearCookies()
+    fixture.idp.nextLogin = { accountId: 'erin-linking' }
+    const stepUpToken = await credential(fixture, session, 'oauth-link')
+    const begun = await fixture.lifecycle.begin({
+      operation: 'link',
+      provider: PROVIDER,
+      session,
+      stepUpToken,
+    })
+    expect(new URL(begun.redirectUrl).searchParams.get('prompt')).toBe('login')
+    const outcome = await fixture.lifecycle.complete({
+      provider: PROVIDER,
+      callback: await fixture.authorize(begun.redirectUrl),
+      browserBinding: begun.browserBinding,
+      session,
+    })
+    expect(outcome).toMatchObject({ operation: 'link', status: 'linked', accountId: 'local-fresh' })
+    expect((await fixture.signIn('erin-linking')).accountId).toBe('local-fresh')
+  })
+
   it('refuses to begin a link without a valid oauth-link credential, before any redirect', async () => {
     await fixture.accounts.registerAccount({ accountId: 'local-2', loginMethods: 1 })
     const session = sessionOf('local-2')
