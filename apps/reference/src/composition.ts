@@ -131,7 +131,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     lifecycle: oauth.lifecycle,
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
     signIn: async ({ accountId }, request, response) => {
-      await localRoutes.establishSignIn(request, response, { accountId })
+      await localRoutes.establishSignIn(request, response, { accountId, transport: 'session' })
     },
     signOut: async (session, request) => {
       await local.logout({

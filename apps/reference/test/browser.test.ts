@@ -333,6 +333,27 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await expect(page.locator('.account .who').textContent()).resolves.toContain('Alice Archer')
   })
 
+  it('unlinks the demo IdP: password again (rate limited like sign-in), then the OAuth unlink route', async () => {
+    await page.goto(`${app.url}/account`)
+    const unlink = page.locator('form[aria-label="Unlink demo"]')
+    await unlink.locator('input[name="password"]').fill('wrong password')
+    await unlink.getByRole('button', { name: 'Confirm password and unlink' }).click()
+    await expect(page.locator('[role="status"]').textContent()).resolves.toContain('The password is wrong.')
+    // The password was changed above.
+    await unlink.locator('input[name="password"]').fill('a brand new passphrase')
+    await unlink.getByRole('button', { name: 'Confirm password and unlink' }).click()
+    const [unlinked] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith('/unlink')),
+      page.getByRole('button', { name: 'Unlink', exact: true }).click(),
+    ])
+    expect(unlinked.status()).toBe(200)
+    expect(await unlinked.json()).toMatchObject({ status: 'unlinked', provider: 'demo' })
+    await page.goto(`${app.url}/account`)
+    await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(0)
+    const events = await (await page.goto(`${app.url}/events`))?.text()
+    expect(events).toContain('oauth.unlinked')
+  })
+
   it('signs up a new account, which has no tenant grants', async () => {
     await page.goto(`${app.url}/`)
     if (await page.getByRole('button', { name: 'Sign out' }).isVisible()) {

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
  * 200 concurrent clients mixing the app's mechanisms (API keys of several owners, workload JWTs of several
- * services, anonymous pages) against the reference app on Postgres for a fixed, bounded time on loopback.
+ * services, session cookies and local access tokens of demo users, anonymous pages) against the reference app on Postgres for a fixed, bounded time on loopback.
  * Every authenticated answer must name the client's own principal; no 5xx; the heap after the run (after
  * a full collection) stays within 64 MiB of the heap before it.
  */
@@ -45,6 +45,41 @@ beforeAll(async () => {
       name: `workload JWT of ${subject}`,
       request: () => ({ url: `${app.url}/api/whoami`, headers: { authorization: `Bearer ${token}` } }),
       principal: subject,
+    })
+  }
+  // A browser session of a demo user, signed in through the app's own sign-in form.
+  for (const username of ['alice', 'bob']) {
+    const signIn = await fetch(`${app.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: app.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `username=${username}&password=${encodeURIComponent(app.password(username))}`,
+    })
+    if (signIn.status !== 303) throw new Error(`sign-in of ${username}: ${signIn.status}`)
+    const cookie =
+      signIn.headers
+        .getSetCookie()
+        .find((line) => line.startsWith('portcullis-session='))
+        ?.split(';')[0] ?? ''
+    profiles.push({
+      name: `session of ${username}`,
+      request: () => ({ url: `${app.url}/api/whoami`, headers: { cookie } }),
+      principal: `demo-${username}`,
+    })
+  }
+  // A local access token (5 minutes, longer than the run) from the JSON token route.
+  for (const username of ['carol']) {
+    const login = await fetch(`${app.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password: app.password(username) }),
+    })
+    if (login.status !== 200) throw new Error(`token sign-in of ${username}: ${login.status}`)
+    const { access_token: token } = (await login.json()) as { access_token: string }
+    profiles.push({
+      name: `local access token of ${username}`,
+      request: () => ({ url: `${app.url}/api/whoami`, headers: { authorization: `Bearer ${token}` } }),
+      principal: `demo-${username}`,
     })
   }
   profiles.push({ name: 'anonymous health', request: () => ({ url: `${app.url}/healthz` }) })

@@ -22,6 +22,8 @@ import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE, RETURN_PATHS } from './oauth.js'
 
 /** The step-up purpose the OAuth link route consumes. */
 const LINK_PURPOSE = 'oauth-link'
+/** The step-up purpose the OAuth unlink route consumes. */
+const UNLINK_PURPOSE = 'oauth-unlink'
 
 export interface AccountRoutesOptions {
   readonly local: LocalAccounts
@@ -84,6 +86,7 @@ const recoveryCodes = (seed: Uint8Array, accountId: string) =>
   )
 
 interface LinkRow {
+  provider_account_id: string
   provider: string
   issuer: string
   subject: string
@@ -286,7 +289,7 @@ export function accountRoutes(
       store.findAccount({ accountId }),
       local.listSessions(accountId, current),
       context.postgres.pool.query<LinkRow>(
-        'select provider, issuer, subject, linked_at from portcullis_oauth_links where account_id = $1 order by provider',
+        'select provider_account_id, provider, issuer, subject, linked_at from portcullis_oauth_links where account_id = $1 order by provider',
         [accountId],
       ),
     ])
@@ -304,8 +307,15 @@ export function accountRoutes(
         </dl></div>
 
         <h2>Linked identities</h2>
-        <table data-testid="links"><thead><tr><th>Provider</th><th>Issuer</th><th>Subject</th><th>Linked</th></tr></thead><tbody>
-          ${links.rows.map((link) => html`<tr><td>${link.provider}</td><td><code>${link.issuer}</code></td><td><code>${link.subject}</code></td><td>${new Date(link.linked_at).toISOString()}</td></tr>`)}
+        <table data-testid="links"><thead><tr><th>Provider</th><th>Issuer</th><th>Subject</th><th>Linked</th><th></th></tr></thead><tbody>
+          ${links.rows.map(
+            (
+              link,
+            ) => html`<tr><td>${link.provider}</td><td><code>${link.issuer}</code></td><td><code>${link.subject}</code></td><td>${new Date(link.linked_at).toISOString()}</td>
+            <td><form method="post" action="/account/unlink/${link.provider}/${link.provider_account_id}" class="inline" aria-label="Unlink ${link.provider}">
+              <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+              <button type="submit" class="secondary">Confirm password and unlink</button></form></td></tr>`,
+          )}
         </tbody></table>
         ${links.rows.length === 0 ? html`<p class="muted">No identity provider is linked.</p>` : ''}
         ${
@@ -407,32 +417,63 @@ export function accountRoutes(
     response.redirect(303, revoked ? '/account?revoked=1' : '/account')
   })
 
-  // Linking: the password again, then a one-use `oauth-link` credential bound to this session (its step-up
-  // cookie), then the OAuth link route, which consumes it and sends the browser to the demo IdP.
-  router.post(`/account/link/${DEMO_PROVIDER}`, { auth }, form, async (request, response) => {
-    const accountId = request.security.principal?.id ?? ''
-    const session = localSessionOf(request.security)
-    const record = await store.findAccount({ accountId })
-    const verified =
-      record !== null && (await local.hasher.verify(record.passwordHash, field(request, 'password')))
-    if (!verified || session === undefined) {
-      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
-      return
+  /**
+   * The password again before a sensitive action (linking, unlinking): `local.confirmPassword` counts the
+   * attempt against the sign-in limits (per account and per client address) before any hashing. A refusal
+   * renders the account page again (401 wrong password, 429 with `Retry-After`, 503 hashing busy).
+   */
+  const passwordConfirmed = async (request: SecuredRequest, response: Response): Promise<boolean> => {
+    try {
+      await local.confirmPassword({
+        accountId: request.security.principal?.id ?? '',
+        password: field(request, 'password'),
+        request: requestInfo(request),
+      })
+      return true
+    } catch (error) {
+      const { status, message } = refusal(error)
+      const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds
+      if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(retryAfter))
+      await accountPage(request, response, {
+        status,
+        message: status === 401 ? 'The password is wrong.' : message,
+        warning: true,
+      })
+      return false
     }
+  }
+
+  /** A one-use credential for `purpose`, bound to this session and epoch, in its `SameSite=Strict` cookie. */
+  const issueStepUp = async (
+    response: Response,
+    accountId: string,
+    session: { readonly securityEpoch: number; readonly sessionHandle: string },
+    purpose: string,
+  ) => {
     const credential = await options.stepUp.issue({
       accountId,
-      purpose: LINK_PURPOSE,
+      purpose,
       securityEpoch: session.securityEpoch,
       sessionBinding: session.sessionHandle,
       ttlSeconds: 300,
     })
     const cookies = security.stepUp.cookies
     if (cookies !== undefined) {
-      response.append(
-        'Set-Cookie',
-        cookies.serialize(LINK_PURPOSE, credential.reveal(), credential.expiresAt),
-      )
+      response.append('Set-Cookie', cookies.serialize(purpose, credential.reveal(), credential.expiresAt))
     }
+  }
+
+  // Linking: the password again, then a one-use `oauth-link` credential bound to this session (its step-up
+  // cookie), then the OAuth link route, which consumes it and sends the browser to the demo IdP.
+  router.post(`/account/link/${DEMO_PROVIDER}`, { auth }, form, async (request, response) => {
+    const accountId = request.security.principal?.id ?? ''
+    const session = localSessionOf(request.security)
+    if (!(await passwordConfirmed(request, response))) return
+    if (session === undefined) {
+      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
+      return
+    }
+    await issueStepUp(response, accountId, session, LINK_PURPOSE)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
       ...page(request, 'Link the demo IdP'),
@@ -442,6 +483,44 @@ export function accountRoutes(
           <input type="hidden" name="return_to" value="/account">
           <button type="submit">Continue to the demo IdP</button>
         </form>`,
+    })
+  })
+
+  // Unlinking: the password again (rate limited), then a one-use `oauth-unlink` credential bound to this
+  // session, then the OAuth unlink route (`POST /auth/oauth/{provider}/links/{id}/unlink`) consumes it.
+  router.post('/account/unlink/:provider/:providerAccountId', { auth }, form, async (request, response) => {
+    const accountId = request.security.principal?.id ?? ''
+    const provider = String(request.params.provider)
+    const providerAccountId = String(request.params.providerAccountId)
+    const { rows } = await context.postgres.pool.query(
+      'select 1 from portcullis_oauth_links where account_id = $1 and provider = $2 and provider_account_id = $3',
+      [accountId, provider, providerAccountId],
+    )
+    if (rows.length === 0) {
+      await accountPage(request, response, {
+        status: 404,
+        message: 'No such linked identity.',
+        warning: true,
+      })
+      return
+    }
+    const session = localSessionOf(request.security)
+    if (!(await passwordConfirmed(request, response))) return
+    if (session === undefined) {
+      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
+      return
+    }
+    await issueStepUp(response, accountId, session, UNLINK_PURPOSE)
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(response, {
+      ...page(request, `Unlink ${provider}`),
+      body: html`<p class="lead">Password confirmed. A one-use credential for <code>${UNLINK_PURPOSE}</code> is in a
+        <code>SameSite=Strict</code> cookie for the next five minutes.</p>
+        <form method="post" action="/auth/oauth/${provider}/links/${providerAccountId}/unlink" class="card">
+          <p>The identity of <code>${provider}</code> will no longer sign in to this account.</p>
+          <button type="submit">Unlink</button>
+        </form>
+        <p><a href="/account">Back to your account</a></p>`,
     })
   })
 

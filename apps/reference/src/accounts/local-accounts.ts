@@ -14,6 +14,12 @@ import type { KeyMaterial } from '../secrets/key-material.js'
 
 /** The name of the local session mechanism: every page's policy names it (`required(SESSION_MECHANISM)`). */
 export const SESSION_MECHANISM = 'session'
+/** The name of the local access-token mechanism (`Authorization: Bearer`, tokens from `POST /auth/token`). */
+export const LOCAL_TOKEN_MECHANISM = 'local-token'
+/** Where the local access tokens' public keys are served (by `localAccountRoutes`). */
+export const LOCAL_JWKS_PATH = '/auth/jwks.json'
+/** `aud` of the local access tokens: this app's API. */
+export const localTokenAudience = (publicOrigin: string) => `${publicOrigin}/api`
 
 const LOOPBACK_HTTP = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/
 
@@ -30,8 +36,10 @@ export interface LocalAccountsParts {
 }
 
 /**
- * Local accounts in the session profile over Postgres: argon2id passwords, sessions in a `__Host-` cookie
- * (a plain one on `http://127.0.0.1`), rate limits shared by every instance, the app's event sink.
+ * Local accounts in the hybrid profile over Postgres: argon2id passwords, browser sessions in a `__Host-`
+ * cookie (a plain one on `http://127.0.0.1`), and for API clients short-lived access tokens (signed with
+ * the secrets file's local signing keys) with rotating refresh tokens; rate limits shared by every
+ * instance, the app's event sink.
  */
 export function createLocalAccounts(parts: LocalAccountsParts): {
   readonly local: LocalAccounts
@@ -41,7 +49,7 @@ export function createLocalAccounts(parts: LocalAccountsParts): {
   const store = new PostgresLocalAccountStore({ client })
   const insecure = isInsecureLoopback(publicOrigin)
   const local = new LocalAccounts({
-    profile: 'session',
+    profile: 'hybrid',
     accounts: store,
     sessions: new PostgresSessionStore({ client }),
     refreshTokens: new PostgresRefreshTokenStore({ client }),
@@ -56,7 +64,17 @@ export function createLocalAccounts(parts: LocalAccountsParts): {
       absoluteTimeoutSeconds: 7 * 86_400,
       ...(insecure ? { cookie: { insecureLocalhostDevelopment: true, publicOrigin } } : {}),
     },
-    mechanismNames: { session: SESSION_MECHANISM },
+    tokens: {
+      ring: parts.keys.localSigningKeys,
+      issuer: publicOrigin,
+      audience: localTokenAudience(publicOrigin),
+      jwksUri: `${publicOrigin}${LOCAL_JWKS_PATH}`,
+      accessTokenLifetimeSeconds: 300,
+      ...(insecure ? { allowInsecureLoopback: true } : {}),
+      // Workload JWTs also travel as `Authorization: Bearer`: tokens of another issuer are left to them.
+      shareBearerHeader: true,
+    },
+    mechanismNames: { session: SESSION_MECHANISM, bearer: LOCAL_TOKEN_MECHANISM },
     events: parts.events,
   })
   return { local, store }

@@ -1,7 +1,7 @@
-import { requiresScope, requiresTenantRole } from '@portcullis/core/authorization'
-import { anonymous, anyOf } from '@portcullis/core/policy'
+import { authenticatedWithin, requiresScope, requiresTenantRole } from '@portcullis/core/authorization'
+import { anonymous, anyOf, required } from '@portcullis/core/policy'
 import { HttpProblem, type SecureRouter, type Security } from '@portcullis/express'
-import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
+import { LOCAL_TOKEN_MECHANISM, SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_TENANTS, demoInvoices } from '../directory/demo-directory.js'
 import { DEMO_WORKLOAD_JWKS_PATH, type WorkloadSigner } from '../workload/workload-signer.js'
@@ -9,8 +9,16 @@ import { API_KEY_MECHANISM, WORKLOAD_MECHANISM } from './mechanisms.js'
 import { TENANT_PROJECTION_SCHEMA } from './projection-schema.js'
 import { textPdf } from './text-pdf.js'
 
-/** The API accepts API keys, demo workload JWTs and (for the browser) the session. */
-export const API_POLICY = anyOf(API_KEY_MECHANISM, WORKLOAD_MECHANISM, SESSION_MECHANISM)
+/** The API accepts API keys, demo workload JWTs, local access tokens and (for the browser) the session. */
+export const API_POLICY = anyOf(
+  API_KEY_MECHANISM,
+  WORKLOAD_MECHANISM,
+  LOCAL_TOKEN_MECHANISM,
+  SESSION_MECHANISM,
+)
+
+/** `GET /api/account/recent-sign-in`: how recent a local access token's password sign-in must be. */
+export const RECENT_SIGN_IN_SECONDS = 300
 
 /**
  * The JSON API under `/api`. Four routes are also published to agents as MCP resources; a read runs the
@@ -49,6 +57,27 @@ export function apiRoutes(
     },
   )
 
+  // A local access token only, from a password sign-in at most five minutes old (its `auth_time`; a refresh
+  // keeps the sign-in's time). A staler token is refused with the RFC 9470 challenge
+  // `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age="300"`: sign in again.
+  router.get(
+    '/api/account/recent-sign-in',
+    {
+      auth: required(LOCAL_TOKEN_MECHANISM),
+      guards: [authenticatedWithin(RECENT_SIGN_IN_SECONDS)],
+      openapi: { summary: 'A local access token whose password sign-in is at most 5 minutes old' },
+    },
+    (request, response) => {
+      const { principal, evidence } = request.security
+      const token = evidence.find((item) => item.mechanism === LOCAL_TOKEN_MECHANISM)
+      response.json({
+        principal,
+        authTime: token?.attributes?.authTime,
+        maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
+      })
+    },
+  )
+
   router.get(
     '/api/capabilities',
     {
@@ -62,7 +91,7 @@ export function apiRoutes(
       const { principal, snapshot } = request.security
       response.json({
         app: 'Portcullis reference app',
-        mechanisms: [API_KEY_MECHANISM, WORKLOAD_MECHANISM, SESSION_MECHANISM],
+        mechanisms: [API_KEY_MECHANISM, WORKLOAD_MECHANISM, LOCAL_TOKEN_MECHANISM, SESSION_MECHANISM],
         you: {
           id: principal.id,
           kind: principal.kind,

@@ -6,6 +6,7 @@ import {
   none,
   unavailable,
 } from '../authentication/outcome.js'
+import { AUTH_TIME_ATTRIBUTE } from '../authorization/user-authentication.js'
 import { extractBearer } from '../workload-jwt/bearer.js'
 import { parseCompactJwt } from '../workload-jwt/compact-jwt.js'
 import type { EpochCache, EpochVerdict } from './epoch-cache.js'
@@ -41,6 +42,8 @@ export function accessTokenMechanism(parts: AccessTokenMechanismParts): Authenti
         kid: token.kid,
       }
       if (token.familyId !== undefined) attributes[TOKEN_FAMILY_ATTRIBUTE] = token.familyId
+      // What `authenticatedWithin` reads: when the user last signed in with the password (RFC 9470).
+      if (token.authTime !== undefined) attributes[AUTH_TIME_ATTRIBUTE] = token.authTime
       outcome = authenticated(
         { id: token.accountId, kind: 'user' },
         { mechanism: name, credentialType: 'local-access-token', attributes, expiresAt: token.expiresAt },

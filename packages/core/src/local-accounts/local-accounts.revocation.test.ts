@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { cookiePair, localFixture, requestSource } from '../../test/support/local-accounts.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
+import { AUTH_TIME_ATTRIBUTE, authenticatedWithin } from '../authorization/user-authentication.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
 import { LocalAccounts } from './local-accounts.js'
 import type { SessionSignIn, TokenSignIn } from './sign-in.js'
@@ -52,6 +53,34 @@ describe('tokens', () => {
     expect(await kind(bearerMechanism, bearer(second))).toBe('authenticated')
     const forged = { ...first, access_token: `${first.access_token.slice(0, -4)}AAAA` }
     expect(await kind(bearerMechanism, bearer(forged))).toBe('invalid')
+  })
+
+  it('carries auth_time (the password sign-in, kept across refreshes) for authenticatedWithin', async () => {
+    const { local, clock } = await localFixture()
+    const bearerMechanism = local.mechanisms[1]
+    await local.register(credentials)
+    const signedInAt = Math.floor(clock() / 1000)
+    const first = (await local.login(credentials, { transport: 'tokens' })) as TokenSignIn
+    const evidenceOf = async (token: TokenSignIn) => {
+      const outcome = (await bearerMechanism?.authenticate(bearer(token))) as AuthenticationOutcome
+      if (outcome.kind !== 'authenticated') throw new Error(`expected authenticated, got ${outcome.kind}`)
+      return outcome
+    }
+    const granted = await evidenceOf(first)
+    expect(granted.evidence.attributes?.[AUTH_TIME_ATTRIBUTE]).toBe(signedInAt)
+    const guard = authenticatedWithin(300, { clock })
+    const check = (outcome: Awaited<ReturnType<typeof evidenceOf>>) =>
+      guard.check({ principal: outcome.principal, evidence: [outcome.evidence] } as never)
+    expect(check(granted).granted).toBe(true)
+    clock.advance(320_000)
+    const refreshed = await local.refresh({ refresh_token: first.refresh_token })
+    const later = await evidenceOf(refreshed)
+    expect(later.evidence.attributes?.[AUTH_TIME_ATTRIBUTE]).toBe(signedInAt)
+    expect(check(later)).toMatchObject({
+      granted: false,
+      denial: 'insufficient-user-authentication',
+      challenge: { maxAge: 300 },
+    })
   })
 
   it('a replayed refresh token revokes the whole family and reports it', async () => {

@@ -227,6 +227,47 @@ describe('rate limits before hashing', () => {
   })
 })
 
+describe('the password re-check of a signed-in account', () => {
+  it('is limited per account like sign-in, before any hashing, and a success resets the count', async () => {
+    const { local, hasher, events } = await localFixture({
+      rateLimit: { perAccount: { limit: 3, windowSeconds: 60 } },
+    })
+    const { accountId } = await local.register(credentials)
+    await local.confirmPassword({ accountId, password: PASSWORD })
+    for (let i = 0; i < 3; i += 1) {
+      expect((await rejection(local.confirmPassword({ accountId, password: 'not the password' }))).code).toBe(
+        'local.invalid_credentials',
+      )
+    }
+    const verifies = hasher.verifies
+    const limited = (await rejection(local.confirmPassword({ accountId, password: PASSWORD }))) as {
+      code: string
+      retryAfterSeconds?: number
+    }
+    expect(limited.code).toBe('local.rate_limited')
+    expect(limited.retryAfterSeconds).toBe(60)
+    expect(hasher.verifies).toBe(verifies)
+    expect(events.at(-1)).toMatchObject({ type: 'login.rate_limited', retryAfterSeconds: 60 })
+    // The same counter as sign-in: the account is limited there too.
+    expect((await rejection(local.login(credentials, { transport: 'session' }))).code).toBe(
+      'local.rate_limited',
+    )
+  })
+
+  it('is limited per client address, and refuses an account that is gone', async () => {
+    const { local } = await localFixture({ rateLimit: { perAddress: { limit: 1, windowSeconds: 60 } } })
+    const { accountId } = await local.register(credentials)
+    const request = { peerAddress: '203.0.113.9' }
+    await rejection(local.confirmPassword({ accountId, password: 'nope nope', request }))
+    expect((await rejection(local.confirmPassword({ accountId, password: PASSWORD, request }))).code).toBe(
+      'local.rate_limited',
+    )
+    expect((await rejection(local.confirmPassword({ accountId: 'gone', password: PASSWORD }))).code).toBe(
+      'local.sign_in_required',
+    )
+  })
+})
+
 describe('bad input', () => {
   it.each([
     [

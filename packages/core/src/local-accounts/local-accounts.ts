@@ -28,6 +28,7 @@ import { digestOpaqueToken, newOpaqueToken } from './opaque-token.js'
 import { passwordRules } from './password.js'
 import {
   changeAccountPassword,
+  confirmAccountPassword,
   type PasswordFlowParts,
   registerAccount,
   resetAccountPassword,
@@ -337,6 +338,25 @@ export class LocalAccounts {
       userAgent: info.userAgent,
     })
     return signIn
+  }
+
+  /**
+   * Re-checks the password of a signed-in account before a sensitive action (issue a step-up credential
+   * after it): under the same per-account and per-address limits as sign-in, checked before any hashing.
+   * Throws `local.rate_limited` (with `retryAfterSeconds`), `local.invalid_credentials`, or
+   * `local.sign_in_required` for an account that no longer exists.
+   */
+  async confirmPassword(request: {
+    readonly accountId: string
+    readonly password: unknown
+    readonly request?: LocalRequestInfo
+  }): Promise<void> {
+    await confirmAccountPassword(
+      this.#flows,
+      request.accountId,
+      request.password,
+      this.clientAddress(request.request),
+    )
   }
 
   /**

@@ -182,6 +182,42 @@ export async function changeAccountPassword(
   return updated
 }
 
+/**
+ * A password re-check by the signed-in account (before a sensitive action such as linking an identity):
+ * the per-account and per-address sign-in limits first (before any hashing, `local.rate_limited` with
+ * `retryAfterSeconds` and a `login.rate_limited` event), then one verification. A wrong password is
+ * `local.invalid_credentials` with a `login.failed` event; a right one resets the account's counter.
+ */
+export async function confirmAccountPassword(
+  parts: PasswordFlowParts,
+  accountId: string,
+  password: unknown,
+  clientAddress: string | undefined,
+): Promise<LocalAccountRecord> {
+  const { runtime } = parts
+  if (typeof password !== 'string' || password === '') throw invalidCredentials()
+  const presented = presentedPassword(password, parts.rules)
+  const account = await parts.accounts.findAccount({ accountId })
+  if (account === null) throw new LocalAuthError('local.sign_in_required', 'the account does not exist')
+  try {
+    await parts.throttle.attempt(account.username, clientAddress)
+  } catch (error) {
+    if (error instanceof LocalAuthError && error.code === 'local.rate_limited') {
+      runtime.emit(
+        'login.rate_limited',
+        defined({ retryAfterSeconds: error.retryAfterSeconds ?? 1, clientAddress }),
+      )
+    }
+    throw error
+  }
+  if (!(await parts.hasher.verify(account.passwordHash, presented))) {
+    runtime.emit('login.failed', defined({ reason: 'bad_password', accountId, clientAddress }))
+    throw invalidCredentials()
+  }
+  await parts.throttle.succeeded(account.username).catch(() => {})
+  return account
+}
+
 /** The admin reset: a new password without the old one, with an epoch bump. Null for an unknown account. */
 export async function resetAccountPassword(
   parts: PasswordFlowParts,

@@ -20,6 +20,8 @@ export interface VerifiedAccessToken {
   readonly kid: string
   /** The refresh token family (sign-in) the token was issued to. */
   readonly familyId: string | undefined
+  /** `auth_time` (seconds since the epoch): when the user signed in with the password; absent if unsigned. */
+  readonly authTime: number | undefined
   readonly expiresAt: Date
 }
 
@@ -118,12 +120,14 @@ export class TokenManager {
       const sid = payload[SESSION_HANDLE_CLAIM]
       if (sid !== undefined && typeof sid !== 'string')
         return { kind: 'invalid', reason: 'local-token: bad sid' }
+      const authTime = payload.auth_time
       const verified: VerifiedAccessToken = Object.freeze({
         accountId: result.claims.subject,
         securityEpoch: epoch,
         jti: payload.jti as string,
         kid: result.key.kid,
         familyId: sid,
+        authTime: typeof authTime === 'number' && Number.isSafeInteger(authTime) ? authTime : undefined,
         expiresAt: new Date(result.claims.expiresAt * 1000),
       })
       if (key !== undefined) this.#cache?.set(key, verified, result.claims.expiresAt * 1000)
