@@ -70,14 +70,32 @@ export function acrAtLeast(minimum: string, options: AcrAtLeastOptions): Guard {
   if (index === -1) throw new ConfigurationError(INVALID, 'acrAtLeast minimum must be one of levels')
   const accepted = Object.freeze(levels.slice(index))
   const acceptedSet = new Set<unknown>(accepted)
-  const key = `acrAtLeast(${minimum})`
+  return userAuthenticationGuard(
+    `acrAtLeast(${minimum})`,
+    'authorization.acr_insufficient',
+    { acrValues: accepted },
+    (evidence) => someEvidence(evidence, (value) => acceptedSet.has(value), ACR_ATTRIBUTE),
+  )
+}
+
+/**
+ * A guard over the verified credentials of an authenticated caller: anonymous callers are denied as
+ * unauthenticated; an authenticated caller whose evidence fails `satisfied` is denied with
+ * `insufficient-user-authentication` and the RFC 9470 `challenge` the route needs.
+ */
+function userAuthenticationGuard(
+  key: string,
+  code: string,
+  challenge: { readonly acrValues?: readonly string[]; readonly maxAge?: number },
+  satisfied: (evidence: GuardContext['evidence']) => boolean,
+): Guard {
   const anonymous = denied('unauthenticated', 'authorization.authentication_required', [key])
-  const weak: GuardDecision = Object.freeze({
+  const insufficient: GuardDecision = Object.freeze({
     granted: false,
     denial: 'insufficient-user-authentication',
-    code: 'authorization.acr_insufficient',
+    code,
     path: Object.freeze([key]),
-    challenge: Object.freeze({ acrValues: accepted }),
+    challenge: Object.freeze(challenge),
   })
   return Object.freeze({
     kind: 'guard' as const,
@@ -85,7 +103,7 @@ export function acrAtLeast(minimum: string, options: AcrAtLeastOptions): Guard {
     parameters: Object.freeze([]),
     check(context: GuardContext): GuardDecision {
       if (context.principal === null) return anonymous
-      return someEvidence(context.evidence, (value) => acceptedSet.has(value), ACR_ATTRIBUTE) ? GRANTED : weak
+      return satisfied(context.evidence) ? GRANTED : insufficient
     },
   })
 }
@@ -106,28 +124,18 @@ export function authenticatedWithin(maxAgeSeconds: number, options: Authenticate
   }
   const skew = options.skewSeconds ?? 10
   const clock = options.clock ?? Date.now
-  const key = `authenticatedWithin(${maxAgeSeconds})`
-  const anonymous = denied('unauthenticated', 'authorization.authentication_required', [key])
-  const stale: GuardDecision = Object.freeze({
-    granted: false,
-    denial: 'insufficient-user-authentication',
-    code: 'authorization.authentication_too_old',
-    path: Object.freeze([key]),
-    challenge: Object.freeze({ maxAge: maxAgeSeconds }),
-  })
-  return Object.freeze({
-    kind: 'guard' as const,
-    key,
-    parameters: Object.freeze([]),
-    check(context: GuardContext): GuardDecision {
-      if (context.principal === null) return anonymous
+  return userAuthenticationGuard(
+    `authenticatedWithin(${maxAgeSeconds})`,
+    'authorization.authentication_too_old',
+    { maxAge: maxAgeSeconds },
+    (evidence) => {
       const now = clock() / 1000
       const fresh = (value: string | number | boolean) =>
         typeof value === 'number' &&
         Number.isFinite(value) &&
         value <= now + skew &&
         now - value <= maxAgeSeconds + skew
-      return someEvidence(context.evidence, fresh, AUTH_TIME_ATTRIBUTE) ? GRANTED : stale
+      return someEvidence(evidence, fresh, AUTH_TIME_ATTRIBUTE)
     },
-  })
+  )
 }
