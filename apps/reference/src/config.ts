@@ -27,6 +27,8 @@ export interface ReferenceConfig {
   readonly demoIdp?: DemoIdpConfig
   /** Real identity providers enabled by environment variables (see `providers/provider-settings.ts`). */
   readonly providers?: readonly ProviderSettings[]
+  /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
+  readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }
 
 function portNumber(value: string, name: string): number {

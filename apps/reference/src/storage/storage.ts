@@ -18,9 +18,16 @@ export interface Storage {
 export async function openStorage(settings: {
   readonly databaseUrl?: string
   readonly dataDir: string
+  readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }): Promise<Storage> {
   if (settings.databaseUrl) {
-    const postgres = createPostgresClient({ connectionString: settings.databaseUrl, maxConnections: 10 })
+    const postgres = createPostgresClient({
+      connectionString: settings.databaseUrl,
+      maxConnections: settings.databasePool?.maxConnections ?? 10,
+      ...(settings.databasePool?.connectionTimeoutMs === undefined
+        ? {}
+        : { connectionTimeoutMs: settings.databasePool.connectionTimeoutMs }),
+    })
     return {
       postgres,
       description: 'Postgres from DATABASE_URL',
