@@ -130,6 +130,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     security,
     lifecycle: oauth.lifecycle,
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
+    afterUnlink: '/account',
     signIn: async ({ accountId }, request, response) => {
       await localRoutes.establishSignIn(request, response, { accountId, transport: 'session' })
     },

@@ -4,7 +4,10 @@ import { HttpProblem } from '../problem/problem.js'
 import { type OAuthRouteContext, requireSession } from './context.js'
 import { providerOf, seeOther, stepUpTokenOf, wantsJson } from './http.js'
 
-/** `POST links/{providerAccountId}/unlink`: needs a step-up credential `oauth-unlink`. */
+/**
+ * `POST links/{providerAccountId}/unlink`: needs a step-up credential `oauth-unlink`. A browser is sent
+ * to `afterUnlink` (303); a client that asks for JSON gets the outcome.
+ */
 export function unlink(context: OAuthRouteContext) {
   return async (request: Request, response: Response): Promise<void> => {
     const provider = providerOf(request, context.providers)
@@ -29,6 +32,7 @@ export function unlink(context: OAuthRouteContext) {
     const { accountId, sessionHandle } = session
     context.emit({ type: 'step_up.consumed', accountId, purpose, sessionHandle })
     context.emit({ type: 'oauth.unlinked', accountId, provider })
+    if (!wantsJson(request)) return seeOther(response, context.options.afterUnlink ?? '/')
     response.json({ status: 'unlinked', provider, providerAccountId: outcome.providerAccountId })
   }
 }

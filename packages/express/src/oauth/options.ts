@@ -52,6 +52,8 @@ export interface OAuthRoutesOptions {
   readonly signOut?: (session: LocalSession, request: Request, response: Response) => unknown
   /** Where `POST logout` sends the browser when the provider has no end-session URL. Default `/`. */
   readonly afterLogout?: string
+  /** Where a browser `POST links/{id}/unlink` is sent once done (JSON clients get the outcome). Default `/`. */
+  readonly afterUnlink?: string
   /** Development relaxation of the browser-binding cookie (see `OAuthCookieOptions`). */
   readonly cookies?: OAuthCookieOptions
   /** Receives `oauth.*` and `step_up.*` events; a failing sink never fails a request. */
@@ -84,6 +86,13 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
   auth: { kind: 'object' },
   signOut: { kind: 'function' },
   afterLogout: {
+    kind: 'string',
+    check: (value: unknown) =>
+      typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
+        ? undefined
+        : 'must be a local path',
+  },
+  afterUnlink: {
     kind: 'string',
     check: (value: unknown) =>
       typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
