@@ -216,7 +216,8 @@ async function underLoginLoad(rounds: number): Promise<void> {
 try {
   await compareHttp({
     id: 'session-vs-connect-pg-simple',
-    title: 'Session route (Postgres store, default settings) vs express-session + connect-pg-simple',
+    title:
+      'Session route (Postgres store, default settings; revocation: at once on the revoking instance, within 5 s on others) vs express-session + connect-pg-simple (revocation: immediate)',
     baseline: { name: 'connect-pg-simple', url: `${peerServer.url}/data`, headers: { cookie: peerCookie } },
     candidate: { name: 'portcullis session', url: `${sessionServer.url}/data`, headers: { cookie } },
     budget: 3,
@@ -230,7 +231,8 @@ try {
   })
   await compareHttp({
     id: 'session-strict-vs-connect-pg-simple',
-    title: 'Session route in strict mode (staleness 0) vs express-session + connect-pg-simple',
+    title:
+      'Session route in strict mode (staleness 0; revocation: immediate) vs express-session + connect-pg-simple (revocation: immediate)',
     baseline: { name: 'connect-pg-simple', url: `${peerServer.url}/data`, headers: { cookie: peerCookie } },
     candidate: { name: 'portcullis strict', url: `${strictServer.url}/data`, headers: { cookie } },
     budget: 1.5,

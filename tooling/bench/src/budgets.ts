@@ -74,14 +74,10 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
   },
 ])
 
-/** Peer comparisons the issues ask for that this run does not make, and why (printed in the report). */
-export const PEERS_NOT_MEASURED: readonly { readonly peer: string; readonly why: string }[] = Object.freeze([
-  {
-    peer: "better-auth's API-key plugin verifying a key from the same Postgres",
-    why: 'not wired yet: better-auth needs its own schema and Kysely adapter on the shared database, and @better-auth/api-key 1.7.5 with better-auth 1.7.25 fails to install together (ERESOLVE on @better-auth/utils); a resolving pair has not been picked',
-  },
-  {
-    peer: "better-auth's session lookup (database read per request, and with its signed cookie cache)",
-    why: 'not wired yet, for the same reason; the issue quotes 0.12-0.15x and 0.29x of a plain GET for it, measured outside this repository',
-  },
-])
+/**
+ * Peer comparisons the issues ask for that `pnpm bench` does not make, and why (printed in the report).
+ * Empty: every peer is measured (better-auth in apps/reference/bench/better-auth.bench.ts).
+ */
+export const PEERS_NOT_MEASURED: readonly { readonly peer: string; readonly why: string }[] = Object.freeze(
+  [],
+)

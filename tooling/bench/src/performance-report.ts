@@ -68,8 +68,10 @@ for (const budget of BUDGETS) {
     )
   }
 }
-lines.push('', '## Peers not measured', '')
-for (const { peer, why } of PEERS_NOT_MEASURED) lines.push(`- ${peer}: ${why}.`)
+if (PEERS_NOT_MEASURED.length > 0) {
+  lines.push('', '## Peers not measured', '')
+  for (const { peer, why } of PEERS_NOT_MEASURED) lines.push(`- ${peer}: ${why}.`)
+}
 lines.push('', '## Every comparison', '', '| Package | Comparison | Candidate | Baseline | Ratio | Rounds |')
 lines.push('| --- | --- | ---: | ---: | ---: | --- |')
 for (const result of comparisons) {
