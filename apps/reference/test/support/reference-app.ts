@@ -40,10 +40,17 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
   }
 }
 
-export async function startTestApp(overrides: Partial<ReferenceConfig> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<ReferenceConfig> = {},
+  /** Rewrites the app's connection string, e.g. to go through a fault proxy (`proxy.through`). */
+  throughDatabase: (connectionString: string) => string = (connectionString) => connectionString,
+): Promise<TestApp> {
   const directory = await mkdtemp(join(tmpdir(), 'portcullis-reference-'))
   const database = await createTestDatabase()
-  const config = { ...testConfig(directory, database.connectionString), ...overrides }
+  const config = {
+    ...testConfig(directory, throughDatabase(database.connectionString)),
+    ...overrides,
+  }
   const running = await startReferenceApp(config)
   const postgres = createPostgresClient({ connectionString: database.connectionString, maxConnections: 2 })
   const keys = await buildKeyMaterial(await readSecretsFile(config.secretsFile ?? ''))
