@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
@@ -118,5 +119,23 @@ describe('portcullis-postgres', () => {
     expect(run.stderr).toBe('')
     expect(run.status).toBe(0)
     expect(run.stdout).toContain(`${versions.length} applied, 0 pending`)
+  })
+
+  it('the published bin runs the built command, or says in one line that the package is not built', () => {
+    const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+    const run = spawnSync(process.execPath, ['bin/portcullis-postgres.js', 'status'], {
+      cwd: packageRoot,
+      env: { ...process.env, DATABASE_URL: database.connectionString },
+      encoding: 'utf8',
+    })
+    if (existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))) {
+      expect(run.status).toBe(0)
+      expect(run.stdout).toContain(`${versions.length} applied, 0 pending`)
+    } else {
+      expect(run.status).toBe(2)
+      expect(run.stderr.trim()).toBe(
+        'portcullis-postgres: not built yet; run pnpm --filter @portcullis/postgres build',
+      )
+    }
   })
 })
