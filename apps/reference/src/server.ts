@@ -27,6 +27,8 @@ export interface RunningReferenceApp {
   readonly publicUrl: string
   /** The demo OpenID Provider's issuer, when it runs. */
   readonly idpUrl?: string
+  /** The demo IdP's outage switch, for fault tests (`pause` / `resume`). */
+  readonly demoIdp?: Pick<DemoIdp, 'pause' | 'resume'>
   /** Where the key material came from (a file created or reused, or a secret store's variable). */
   readonly secrets: SecretsOrigin
   /** Real identity providers enabled by the environment. */
@@ -128,7 +130,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       secrets: loaded.origin,
       providers: (config.providers ?? []).map((provider) => provider.kind),
       demoUsers,
-      ...(idp === undefined ? {} : { idpUrl: idp.issuer }),
+      ...(idp === undefined ? {} : { idpUrl: idp.issuer, demoIdp: idp }),
       close() {
         closed ??= stopAll()
         return closed

@@ -24,6 +24,12 @@ export interface DemoIdpOptions {
 
 export interface DemoIdp {
   readonly issuer: string
+  /**
+   * Fault tests: stops accepting connections (the provider and its codes stay in memory), as an IdP
+   * outage looks to the app, until `resume()` listens on the same port again.
+   */
+  pause(): Promise<void>
+  resume(): Promise<void>
   close(): Promise<void>
 }
 
@@ -192,6 +198,18 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
   let closed: Promise<void> | undefined
   return {
     issuer,
+    pause() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+    },
+    resume() {
+      return new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, options.host, () => resolve())
+      })
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve())

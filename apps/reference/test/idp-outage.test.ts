@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestApp } from './support/reference-app.js'
+
+/**
+ * The demo IdP goes down between the browser's return and the app's code exchange (the callback): the
+ * app answers 503, not 401, and does not burn the OAuth transaction, since the token request never left;
+ * once the IdP is back the same callback completes the exchange. (The demo does not provision unknown
+ * identities, so an IdP user that is not linked ends in the app's 403 "unknown identity" answer: reaching
+ * it proves the transaction was still there.)
+ */
+let app: TestApp
+beforeAll(async () => {
+  app = await startTestApp()
+}, 120_000)
+afterAll(async () => {
+  await app?.close()
+})
+
+/** One origin's cookies, enough for a fetch-driven browser. */
+class Jar {
+  readonly #cookies = new Map<string, string>()
+  header(): Record<string, string> {
+    return this.#cookies.size === 0
+      ? {}
+      : { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
+  }
+  keep(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';')
+      const index = pair.indexOf('=')
+      if (index > 0) this.#cookies.set(pair.slice(0, index), pair.slice(index + 1))
+    }
+  }
+}
+
+async function step(jar: Jar, url: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, {
+    ...init,
+    redirect: 'manual',
+    headers: { ...jar.header(), ...(init.headers ?? {}) },
+  })
+  jar.keep(response)
+  return response
+}
+
+describe.skipIf(process.env.DATABASE_URL === undefined)('the demo IdP down during a callback', () => {
+  it('503 while it is down, and the same callback completes once it is back', async () => {
+    const idp = app.running.demoIdp
+    const issuer = app.running.idpUrl ?? ''
+    expect(idp).toBeDefined()
+    const appJar = new Jar()
+    const idpJar = new Jar()
+    const begun = await step(appJar, `${app.url}/auth/oauth/demo/login`)
+    expect(begun.status).toBe(303)
+    const authorize = await step(idpJar, begun.headers.get('location') ?? '')
+    expect(authorize.status).toBe(303)
+    const page = new URL(authorize.headers.get('location') ?? '', issuer).toString()
+    expect((await step(idpJar, page)).status).toBe(200)
+    let current = await step(idpJar, page, {
+      method: 'POST',
+      headers: { origin: issuer, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=alice&auth_age=0&acr=urn%3Aportcullis%3Ademo%3Aacr%3Amfa&amr=pwd&amr=hwk',
+    })
+    let callback: string | undefined
+    for (let hop = 0; hop < 6 && callback === undefined; hop += 1) {
+      const next = new URL(current.headers.get('location') ?? '', issuer)
+      if (next.href.startsWith(app.url)) callback = next.href
+      else current = await step(idpJar, next.href)
+    }
+    expect(callback).toContain('/auth/oauth/demo/callback')
+
+    await idp?.pause()
+    let down: Response
+    try {
+      down = await step(appJar, callback ?? '', { headers: { accept: 'application/json' } })
+    } finally {
+      await idp?.resume()
+    }
+    expect(down.status).toBe(503)
+    expect((await down.json()).code).toBe('oidc.provider.unavailable')
+
+    const again = await step(appJar, callback ?? '', { headers: { accept: 'application/json' } })
+    expect(again.status).not.toBe(503)
+    expect(again.status).not.toBe(401)
+    expect([303, 200, 403]).toContain(again.status)
+  }, 60_000)
+})
