@@ -77,7 +77,7 @@ describe.skipIf(process.env.DATABASE_URL === undefined)('the demo IdP down durin
       await idp?.resume()
     }
     expect(down.status).toBe(503)
-    expect((await down.json()).code).toBe('oidc.provider.unavailable')
+    expect(((await down.json()) as { code?: string }).code).toBe('oidc.provider.unavailable')
 
     const again = await step(appJar, callback ?? '', { headers: { accept: 'application/json' } })
     expect(again.status).not.toBe(503)
