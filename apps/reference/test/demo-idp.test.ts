@@ -9,6 +9,7 @@ import {
 } from '../src/demo-idp/demo-idp.js'
 import { generateSecrets } from '../src/secrets/generate.js'
 import type { ReferenceSecrets } from '../src/secrets/secrets.js'
+import { Jar, step } from './support/cookie-jar.js'
 
 /**
  * The demo OpenID Provider on its own: a confidential client runs the authorization code flow (PKCE) with
@@ -26,33 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await idp?.close()
 })
-
-/** A browser's cookie jar for one origin, enough for the IdP's interaction cookies. */
-class Jar {
-  readonly #cookies = new Map<string, string>()
-  header(): Record<string, string> {
-    return this.#cookies.size === 0
-      ? {}
-      : { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
-  }
-  keep(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';')
-      const index = pair.indexOf('=')
-      if (index > 0) this.#cookies.set(pair.slice(0, index), pair.slice(index + 1))
-    }
-  }
-}
-
-async function step(jar: Jar, url: string, init: RequestInit = {}): Promise<Response> {
-  const response = await fetch(url, {
-    ...init,
-    redirect: 'manual',
-    headers: { ...jar.header(), ...(init.headers ?? {}) },
-  })
-  jar.keep(response)
-  return response
-}
 
 /** Starts an authorization request and follows it to the login page; returns its URL and HTML. */
 async function openLoginPage(jar: Jar, verifier: string, extra: Record<string, string>) {

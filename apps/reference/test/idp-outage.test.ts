@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Jar, step } from './support/cookie-jar.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -15,33 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
 })
-
-/** One origin's cookies, enough for a fetch-driven browser. */
-class Jar {
-  readonly #cookies = new Map<string, string>()
-  header(): Record<string, string> {
-    return this.#cookies.size === 0
-      ? {}
-      : { cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
-  }
-  keep(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';')
-      const index = pair.indexOf('=')
-      if (index > 0) this.#cookies.set(pair.slice(0, index), pair.slice(index + 1))
-    }
-  }
-}
-
-async function step(jar: Jar, url: string, init: RequestInit = {}): Promise<Response> {
-  const response = await fetch(url, {
-    ...init,
-    redirect: 'manual',
-    headers: { ...jar.header(), ...(init.headers ?? {}) },
-  })
-  jar.keep(response)
-  return response
-}
 
 describe.skipIf(process.env.DATABASE_URL === undefined)('the demo IdP down during a callback', () => {
   it('503 while it is down, and the same callback completes once it is back', async () => {

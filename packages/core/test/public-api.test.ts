@@ -2,18 +2,11 @@
 // package.json `exports` map, so a new subpath is covered without touching this file), the same binding
 // under the same name, and nothing that no subpath exports. Runtime names are compared by identity;
 // type-only names, which vanish at runtime, are compared as compiler symbols.
-import { compareSurface, compilerExports, exportEntries } from '@portcullis/api-surface'
+import { compareSurface, compilerExports, packageSurface } from '@portcullis/api-surface'
 import { describe, expect, it } from 'vitest'
 
 const packageRoot = new URL('../', import.meta.url)
-const entries = exportEntries(packageRoot)
-const subpaths = entries.filter((entry) => entry.subpath !== '.')
-const rootUrl = entries.find((entry) => entry.subpath === '.')?.url.href
-
-async function importRoot(): Promise<Record<string, unknown>> {
-  if (rootUrl === undefined) throw new Error('the exports map has no "." entry')
-  return import(rootUrl)
-}
+const { entries, subpaths, rootUrl, importRoot } = packageSurface(packageRoot)
 
 describe('the package root', () => {
   it('is in the exports map beside at least one capability subpath', () => {

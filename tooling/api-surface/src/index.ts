@@ -94,3 +94,18 @@ export function compareSurface(
   const extra = [...rootNames.keys()].filter((name) => !owners.has(name) && !allowed.has(name))
   return { collisions, missing, different, extra }
 }
+
+/** A package's export entries split into its root and its subpaths, and a loader for the root module. */
+export function packageSurface(packageRoot: URL) {
+  const entries = exportEntries(packageRoot)
+  const rootUrl = entries.find((entry) => entry.subpath === '.')?.url.href
+  return {
+    entries,
+    subpaths: entries.filter((entry) => entry.subpath !== '.'),
+    rootUrl,
+    async importRoot(): Promise<Record<string, unknown>> {
+      if (rootUrl === undefined) throw new Error('the exports map has no "." entry')
+      return import(rootUrl)
+    },
+  }
+}
