@@ -1,24 +1,19 @@
 import { createHmac } from 'node:crypto'
 import { requiresStepUp } from '@portcullis/core/authorization'
-import { isPortcullisError } from '@portcullis/core/errors'
-import {
-  clearSessionCookie,
-  type LocalAccounts,
-  type LocalRequestInfo,
-  type SessionSignIn,
-} from '@portcullis/core/local-accounts'
+import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
-import { anonymous, required } from '@portcullis/core/policy'
+import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
 import type { PostgresLocalAccountStore } from '@portcullis/postgres'
-import express, { type Request, type Response } from 'express'
+import express, { type Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
-import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { field, refusal, requestInfo } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
-import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE, RETURN_PATHS } from './oauth.js'
+import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
+import { signInRoutes } from './sign-in-routes.js'
 
 /** The step-up purpose the OAuth link route consumes. */
 const LINK_PURPOSE = 'oauth-link'
@@ -33,47 +28,6 @@ export interface AccountRoutesOptions {
   readonly recoverySeed: Uint8Array
   /** The OAuth account directory: a new local account is registered there (one login method). */
   readonly oauthDirectory: Pick<oauthAccounts.OAuthAccountDirectory, 'registerAccount'>
-}
-
-/** `return_to` stays on this site: a path, never `//host` or a scheme. */
-export function safeReturn(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return '/'
-  return value
-}
-
-/** What the service needs to know about the request (client address, user agent). */
-function requestInfo(request: Request): LocalRequestInfo {
-  return {
-    peerAddress: request.socket.remoteAddress,
-    forwardedFor: request.headers['x-forwarded-for'],
-    userAgent: request.headers['user-agent'],
-  }
-}
-
-const field = (request: Request, name: string): string => {
-  const value = ((request.body ?? {}) as Record<string, unknown>)[name]
-  return typeof value === 'string' ? value : ''
-}
-
-/** A refusal of the service shown on the form again: status and a sentence (never the input). */
-function refusal(error: unknown): { status: number; message: string } {
-  if (!isPortcullisError(error)) throw error
-  const detail = (error as { detail?: unknown }).detail
-  switch (error.code) {
-    case 'local.invalid_credentials':
-      return { status: 401, message: 'Wrong username or password.' }
-    case 'local.rate_limited':
-      return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
-    case 'local.hashing_busy':
-      return { status: 503, message: 'The server is busy. Try again in a moment.' }
-    case 'local.username_taken':
-      return { status: 409, message: 'That username is taken.' }
-    case 'local.invalid_username':
-    case 'local.invalid_password':
-      return { status: 400, message: typeof detail === 'string' ? detail : error.message }
-    default:
-      throw error
-  }
 }
 
 const recoveryCodes = (seed: Uint8Array, accountId: string) =>
@@ -109,168 +63,7 @@ export function accountRoutes(
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 })
   const auth = required(SESSION_MECHANISM)
   const idp = context.idp !== undefined
-  const setSession = (response: Response, signIn: SessionSignIn) =>
-    response.append('Set-Cookie', signIn.setCookie)
-  const clearSession = (response: Response) => {
-    if (local.sessionCookie !== undefined)
-      response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
-  }
-  /** Anonymous forms: the CSRF check of `/auth/login` (Fetch Metadata, Origin, or the form's token). */
-  const csrfPasses = (request: Request) =>
-    local.csrf.check({
-      method: request.method,
-      secFetchSite: request.get('sec-fetch-site'),
-      origin: request.get('origin'),
-      presentedToken: field(request, 'csrf_token') || request.get(local.csrf.header),
-      sessionId: local.csrf.anchorFrom(request.headers.cookie),
-      clientAddress: local.clientAddress(requestInfo(request)),
-    }).ok
-  /** The synchronizer token for an anonymous form (a pre-session cookie when there is no session yet). */
-  const csrfToken = (request: Request, response: Response) => {
-    const anchor = local.csrf.anchorFrom(request.headers.cookie)
-    if (anchor !== undefined) return local.csrf.token(anchor)
-    const seed = local.csrf.newSeed()
-    response.append('Set-Cookie', seed.setCookie)
-    return seed.csrfToken
-  }
-
-  const signInPage = (
-    request: Request,
-    response: Response,
-    state: { status?: number; message?: string; username?: string } = {},
-  ) => {
-    const returnTo = safeReturn(request.query.return_to ?? field(request, 'return_to'))
-    const oauthReturn = (RETURN_PATHS as readonly string[]).includes(returnTo) ? returnTo : '/'
-    response.setHeader('Cache-Control', 'no-store')
-    sendPage(
-      response,
-      {
-        title: 'Sign in',
-        area: 'sign-in',
-        viewer: undefined,
-        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
-        <div class="grid">
-        <form method="post" action="${SIGN_IN_PATH}" class="stack card" aria-label="Sign in with a password">
-          <h2>Username and password</h2>
-          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
-          <input type="hidden" name="return_to" value="${returnTo}">
-          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
-          <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-          <div><button type="submit">Sign in</button></div>
-          <p class="muted">No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
-        </form>
-        ${
-          idp
-            ? html`<div class="card"><h2>Demo OpenID Provider</h2>
-              <p>Signs in the local account the demo identity was linked to (link it on your account page first).</p>
-              <p><a class="button" href="/auth/oauth/${DEMO_PROVIDER}/login?return_to=${encodeURIComponent(oauthReturn)}">Sign in with the demo IdP</a></p></div>`
-            : ''
-        }
-        </div>
-        <h2>Demo users</h2>
-        <p>Their passwords were printed on the console when the app first started (derived from the secrets
-          file, so they stay the same across restarts).</p>
-        <table data-testid="demo-users"><thead><tr><th>User</th><th>Grants</th></tr></thead><tbody>
-          ${DEMO_USERS.map((user) => html`<tr><td>${user.displayName} <code>${user.username}</code></td><td>${user.summary}</td></tr>`)}
-        </tbody></table>`,
-      },
-      state.status,
-    )
-  }
-
-  router.get(SIGN_IN_PATH, { auth: anonymous() }, (request, response) => signInPage(request, response))
-
-  router.post(SIGN_IN_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
-    response.setHeader('Cache-Control', 'no-store')
-    if (!csrfPasses(request)) {
-      response.status(403).type('text/plain').send('cross-site request refused')
-      return
-    }
-    const username = field(request, 'username')
-    try {
-      const signIn = (await local.login(
-        { username, password: field(request, 'password') },
-        {
-          transport: 'session',
-          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
-          request: requestInfo(request),
-        },
-      )) as SessionSignIn
-      setSession(response, signIn)
-      response.redirect(303, safeReturn(field(request, 'return_to')))
-    } catch (error) {
-      const { status, message } = refusal(error)
-      signInPage(request, response, { status, message, username })
-    }
-  })
-
-  const signUpPage = (
-    request: Request,
-    response: Response,
-    state: { status?: number; message?: string; username?: string } = {},
-  ) => {
-    response.setHeader('Cache-Control', 'no-store')
-    sendPage(
-      response,
-      {
-        title: 'Sign up',
-        area: 'sign-in',
-        viewer: undefined,
-        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
-        <p class="lead">A new local account: the password is hashed with argon2id. A new account has no tenant
-          grants (the demo users have them).</p>
-        <form method="post" action="${SIGN_UP_PATH}" class="stack card" aria-label="Sign up">
-          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
-          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
-          <label>Password <input name="password" type="password" autocomplete="new-password" minlength="8" required></label>
-          <div><button type="submit">Create account</button></div>
-        </form>`,
-      },
-      state.status,
-    )
-  }
-
-  router.get(SIGN_UP_PATH, { auth: anonymous() }, (request, response) => signUpPage(request, response))
-
-  router.post(SIGN_UP_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
-    response.setHeader('Cache-Control', 'no-store')
-    if (!csrfPasses(request)) {
-      response.status(403).type('text/plain').send('cross-site request refused')
-      return
-    }
-    const username = field(request, 'username')
-    const password = field(request, 'password')
-    try {
-      const created = await local.register({ username, password }, requestInfo(request))
-      await options.oauthDirectory.registerAccount({ accountId: created.accountId, loginMethods: 1 })
-      const signIn = (await local.login(
-        { username, password },
-        {
-          transport: 'session',
-          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
-          request: requestInfo(request),
-        },
-      )) as SessionSignIn
-      setSession(response, signIn)
-      response.redirect(303, '/account')
-    } catch (error) {
-      const { status, message } = refusal(error)
-      signUpPage(request, response, { status, message, username })
-    }
-  })
-
-  router.post(SIGN_OUT_PATH, { auth }, async (request, response) => {
-    const principal = request.security.principal
-    if (principal !== null) {
-      await local.logout({
-        accountId: principal.id,
-        credentials: local.credentialsOf(request.security.evidence),
-        request: requestInfo(request),
-      })
-    }
-    clearSession(response)
-    response.redirect(303, '/')
-  })
+  const { setSession, clearSession } = signInRoutes(router, context, options, form)
 
   const page = (request: SecuredRequest, title: string) => ({
     title,

@@ -1,0 +1,46 @@
+import { isPortcullisError } from '@portcullis/core/errors'
+import type { LocalRequestInfo } from '@portcullis/core/local-accounts'
+import type { Request } from 'express'
+
+// What the account pages' form handlers share: reading fields, the request's facts, refusals.
+
+/** `return_to` stays on this site: a path, never `//host` or a scheme. */
+export function safeReturn(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 512 || !/^\/(?![/\\])/.test(value)) return '/'
+  return value
+}
+
+/** What the service needs to know about the request (client address, user agent). */
+export function requestInfo(request: Request): LocalRequestInfo {
+  return {
+    peerAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers['x-forwarded-for'],
+    userAgent: request.headers['user-agent'],
+  }
+}
+
+export const field = (request: Request, name: string): string => {
+  const value = ((request.body ?? {}) as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : ''
+}
+
+/** A refusal of the service shown on the form again: status and a sentence (never the input). */
+export function refusal(error: unknown): { status: number; message: string } {
+  if (!isPortcullisError(error)) throw error
+  const detail = (error as { detail?: unknown }).detail
+  switch (error.code) {
+    case 'local.invalid_credentials':
+      return { status: 401, message: 'Wrong username or password.' }
+    case 'local.rate_limited':
+      return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
+    case 'local.hashing_busy':
+      return { status: 503, message: 'The server is busy. Try again in a moment.' }
+    case 'local.username_taken':
+      return { status: 409, message: 'That username is taken.' }
+    case 'local.invalid_username':
+    case 'local.invalid_password':
+      return { status: 400, message: typeof detail === 'string' ? detail : error.message }
+    default:
+      throw error
+  }
+}

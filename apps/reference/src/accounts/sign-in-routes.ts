@@ -1,0 +1,196 @@
+import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
+import { clearSessionCookie } from '@portcullis/core/local-accounts'
+import { anonymous, required } from '@portcullis/core/policy'
+import type { SecureRouter } from '@portcullis/express'
+import type { Request, RequestHandler, Response } from 'express'
+import type { ReferenceContext } from '../app-context.js'
+import { DEMO_USERS } from '../directory/demo-directory.js'
+import { html } from '../layout/html.js'
+import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage } from '../layout/layout.js'
+import { field, refusal, requestInfo, safeReturn } from './forms.js'
+import { SESSION_MECHANISM } from './local-accounts.js'
+import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
+
+/**
+ * The anonymous pages of local accounts on `router`: sign-in (password or the demo IdP), sign-up and
+ * sign-out. Returns how a response sets or clears the session cookie, for the account pages.
+ */
+export function signInRoutes(
+  router: SecureRouter,
+  context: ReferenceContext,
+  options: {
+    readonly local: LocalAccounts
+    readonly oauthDirectory: {
+      registerAccount(request: { accountId: string; loginMethods: number }): Promise<unknown>
+    }
+  },
+  form: RequestHandler,
+) {
+  const { local } = options
+  const auth = required(SESSION_MECHANISM)
+  const idp = context.idp !== undefined
+  const setSession = (response: Response, signIn: SessionSignIn) =>
+    response.append('Set-Cookie', signIn.setCookie)
+  const clearSession = (response: Response) => {
+    if (local.sessionCookie !== undefined)
+      response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
+  }
+  /** Anonymous forms: the CSRF check of `/auth/login` (Fetch Metadata, Origin, or the form's token). */
+  const csrfPasses = (request: Request) =>
+    local.csrf.check({
+      method: request.method,
+      secFetchSite: request.get('sec-fetch-site'),
+      origin: request.get('origin'),
+      presentedToken: field(request, 'csrf_token') || request.get(local.csrf.header),
+      sessionId: local.csrf.anchorFrom(request.headers.cookie),
+      clientAddress: local.clientAddress(requestInfo(request)),
+    }).ok
+  /** The synchronizer token for an anonymous form (a pre-session cookie when there is no session yet). */
+  const csrfToken = (request: Request, response: Response) => {
+    const anchor = local.csrf.anchorFrom(request.headers.cookie)
+    if (anchor !== undefined) return local.csrf.token(anchor)
+    const seed = local.csrf.newSeed()
+    response.append('Set-Cookie', seed.setCookie)
+    return seed.csrfToken
+  }
+
+  const signInPage = (
+    request: Request,
+    response: Response,
+    state: { status?: number; message?: string; username?: string } = {},
+  ) => {
+    const returnTo = safeReturn(request.query.return_to ?? field(request, 'return_to'))
+    const oauthReturn = (RETURN_PATHS as readonly string[]).includes(returnTo) ? returnTo : '/'
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'Sign in',
+        area: 'sign-in',
+        viewer: undefined,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
+        <div class="grid">
+        <form method="post" action="${SIGN_IN_PATH}" class="stack card" aria-label="Sign in with a password">
+          <h2>Username and password</h2>
+          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
+          <input type="hidden" name="return_to" value="${returnTo}">
+          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
+          <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+          <div><button type="submit">Sign in</button></div>
+          <p class="muted">No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
+        </form>
+        ${
+          idp
+            ? html`<div class="card"><h2>Demo OpenID Provider</h2>
+              <p>Signs in the local account the demo identity was linked to (link it on your account page first).</p>
+              <p><a class="button" href="/auth/oauth/${DEMO_PROVIDER}/login?return_to=${encodeURIComponent(oauthReturn)}">Sign in with the demo IdP</a></p></div>`
+            : ''
+        }
+        </div>
+        <h2>Demo users</h2>
+        <p>Their passwords were printed on the console when the app first started (derived from the secrets
+          file, so they stay the same across restarts).</p>
+        <table data-testid="demo-users"><thead><tr><th>User</th><th>Grants</th></tr></thead><tbody>
+          ${DEMO_USERS.map((user) => html`<tr><td>${user.displayName} <code>${user.username}</code></td><td>${user.summary}</td></tr>`)}
+        </tbody></table>`,
+      },
+      state.status,
+    )
+  }
+
+  router.get(SIGN_IN_PATH, { auth: anonymous() }, (request, response) => signInPage(request, response))
+
+  router.post(SIGN_IN_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    if (!csrfPasses(request)) {
+      response.status(403).type('text/plain').send('cross-site request refused')
+      return
+    }
+    const username = field(request, 'username')
+    try {
+      const signIn = (await local.login(
+        { username, password: field(request, 'password') },
+        {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
+          request: requestInfo(request),
+        },
+      )) as SessionSignIn
+      setSession(response, signIn)
+      response.redirect(303, safeReturn(field(request, 'return_to')))
+    } catch (error) {
+      const { status, message } = refusal(error)
+      signInPage(request, response, { status, message, username })
+    }
+  })
+
+  const signUpPage = (
+    request: Request,
+    response: Response,
+    state: { status?: number; message?: string; username?: string } = {},
+  ) => {
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'Sign up',
+        area: 'sign-in',
+        viewer: undefined,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
+        <p class="lead">A new local account: the password is hashed with argon2id. A new account has no tenant
+          grants (the demo users have them).</p>
+        <form method="post" action="${SIGN_UP_PATH}" class="stack card" aria-label="Sign up">
+          <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
+          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
+          <label>Password <input name="password" type="password" autocomplete="new-password" minlength="8" required></label>
+          <div><button type="submit">Create account</button></div>
+        </form>`,
+      },
+      state.status,
+    )
+  }
+
+  router.get(SIGN_UP_PATH, { auth: anonymous() }, (request, response) => signUpPage(request, response))
+
+  router.post(SIGN_UP_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    if (!csrfPasses(request)) {
+      response.status(403).type('text/plain').send('cross-site request refused')
+      return
+    }
+    const username = field(request, 'username')
+    const password = field(request, 'password')
+    try {
+      const created = await local.register({ username, password }, requestInfo(request))
+      await options.oauthDirectory.registerAccount({ accountId: created.accountId, loginMethods: 1 })
+      const signIn = (await local.login(
+        { username, password },
+        {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
+          request: requestInfo(request),
+        },
+      )) as SessionSignIn
+      setSession(response, signIn)
+      response.redirect(303, '/account')
+    } catch (error) {
+      const { status, message } = refusal(error)
+      signUpPage(request, response, { status, message, username })
+    }
+  })
+
+  router.post(SIGN_OUT_PATH, { auth }, async (request, response) => {
+    const principal = request.security.principal
+    if (principal !== null) {
+      await local.logout({
+        accountId: principal.id,
+        credentials: local.credentialsOf(request.security.evidence),
+        request: requestInfo(request),
+      })
+    }
+    clearSession(response)
+    response.redirect(303, '/')
+  })
+
+  return { setSession, clearSession }
+}
