@@ -1,8 +1,8 @@
 import { isPortcullisError } from '@portcullis/core/errors'
 import type { LocalAccounts, LocalRequestInfo } from '@portcullis/core/local-accounts'
+import { type ProblemInit, problemFor } from '@portcullis/http/problem'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { problemFor } from '../problem/error-handler.js'
-import { type ProblemInit, sendProblem } from '../problem/problem.js'
+import { sendProblem } from '../problem/send-problem.js'
 
 /** Codes whose message names a rule (never a value) and is shown to the client as the detail. */
 const RULE_CODES = new Set(['local.invalid_username', 'local.invalid_password'])

@@ -8,13 +8,14 @@ import {
   type TokenSignIn,
 } from '@portcullis/core/local-accounts'
 import { anonymous, anyOf } from '@portcullis/core/policy'
+import { LOCAL_ACCOUNTS_MAX_BODY_BYTES, readRequestBody } from '@portcullis/http/body'
+import { HttpProblem } from '@portcullis/http/problem'
 import type { Request, RequestHandler, Response } from 'express'
-import { HttpProblem, sendProblem } from '../problem/problem.js'
+import { sendProblem } from '../problem/send-problem.js'
 import type { SecureRouter } from '../routing/secure-router.js'
 import type { Security } from '../security/create-security.js'
 import { singleHeader } from '../security/credential-source.js'
 import { requirePrincipal, securityOf } from '../security/request-context.js'
-import { LOCAL_ACCOUNTS_MAX_BODY_BYTES, readRequestBody } from './body.js'
 import { LOCAL_ROUTE_DOCS } from './openapi.js'
 import { clientAddressOf, noStore, requestInfo } from './respond.js'
 
@@ -116,7 +117,15 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
   const routers: SecureRouter[] = [router]
   const handle = (handler: (request: Request, response: Response) => Promise<void>) =>
     noStore(handler, onError)
-  const body = (request: Request) => readRequestBody(request, limit)
+  // A body an application-level parser already read (`request.body` set) is used as it is.
+  const body = async (request: Request): Promise<unknown> =>
+    request.body !== undefined
+      ? request.body
+      : readRequestBody(
+          request,
+          { contentLength: request.headers['content-length'], contentType: request.headers['content-type'] },
+          limit,
+        )
   const credentialsOf = (request: Request) => local.credentialsOf(securityOf(request).evidence)
   const setSession = (response: Response, signIn: SessionSignIn) =>
     response.append('Set-Cookie', signIn.setCookie)

@@ -1,6 +1,6 @@
 import { OAUTH_STEP_UP_PURPOSES } from '@portcullis/core/oidc'
+import { HttpProblem } from '@portcullis/http/problem'
 import type { Request, Response } from 'express'
-import { HttpProblem } from '../problem/problem.js'
 import { type OAuthRouteContext, requireSession } from './context.js'
 import { providerOf, seeOther, stepUpTokenOf, wantsJson } from './http.js'
 

@@ -1,6 +1,6 @@
 import { OAUTH_STEP_UP_PURPOSES } from '@portcullis/core/oidc'
+import { HttpProblem, problems } from '@portcullis/http/problem'
 import type { Request, Response } from 'express'
-import { HttpProblem, problems } from '../problem/problem.js'
 import { beginAndAnswer, type OAuthRouteContext, requireSession } from './context.js'
 import { field, OAUTH_NOT_FOUND, providerOf, stepUpTokenOf } from './http.js'
 

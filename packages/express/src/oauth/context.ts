@@ -1,8 +1,8 @@
 import type { BeginOAuthInput, LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
+import type { OAuthBindingCookie } from '@portcullis/http/cookies'
+import { HttpProblem, problems } from '@portcullis/http/problem'
 import type { Request, Response } from 'express'
-import { HttpProblem, problems } from '../problem/problem.js'
 import type { Security } from '../security/create-security.js'
-import type { OAuthBindingCookie } from './cookies.js'
 import { type emitter, seeOther, wantsJson } from './http.js'
 import type { OAuthRoutesOptions } from './options.js'
 

@@ -1,6 +1,6 @@
 import { emitSecurityEvent, type SecurityEvent } from '@portcullis/core/local-accounts'
+import { HttpProblem, type ProblemInit } from '@portcullis/http/problem'
 import type { NextFunction, Request, Response } from 'express'
-import { HttpProblem, type ProblemInit } from '../problem/problem.js'
 import type { Security } from '../security/create-security.js'
 import { singleHeader } from '../security/credential-source.js'
 import type { OAuthRoutesOptions } from './options.js'

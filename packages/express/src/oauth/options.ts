@@ -2,9 +2,9 @@ import type { OptionsShape } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
 import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
+import { OAUTH_COOKIE_OPTIONS, type OAuthCookieOptions } from '@portcullis/http/cookies'
 import type { Request, Response } from 'express'
 import type { Security } from '../security/create-security.js'
-import { OAUTH_COOKIE_OPTIONS, type OAuthCookieOptions } from './cookies.js'
 
 /** What `signIn` is told after a verified OAuth / OIDC login. Secret-free. */
 export interface OAuthSignIn {

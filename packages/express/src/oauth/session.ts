@@ -6,7 +6,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import type { LocalSession } from '@portcullis/core/oidc'
 import { type AuthPolicy, required } from '@portcullis/core/policy'
-import { HttpProblem, problems } from '../problem/problem.js'
+import { HttpProblem, problems } from '@portcullis/http/problem'
 import type { Security } from '../security/create-security.js'
 import type { CurrentSession } from './options.js'
 

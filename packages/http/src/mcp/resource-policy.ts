@@ -1,11 +1,13 @@
 import type { GuardPipeline, SecurityContext } from '@portcullis/core/authorization'
 import type { MCPCacheScope, MCPRegisteredResource } from '@portcullis/core/mcp'
-import type { PolicyOutcome } from '@portcullis/core/policy'
-import type { Request } from 'express'
-import type { Security } from '../security/create-security.js'
-import type { MCPRouteDeclaration } from './discovery.js'
+import type { PolicyOutcome, RequestEvaluation } from '@portcullis/core/policy'
+import type { MCPRouteDeclaration } from './declaration.js'
 import type { ResourceRoutePath } from './route-path.js'
-import type { ResourceRuntime } from './setup.js'
+
+/** What the dry run needs of a published route: its declaration (policy, guards), when it was declared. */
+export interface DeclaredResource {
+  readonly declaration: MCPRouteDeclaration | undefined
+}
 
 /**
  * `public` only for a route declared with `anonymous()`: its answer is the same for every caller. Any
@@ -34,12 +36,12 @@ function guardsAdmit(
 /**
  * The dry run behind `listing: 'readable'`: the route's policy against the request's memoized evaluation
  * (the same authentication the read would use), then its guards; no handler runs. Routes without a known
- * policy (plain Express routes) and endpoints without `security` list everything.
+ * policy (plain framework routes) and endpoints without `security` list everything.
  */
-export function readableBy(
-  runtimes: ReadonlyMap<string, ResourceRuntime>,
-  security: Pick<Security, 'evaluation'> | undefined,
-): (resource: MCPRegisteredResource<ResourceRoutePath>, request: Request) => boolean | Promise<boolean> {
+export function readableBy<C>(
+  runtimes: ReadonlyMap<string, DeclaredResource>,
+  security: { evaluation(request: C): RequestEvaluation } | undefined,
+): (resource: MCPRegisteredResource<ResourceRoutePath>, request: C) => boolean | Promise<boolean> {
   return (resource, request) => {
     const declaration = runtimes.get(resource.name)?.declaration
     const policy = declaration?.policy

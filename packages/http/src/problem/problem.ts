@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http'
-import type { Response } from 'express'
 
 /** An RFC 9457 problem details body with the stable Portcullis `code` extension member. */
 export interface ProblemBody {
@@ -80,20 +79,29 @@ export function problemBody(init: ProblemInit): ProblemBody {
   return init.detail === undefined ? base : { ...base, detail: init.detail }
 }
 
-/** Writes `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` when known. */
-export function sendProblem(response: Response, init: ProblemInit): void {
-  if (response.headersSent) {
-    response.destroy()
-    return
-  }
-  for (const [name, value] of Object.entries(init.headers ?? {})) response.setHeader(name, value)
+/** A rendered problem: what an adapter writes (status, headers, body), whatever its framework. */
+export interface ProblemResponse {
+  readonly status: number
+  /** `Content-Type`, `Cache-Control: no-store`, `Retry-After` when known, and the problem's own headers. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The serialized `application/problem+json` body. */
+  readonly body: string
+}
+
+/** The media type of every problem body. */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+/**
+ * Renders `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` when
+ * known (a non-negative finite number of seconds, rounded up).
+ */
+export function renderProblem(init: ProblemInit): ProblemResponse {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) }
   const retryAfter = init.retryAfterSeconds
   if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
-    response.setHeader('Retry-After', String(Math.ceil(retryAfter)))
+    headers['Retry-After'] = String(Math.ceil(retryAfter))
   }
-  response.setHeader('Cache-Control', 'no-store')
-  response
-    .status(init.status)
-    .type('application/problem+json')
-    .send(JSON.stringify(problemBody(init)))
+  headers['Cache-Control'] = 'no-store'
+  headers['Content-Type'] = PROBLEM_CONTENT_TYPE
+  return { status: init.status, headers, body: JSON.stringify(problemBody(init)) }
 }

@@ -17,7 +17,7 @@ type Token = { readonly literal: string } | { readonly parameter: string }
 const PARAMETER = /:([A-Za-z_$][A-Za-z0-9_$]*)|:"((?:[^"\\]|\\.)+)"/y
 const UNSUPPORTED = /[*?+(){}[\]\\]/
 
-export function parseRoutePath(pattern: unknown, resource: string): ResourceRoutePath {
+export function parseResourceRoutePath(pattern: unknown, resource: string): ResourceRoutePath {
   if (typeof pattern !== 'string' || !pattern.startsWith('/')) {
     throw new ConfigurationError(
       'mcp.route_path_unsupported',

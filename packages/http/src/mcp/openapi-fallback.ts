@@ -1,4 +1,4 @@
-import type { DiscoveredRoute } from './discovery.js'
+import type { DiscoveredRoute } from './declaration.js'
 
 const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'])
 

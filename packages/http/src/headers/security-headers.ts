@@ -1,5 +1,3 @@
-import type { Response } from 'express'
-
 /**
  * The response header baseline. Values suit JSON APIs and simple same-origin pages; override any header
  * (or drop it with `false`) through `createSecurity({ headers })`.
@@ -29,12 +27,4 @@ export function securityHeaders(
     else merged.set(name.toLowerCase(), [name, value])
   }
   return Object.freeze([...merged.values()])
-}
-
-export function applySecurityHeaders(
-  response: Response,
-  headers: readonly (readonly [string, string])[],
-): void {
-  response.removeHeader('X-Powered-By')
-  for (const [name, value] of headers) response.setHeader(name, value)
 }

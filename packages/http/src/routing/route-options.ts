@@ -1,5 +1,6 @@
 import type { RouteGuard } from '@portcullis/core/authorization'
 import type { AuthPolicy } from '@portcullis/core/policy'
+import type { MCPRouteOptions } from '../mcp/marking.js'
 
 /** Free-form OpenAPI 3.1 operation fields merged into the generated operation. */
 export interface OperationDocumentation {
@@ -16,14 +17,15 @@ export interface OperationDocumentation {
 }
 
 /**
- * Options of a route registered through a Portcullis router.
+ * Options of a route registered through a Portcullis adapter (an Express secure router, a Fastify route's
+ * `config`): its policy, guards, documentation and MCP resource mark.
  *
  * Extension point: other modules add their own options by augmenting this interface, e.g.
- * `declare module '@portcullis/express' { interface RouteOptions { mcpResource?: string } }` (inside this
- * package: `declare module '../routing/route-options.js'`), and validate them at registration with
- * `security.routes.onRegister(listener)`.
+ * `declare module '@portcullis/http' { interface RouteOptions { auditCategory?: string } }` (the adapters
+ * re-export it, so augmenting `@portcullis/express` or `@portcullis/fastify` works the same), and validate
+ * them at registration with `security.routes.onRegister(listener)`.
  */
-export interface RouteOptions {
+export interface RouteOptions extends MCPRouteOptions {
   /** Which mechanisms the route accepts. Default: `createSecurity({ defaultPolicy })`. */
   readonly auth?: AuthPolicy
   /** Pure guards over the snapshot, plus at most one `requiresStepUp(purpose)`. */

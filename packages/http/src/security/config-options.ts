@@ -1,8 +1,7 @@
 import type { OptionsShape } from '@portcullis/core/errors'
-import { StepUpCookies } from '../oauth/cookies.js'
+import { StepUpCookies } from '../cookies/cookies.js'
 import { OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from '../openapi/document.js'
-import type { SecureRouterOptions } from '../routing/secure-router.js'
-import type { OpenApiConfig, SecurityConfig, StepUpConfig } from './config.js'
+import type { OpenApiConfig, SecurityOptions, StepUpConfig } from './config.js'
 
 const STEP_UP_OPTIONS: OptionsShape<StepUpConfig> = {
   verifier: {
@@ -38,7 +37,7 @@ function headerOverrides(value: unknown): string | undefined {
 }
 
 /** The options of `createSecurity`; their values are checked further by `createSecurity` itself. */
-export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityConfig> = {
+export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityOptions<unknown>> = {
   mechanisms: { required: true, kind: 'array', elements: { kind: 'object' } },
   authorizationResolver: { kind: 'function' },
   defaultPolicy: { kind: 'object', code: 'security.invalid_default_policy' },
@@ -55,8 +54,4 @@ export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityConfig> = {
     kind: 'array',
     elements: { kind: 'string', check: (value) => (value === '' ? 'must not be empty' : undefined) },
   },
-}
-
-export const SECURE_ROUTER_OPTIONS: OptionsShape<SecureRouterOptions> = {
-  prefix: { kind: 'string', code: 'route.invalid_prefix' },
 }
