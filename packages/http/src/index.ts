@@ -13,8 +13,11 @@ export type { OAuthCookieOptions } from './cookies/cookies.js'
 export { OAUTH_COOKIE_OPTIONS, OAuthBindingCookie, StepUpCookies } from './cookies/cookies.js'
 export type { SecurityHeaderOverrides } from './headers/security-headers.js'
 export { securityHeaderBaseline, securityHeaders } from './headers/security-headers.js'
+export type { HealthAnswer, HealthCheck, HealthRouteOptions } from './health/health.js'
+export { HEALTH_ROUTE_OPTIONS, healthHandler } from './health/health.js'
 export type { DiscoveredRoute, MCPRouteDeclaration } from './mcp/declaration.js'
 export { declarationMark } from './mcp/declaration.js'
+export { IN_PROCESS_DROPPED_HEADERS, inProcessHeaders } from './mcp/in-process-headers.js'
 export type { AnyHandler, MCPResourceMark, MCPResourceMarkOptions, MCPRouteOptions } from './mcp/marking.js'
 export {
   MCP_RESOURCE_MARK_OPTIONS,

@@ -1,40 +1,11 @@
 import { EventEmitter } from 'node:events'
 import { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
+import { IN_PROCESS_DROPPED_HEADERS } from '@portcullis/http/mcp'
 import type { Request } from 'express'
 import { inheritEvaluation } from '../security/evaluation-parent.js'
 
-/**
- * Headers never copied from the MCP request into the in-process GET: hop-by-hop and body headers,
- * conditional and range headers (a read is never a 304 or a partial), content negotiation that could
- * pick compression or SSE, and MCP transport headers.
- */
-const DROPPED = new Set([
-  'accept',
-  'accept-encoding',
-  'connection',
-  'content-length',
-  'content-type',
-  'content-encoding',
-  'expect',
-  'if-match',
-  'if-modified-since',
-  'if-none-match',
-  'if-range',
-  'if-unmodified-since',
-  'keep-alive',
-  'last-event-id',
-  'mcp-method',
-  'mcp-name',
-  'mcp-protocol-version',
-  'mcp-session-id',
-  'proxy-connection',
-  'range',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
+const DROPPED = IN_PROCESS_DROPPED_HEADERS
 
 /**
  * A detached stand-in for the caller's socket: reports the caller's addresses (so `req.ip`, `req.secure`
