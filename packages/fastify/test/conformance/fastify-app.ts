@@ -1,0 +1,24 @@
+import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { portcullis } from '../../src/index.js'
+
+/** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
+export async function fastifyApp(
+  scenario: AdapterScenario,
+  change: (app: FastifyInstance) => void | Promise<void> = () => {},
+): Promise<AdapterApp> {
+  const app = Fastify()
+  await app.register(portcullis, scenario.security)
+  for (const route of scenario.routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: route.options,
+      handler: async (request) =>
+        route.respond({ security: request.security, params: request.params as Record<string, string> }),
+    })
+  }
+  await change(app)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  return { url, close: () => app.close() }
+}
