@@ -11,10 +11,25 @@ export {
 } from './body/body.js'
 export type { OAuthCookieOptions } from './cookies/cookies.js'
 export { OAUTH_COOKIE_OPTIONS, OAuthBindingCookie, StepUpCookies } from './cookies/cookies.js'
+export type { HttpAnswer, HttpExchange, NeutralRoute } from './exchange/exchange.js'
+export { jsonAnswer, prefersJson, problemAnswer, seeOther } from './exchange/exchange.js'
 export type { SecurityHeaderOverrides } from './headers/security-headers.js'
 export { securityHeaderBaseline, securityHeaders } from './headers/security-headers.js'
 export type { HealthAnswer, HealthCheck, HealthRouteOptions } from './health/health.js'
 export { HEALTH_ROUTE_OPTIONS, healthHandler } from './health/health.js'
+export type { CsrfInput } from './local-accounts/csrf.js'
+export { localCsrf } from './local-accounts/csrf.js'
+export { LOCAL_ROUTE_DOCS } from './local-accounts/openapi.js'
+export { localProblem } from './local-accounts/problem.js'
+export type { LocalRouteTableOptions } from './local-accounts/routes.js'
+export {
+  LOCAL_ROUTE_TABLE_OPTIONS,
+  localPath,
+  localRouteTable,
+  sessionBody,
+} from './local-accounts/routes.js'
+export type { SignInRequest } from './local-accounts/sign-in.js'
+export { establishSignIn, rotateSession } from './local-accounts/sign-in.js'
 export type { DiscoveredRoute, MCPRouteDeclaration } from './mcp/declaration.js'
 export { declarationMark } from './mcp/declaration.js'
 export { IN_PROCESS_DROPPED_HEADERS, inProcessHeaders } from './mcp/in-process-headers.js'
