@@ -6,6 +6,8 @@ export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http
 export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
 export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
 export { healthRoute } from './health/health-route.js'
+export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/routes.js'
+export { localAccountRoutes } from './local-accounts/routes.js'
 export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/send-problem.js'
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'

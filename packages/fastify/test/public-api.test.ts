@@ -6,6 +6,7 @@ const RUNTIME_NAMES = [
   'fastifyProblemFor',
   'healthRoute',
   'HttpProblem',
+  'localAccountRoutes',
   'portcullis',
   'problemBody',
   'problemErrorHandler',

@@ -1,4 +1,5 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
+import { accountCases } from './account-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
 
@@ -11,7 +12,7 @@ import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scen
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
-    cases: [...policyCases],
+    cases: [...policyCases, ...accountCases],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
   }

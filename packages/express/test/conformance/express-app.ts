@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import express, { type Express, type RequestHandler } from 'express'
-import { createSecurity, type SecuredHandler, type Security } from '../../src/index.js'
+import { createSecurity, localAccountRoutes, type SecuredHandler, type Security } from '../../src/index.js'
 
 /** Builds the scenario's application the way an Express user would, and starts it on loopback. */
 export async function expressApp(
@@ -11,6 +11,7 @@ export async function expressApp(
   const app = express()
   const security = createSecurity(scenario.security)
   app.use(security.middleware)
+  if (scenario.local !== undefined) app.use(localAccountRoutes({ local: scenario.local, security }))
   const router = security.router()
   for (const route of scenario.routes) {
     const handler: SecuredHandler = (request, response) => {

@@ -1,6 +1,8 @@
 import { runSuite } from '@portcullis/conformance'
 import { adapterSuite } from '@portcullis/conformance/adapters'
+import { localRouteTable } from '@portcullis/http/local-accounts'
 import { describe, expect, it } from 'vitest'
+import { registerNeutralRoutes } from '../../src/routing/neutral-routes.js'
 import { fastifyApp } from './fastify-app.js'
 
 describe('the adapter suite against deliberately broken adapters', () => {
@@ -40,6 +42,20 @@ describe('the adapter suite against deliberately broken adapters', () => {
       ),
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)
-    expect(failed).toEqual(['adapter.problem-bodies'])
+    // Fastify answers an oversize body through the error handler too
+    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limits'])
+  })
+
+  it('fails an adapter that serves the local-account routes without the CSRF check', async () => {
+    const results = await runSuite(
+      adapterSuite(async ({ local, ...scenario }) =>
+        fastifyApp(scenario, (app) => {
+          if (local !== undefined)
+            registerNeutralRoutes(app, localRouteTable({ local }), { bodyLimit: 16384, onError: undefined })
+        }),
+      ),
+    )
+    const failed = results.filter((result) => !result.passed).map((result) => result.id)
+    expect(failed).toEqual(['adapter.csrf'])
   })
 })

@@ -1,6 +1,6 @@
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { portcullis } from '../../src/index.js'
+import { localAccountRoutes, portcullis } from '../../src/index.js'
 
 /** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
 export async function fastifyApp(
@@ -9,6 +9,7 @@ export async function fastifyApp(
 ): Promise<AdapterApp> {
   const app = Fastify()
   await app.register(portcullis, scenario.security)
+  if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
   for (const route of scenario.routes) {
     app.route({
       method: route.method,
