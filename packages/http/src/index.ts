@@ -71,6 +71,13 @@ export {
   TRANSPORT_ERROR,
   wantsEventStream,
 } from './mcp/transport.js'
+export { OAUTH_BODY_LIMIT, queryObject } from './oauth/begin-routes.js'
+export { OAUTH_NOT_FOUND } from './oauth/http.js'
+export type { OAuthRouteTableOptions, OAuthSignIn, StepUpTransport } from './oauth/options.js'
+export { OAUTH_ROUTE_OPTIONS } from './oauth/options.js'
+export { oauthRouteTable } from './oauth/routes.js'
+export type { EvaluatingSecurity } from './oauth/session.js'
+export { localSessionOf, localSessionReader } from './oauth/session.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiInput, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument, OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from './openapi/document.js'
 export type { ProblemBody, ProblemInit, ProblemResponse } from './problem/problem.js'

@@ -1,23 +1,13 @@
 import type { OptionsShape } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
-import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
+import type { LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
-import { OAUTH_COOKIE_OPTIONS, type OAuthCookieOptions } from '@portcullis/http/cookies'
+import type { OAuthCookieOptions } from '@portcullis/http/cookies'
+import { OAUTH_ROUTE_OPTIONS, type OAuthSignIn } from '@portcullis/http/oauth'
 import type { Request, Response } from 'express'
 import type { Security } from '../security/create-security.js'
 
-/** What `signIn` is told after a verified OAuth / OIDC login. Secret-free. */
-export interface OAuthSignIn {
-  readonly provider: string
-  /** The local account the provider identity is linked to. */
-  readonly accountId: string
-  /** True when this login created the account (`provisionUnknown`). */
-  readonly provisioned: boolean
-  readonly providerAccountId: string
-  readonly identity: VerifiedProviderIdentity
-  /** The allow-listed target recorded when the login began. */
-  readonly returnTo: string
-}
+export type { OAuthSignIn } from '@portcullis/http/oauth'
 
 /**
  * The current local session of a request, from its *verified* authentication (never from a header or
@@ -71,35 +61,5 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
         ? undefined
         : 'must be the result of createSecurity',
   },
-  lifecycle: {
-    required: true,
-    kind: 'object',
-    check: (value: unknown) =>
-      typeof (value as { begin?: unknown }).begin === 'function' &&
-      typeof (value as { complete?: unknown }).complete === 'function'
-        ? undefined
-        : 'must be an OAuthLifecycleService',
-  },
-  base: { kind: 'string', code: 'route.invalid_prefix' },
-  signIn: { required: true, kind: 'function' },
-  currentSession: { required: true, kind: 'function' },
-  auth: { kind: 'object' },
-  signOut: { kind: 'function' },
-  afterLogout: {
-    kind: 'string',
-    check: (value: unknown) =>
-      typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
-        ? undefined
-        : 'must be a local path',
-  },
-  afterUnlink: {
-    kind: 'string',
-    check: (value: unknown) =>
-      typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
-        ? undefined
-        : 'must be a local path',
-  },
-  cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },
-  events: { kind: 'function' },
-  onEventSinkError: { kind: 'function' },
+  ...OAUTH_ROUTE_OPTIONS,
 }

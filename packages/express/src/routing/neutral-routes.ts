@@ -1,7 +1,6 @@
 import { readRequestBody } from '@portcullis/http/body'
 import type { HttpAnswer, HttpExchange, NeutralRoute } from '@portcullis/http/exchange'
 import { localProblem } from '@portcullis/http/local-accounts'
-import { problemFor } from '@portcullis/http/problem'
 import type { Request, RequestHandler, Response } from 'express'
 import { sendProblem } from '../problem/send-problem.js'
 import { singleHeader } from '../security/credential-source.js'
@@ -47,6 +46,9 @@ export function expressExchange(request: Request, response: Response): HttpExcha
             },
             limit,
           ),
+    appendSetCookie: (value) => {
+      response.append('Set-Cookie', value)
+    },
     native: { request, response },
   }
 }
@@ -61,25 +63,30 @@ export function writeAnswer(response: Response, answer: HttpAnswer): void {
 }
 
 /**
- * The Express handler of a neutral route: `Cache-Control: no-store` on every answer, and any error
- * rendered as a problem here (so a typed local-account error keeps its client-safe detail).
+ * The Express handler of a neutral route: `Cache-Control: no-store` on every answer; an error of a
+ * local-account route is rendered as a problem here (so a typed error keeps its client-safe detail),
+ * any other goes to the router's problem error handler.
  */
 export function neutralHandler(
   route: NeutralRoute<ExpressNative>,
   onError: ((error: unknown, request: Request) => void) | undefined,
 ): RequestHandler {
-  const problemOf = route.errors === 'local' ? localProblem : problemFor
-  return (request, response) => {
+  return (request, response, next) => {
     response.setHeader('Cache-Control', 'no-store')
     route.handle(expressExchange(request, response)).then(
       (answer) => writeAnswer(response, answer),
       (error: unknown) => {
+        // errors of other generated routes go to the router's problem error handler (and its onError)
+        if (route.errors !== 'local') {
+          next(error)
+          return
+        }
         try {
           onError?.(error, request)
         } catch {
           // A failing observer must not change the answer.
         }
-        sendProblem(response, problemOf(error))
+        sendProblem(response, localProblem(error))
       },
     )
   }

@@ -1,7 +1,6 @@
 import { parseRequestBody } from '@portcullis/http/body'
 import { type HttpAnswer, type HttpExchange, type NeutralRoute, prefersJson } from '@portcullis/http/exchange'
 import { localProblem } from '@portcullis/http/local-accounts'
-import { problemFor } from '@portcullis/http/problem'
 import { rawHeader } from '@portcullis/http/security'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
@@ -40,6 +39,9 @@ export function fastifyExchange(request: FastifyRequest, reply: FastifyReply): H
       Buffer.isBuffer(request.body)
         ? parseRequestBody(request.body, request.headers['content-type'])
         : request.body,
+    appendSetCookie: (value) => {
+      reply.header('set-cookie', value)
+    },
     native: { request, reply },
   }
 }
@@ -56,8 +58,9 @@ export function writeAnswer(reply: FastifyReply, answer: HttpAnswer): FastifyRep
 
 /**
  * Registers a neutral route table in its own scope: bodies are read as bytes up to `bodyLimit` (parsed by
- * the neutral layer), every answer is `no-store`, and a thrown error is rendered as a problem here (a
- * typed local-account error keeps its client-safe detail) after `onError` saw it.
+ * the neutral layer), every answer is `no-store`; an error of a local-account route is rendered as a
+ * problem here (a typed error keeps its client-safe detail) after `onError` saw it, any other goes to
+ * Fastify's error handler.
  */
 export function registerNeutralRoutes(
   fastify: FastifyInstance,
@@ -75,7 +78,6 @@ export function registerNeutralRoutes(
       (_request, body, done) => done(null, body),
     )
     for (const route of routes) {
-      const problemOf = route.errors === 'local' ? localProblem : problemFor
       scope.route({
         method: route.method,
         url: route.path,
@@ -86,12 +88,14 @@ export function registerNeutralRoutes(
           try {
             return writeAnswer(reply, await route.handle(fastifyExchange(request, reply)))
           } catch (error) {
+            // errors of other generated routes go to Fastify's error handler (the plugin's problem+json)
+            if (route.errors !== 'local') throw error
             try {
               settings.onError?.(error, request)
             } catch {
               // A failing observer must not change the answer.
             }
-            return sendProblem(reply, problemOf(error))
+            return sendProblem(reply, localProblem(error))
           }
         },
       })

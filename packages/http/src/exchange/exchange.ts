@@ -30,6 +30,8 @@ export interface HttpExchange<N = unknown> {
    * framework parser already read is used as it is.
    */
   body(limit: number): Promise<unknown>
+  /** Adds a `Set-Cookie` to the response now: it is sent whatever the answer, a problem included. */
+  appendSetCookie(value: string): void
   readonly native: N
 }
 

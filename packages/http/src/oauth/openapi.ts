@@ -1,4 +1,4 @@
-import type { OperationDocumentation } from '@portcullis/http/routing'
+import type { OperationDocumentation } from '../routing/route-options.js'
 
 type Json = Record<string, unknown>
 

@@ -1,18 +1,12 @@
 import type { LocalSession, OAuthCallbackOutcome } from '@portcullis/core/oidc'
-import type { Request, Response } from 'express'
+import { type HttpAnswer, type HttpExchange, jsonAnswer, seeOther } from '../exchange/exchange.js'
 import type { OAuthRouteContext } from './context.js'
-import { providerOf, seeOther, wantsJson } from './http.js'
+import { providerOf } from './http.js'
 
 type Outcome<Operation extends OAuthCallbackOutcome['operation']> = Extract<
   OAuthCallbackOutcome,
   { operation: Operation }
 >
-
-function queryOf(request: Request): URLSearchParams {
-  const url = request.originalUrl
-  const index = url.indexOf('?')
-  return new URLSearchParams(index === -1 ? '' : url.slice(index + 1))
-}
 
 /** The secret-free JSON form of an outcome; a reauthentication adds its credential (shown this once). */
 function outcomeBody(outcome: OAuthCallbackOutcome): Record<string, unknown> {
@@ -41,11 +35,10 @@ function outcomeBody(outcome: OAuthCallbackOutcome): Record<string, unknown> {
   }
 }
 
-async function signedIn(
-  context: OAuthRouteContext,
+async function signedIn<N>(
+  context: OAuthRouteContext<N>,
   outcome: Outcome<'login'>,
-  request: Request,
-  response: Response,
+  exchange: HttpExchange<N>,
 ): Promise<unknown> {
   const result = await context.options.signIn(
     {
@@ -56,8 +49,7 @@ async function signedIn(
       identity: outcome.identity,
       returnTo: outcome.returnTo,
     },
-    request,
-    response,
+    exchange,
   )
   context.emit({
     type: 'oauth.signed_in',
@@ -68,8 +60,8 @@ async function signedIn(
   return result
 }
 
-function emitOutcome(
-  context: OAuthRouteContext,
+function emitOutcome<N>(
+  context: OAuthRouteContext<N>,
   outcome: OAuthCallbackOutcome,
   session?: LocalSession,
 ): void {
@@ -104,31 +96,28 @@ function emitOutcome(
  * allow-listed `return_to`, or the outcome as JSON for a client that asked for JSON. A browser
  * reauthentication gets its credential in the purpose's step-up cookie; a JSON client in the body.
  */
-export function callback(context: OAuthRouteContext) {
-  return async (request: Request, response: Response): Promise<void> => {
-    const provider = providerOf(request, context.providers)
-    const session = await context.options.currentSession(request)
+export function callback<N>(context: OAuthRouteContext<N>) {
+  return async (exchange: HttpExchange<N>): Promise<HttpAnswer> => {
+    const provider = providerOf(exchange, context.providers)
+    const session = await context.options.currentSession(exchange)
     const outcome = await context.lifecycle.complete({
       provider,
-      callback: queryOf(request),
-      browserBinding: context.binding.read(request.headers.cookie),
+      callback: new URLSearchParams(exchange.query),
+      browserBinding: context.binding.read(exchange.cookieHeader),
       ...(session === undefined ? {} : { session }),
     })
-    const signIn =
-      outcome.operation === 'login' ? await signedIn(context, outcome, request, response) : undefined
+    const signIn = outcome.operation === 'login' ? await signedIn(context, outcome, exchange) : undefined
     emitOutcome(context, outcome, session)
-    const cookies = context.stepUp.cookies
-    if (wantsJson(request) || (outcome.operation === 'reauthenticate' && cookies === undefined)) {
-      response.json({ ...outcomeBody(outcome), ...(signIn === undefined ? {} : { signIn }) })
-      return
+    const cookies = context.options.stepUp.cookies
+    if (exchange.wantsJson || (outcome.operation === 'reauthenticate' && cookies === undefined)) {
+      return jsonAnswer({ ...outcomeBody(outcome), ...(signIn === undefined ? {} : { signIn }) })
     }
     if (outcome.operation === 'reauthenticate' && cookies !== undefined) {
       const { credential } = outcome
-      response.append(
-        'Set-Cookie',
+      return seeOther(outcome.returnTo, [
         cookies.serialize(outcome.purpose, credential.reveal(), credential.expiresAt),
-      )
+      ])
     }
-    seeOther(response, outcome.returnTo)
+    return seeOther(outcome.returnTo)
   }
 }
