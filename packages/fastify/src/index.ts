@@ -1,6 +1,10 @@
 // The whole public API of @portcullis/fastify: the plugin, its options and decoration, the health route,
 // problem helpers, and the names of the framework-neutral layer an application uses with it.
+export type { OAuthCookieOptions } from '@portcullis/http/cookies'
+export { OAuthBindingCookie, StepUpCookies } from '@portcullis/http/cookies'
 export type { HealthCheck, HealthRouteOptions } from '@portcullis/http/health'
+export type { OAuthSignIn } from '@portcullis/http/oauth'
+export { localSessionOf, OAUTH_NOT_FOUND } from '@portcullis/http/oauth'
 export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
 export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
 export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
@@ -8,6 +12,8 @@ export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/ht
 export { healthRoute } from './health/health-route.js'
 export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/routes.js'
 export { localAccountRoutes } from './local-accounts/routes.js'
+export type { CurrentSession, OAuthRoutesOptions } from './oauth/routes.js'
+export { createOAuthRoutes, currentLocalSession } from './oauth/routes.js'
 export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/send-problem.js'
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'

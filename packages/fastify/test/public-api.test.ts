@@ -3,6 +3,12 @@ import { packageSurface } from '@portcullis/api-surface'
 import { describe, expect, it } from 'vitest'
 
 const RUNTIME_NAMES = [
+  'createOAuthRoutes',
+  'currentLocalSession',
+  'localSessionOf',
+  'OAUTH_NOT_FOUND',
+  'OAuthBindingCookie',
+  'StepUpCookies',
   'fastifyProblemFor',
   'healthRoute',
   'HttpProblem',
