@@ -23,10 +23,13 @@ export interface ScenarioRoute {
   respond(request: ScenarioRequest): unknown
 }
 
-/** The MCP endpoint of the application under test, at `POST /mcp`. */
+/** The MCP endpoint of the application under test, at `POST /mcp`, declared before the routes. */
 export interface ScenarioMcp {
   readonly auth?: AuthPolicy
   readonly listing?: 'all' | 'readable'
+  /** Scheme of concrete resource URIs (`<scheme>://<name>`). */
+  readonly scheme: string
+  readonly protectedResource?: { readonly resource: string; readonly authorizationServers: readonly string[] }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
+import { mcpCases } from './mcp-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
 
@@ -12,7 +13,7 @@ import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scen
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
-    cases: [...policyCases, ...accountCases],
+    cases: [...policyCases, ...accountCases, ...mcpCases],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
   }

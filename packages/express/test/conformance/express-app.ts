@@ -1,7 +1,13 @@
 import type { AddressInfo } from 'node:net'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import express, { type Express, type RequestHandler } from 'express'
-import { createSecurity, localAccountRoutes, type SecuredHandler, type Security } from '../../src/index.js'
+import {
+  createMCPEndpoint,
+  createSecurity,
+  localAccountRoutes,
+  type SecuredHandler,
+  type Security,
+} from '../../src/index.js'
 
 /** Builds the scenario's application the way an Express user would, and starts it on loopback. */
 export async function expressApp(
@@ -12,6 +18,20 @@ export async function expressApp(
   const security = createSecurity(scenario.security)
   app.use(security.middleware)
   if (scenario.local !== undefined) app.use(localAccountRoutes({ local: scenario.local, security }))
+  const { mcp: endpoint } = scenario
+  const mcp =
+    endpoint === undefined
+      ? undefined
+      : createMCPEndpoint({
+          security,
+          scheme: endpoint.scheme,
+          ...(endpoint.auth === undefined ? {} : { auth: endpoint.auth }),
+          ...(endpoint.listing === undefined ? {} : { listing: endpoint.listing }),
+          ...(endpoint.protectedResource === undefined
+            ? {}
+            : { protectedResource: endpoint.protectedResource }),
+        })
+  if (mcp !== undefined) app.use(mcp)
   const router = security.router()
   for (const route of scenario.routes) {
     const handler: SecuredHandler = (request, response) => {
@@ -25,6 +45,7 @@ export async function expressApp(
   change(app, security)
   app.use(router as RequestHandler)
   app.use(security.errorHandler)
+  await mcp?.attach(app)
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', () => resolve()))
   const { port } = server.address() as AddressInfo

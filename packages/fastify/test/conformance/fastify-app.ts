@@ -1,6 +1,6 @@
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { localAccountRoutes, portcullis } from '../../src/index.js'
+import { localAccountRoutes, mcpEndpoint, portcullis } from '../../src/index.js'
 
 /** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
 export async function fastifyApp(
@@ -10,6 +10,15 @@ export async function fastifyApp(
   const app = Fastify()
   await app.register(portcullis, scenario.security)
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
+  const { mcp } = scenario
+  if (mcp !== undefined) {
+    mcpEndpoint(app, {
+      scheme: mcp.scheme,
+      ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
+      ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
+      ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+    })
+  }
   for (const route of scenario.routes) {
     app.route({
       method: route.method,
