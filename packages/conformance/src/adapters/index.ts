@@ -2,14 +2,17 @@
 export type { Answer, Call } from './http-client.js'
 export { call, cookieHeader } from './http-client.js'
 export type { StaticCredential } from './mechanisms.js'
+export type { OAuthFixture } from './oauth-cases.js'
+export type { OAuthTestProvider } from './oauth-world.js'
 export type {
   AdapterApp,
   AdapterFactory,
   AdapterFixture,
   AdapterScenario,
   ScenarioMcp,
+  ScenarioOAuth,
   ScenarioRequest,
   ScenarioRoute,
   ScenarioSecurity,
 } from './scenario.js'
-export { adapterSuite, assertAdapterConformance } from './suite.js'
+export { adapterOAuthSuite, adapterSuite, assertAdapterConformance } from './suite.js'

@@ -1,5 +1,6 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import type { OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { RouteOptions, SecurityOptions } from '@portcullis/http'
 
@@ -33,6 +34,17 @@ export interface ScenarioMcp {
 }
 
 /**
+ * The OAuth routes of the application under test (`createOAuthRoutes`, no base): `auth` is their policy
+ * and the `currentSession` policy; `signIn` establishes the application's session (the adapter sets
+ * `setCookie` on its response and returns `body`).
+ */
+export interface ScenarioOAuth {
+  readonly lifecycle: OAuthLifecycleService
+  readonly auth: AuthPolicy
+  signIn(accountId: string): { readonly setCookie: string; readonly body: unknown }
+}
+
+/**
  * The application an adapter builds for one case: its security configuration, routes, and optionally
  * the local-account routes (mounted without a base: `/auth/login`, ...) and the MCP endpoint.
  */
@@ -41,6 +53,7 @@ export interface AdapterScenario {
   readonly routes: readonly ScenarioRoute[]
   readonly local?: LocalAccounts
   readonly mcp?: ScenarioMcp
+  readonly oauth?: ScenarioOAuth
 }
 
 /** A running application: its base URL (`http://127.0.0.1:port`) and how to stop it. */

@@ -3,7 +3,9 @@ import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapte
 import express, { type Express, type RequestHandler } from 'express'
 import {
   createMCPEndpoint,
+  createOAuthRoutes,
   createSecurity,
+  currentLocalSession,
   localAccountRoutes,
   type SecuredHandler,
   type Security,
@@ -32,6 +34,22 @@ export async function expressApp(
             : { protectedResource: endpoint.protectedResource }),
         })
   if (mcp !== undefined) app.use(mcp)
+  const { oauth } = scenario
+  if (oauth !== undefined) {
+    app.use(
+      createOAuthRoutes({
+        security,
+        lifecycle: oauth.lifecycle,
+        auth: oauth.auth,
+        currentSession: currentLocalSession(security, oauth.auth),
+        signIn: ({ accountId }, _request, response) => {
+          const { setCookie, body } = oauth.signIn(accountId)
+          response.append('Set-Cookie', setCookie)
+          return body
+        },
+      }),
+    )
+  }
   const router = security.router()
   for (const route of scenario.routes) {
     const handler: SecuredHandler = (request, response) => {

@@ -1,6 +1,12 @@
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { localAccountRoutes, mcpEndpoint, portcullis } from '../../src/index.js'
+import {
+  createOAuthRoutes,
+  currentLocalSession,
+  localAccountRoutes,
+  mcpEndpoint,
+  portcullis,
+} from '../../src/index.js'
 
 /** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
 export async function fastifyApp(
@@ -17,6 +23,19 @@ export async function fastifyApp(
       ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
       ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
       ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+    })
+  }
+  const { oauth } = scenario
+  if (oauth !== undefined) {
+    createOAuthRoutes(app, {
+      lifecycle: oauth.lifecycle,
+      auth: oauth.auth,
+      currentSession: currentLocalSession(app.portcullis, oauth.auth),
+      signIn: ({ accountId }, _request, reply) => {
+        const { setCookie, body } = oauth.signIn(accountId)
+        reply.header('set-cookie', setCookie)
+        return body
+      },
     })
   }
   for (const route of scenario.routes) {
