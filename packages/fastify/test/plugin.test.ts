@@ -128,3 +128,26 @@ describe('the portcullis plugin', () => {
     expect(app.portcullis.openapi().paths['/healthz']).toBeUndefined()
   })
 })
+
+describe('the plugin options', () => {
+  it('errorHandler: false leaves error rendering to the application', async () => {
+    const app = Fastify()
+    await app.register(portcullis, { mechanisms: [], errorHandler: false })
+    app.setErrorHandler((_error, _request, reply) => {
+      reply.code(500).send('rendered by the application')
+    })
+    app.get('/boom', { config: { auth: anonymous() } }, async () => {
+      throw new Error('boom')
+    })
+    expect((await app.inject('/boom')).body).toBe('rendered by the application')
+  })
+
+  it('refuses an unknown option with its name, like every adapter', async () => {
+    const app = Fastify()
+    await expect(
+      app.register(portcullis, { mechanisms: [], errorHandlr: false } as never),
+    ).rejects.toMatchObject({
+      code: 'configuration.unknown_option',
+    })
+  })
+})

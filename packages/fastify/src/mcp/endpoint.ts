@@ -30,7 +30,7 @@ import {
   TRANSPORT_ERROR,
 } from '@portcullis/http/mcp'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { injectRead } from './reader.js'
+import { routeRead } from './reader.js'
 
 export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
   /** Path of the endpoint. Default `/mcp`. */
@@ -150,7 +150,7 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
       registry,
       serverInfo,
       openapi,
-      reader: (entry, params, request) => injectRead(fastify, request, entry.target.build(params), limits),
+      reader: (entry, params, request) => routeRead(fastify, request, entry.target.build(params), limits),
       ...(skills === undefined ? {} : { skills }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.visible === undefined ? {} : { visible: options.visible }),

@@ -1,16 +1,18 @@
+import { ServerResponse } from 'node:http'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
-import { inProcessHeaders } from '@portcullis/http/mcp'
+import {
+  CAPTURING_METHODS,
+  capturingResponse,
+  resourceProblem,
+  SyntheticRequest,
+  statusOf,
+} from '@portcullis/http/in-process'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { IN_PROCESS_HEADER, linkedToParent } from '../security/in-process.js'
+import { linkToParent } from '../security/in-process.js'
 
-/** A problem document standing in for a route's answer (timeouts, oversize bodies, unhandled errors). */
-function problem(status: number, title: string): MCPResourceResponse {
-  return {
-    status,
-    contentType: 'application/problem+json',
-    body: Buffer.from(JSON.stringify({ type: 'about:blank', title, status })),
-  }
-}
+/** Responses that record instead of writing to a socket (the methods live on the prototype, once). */
+class InProcessResponse extends ServerResponse {}
+Object.defineProperties(InProcessResponse.prototype, CAPTURING_METHODS)
 
 export interface ReadLimits {
   readonly timeoutMs: number
@@ -18,47 +20,34 @@ export interface ReadLimits {
 }
 
 /**
- * Runs `GET path` in-process (`fastify.inject`) with the caller's headers and credentials and captures
- * status, content type and body. The inner request shares the caller's per-request policy evaluation
- * (linked by a one-read token), so no mechanism runs twice; the route's own `onRequest` hooks, policy
- * and guards still decide. A route that does not answer within `timeoutMs` yields 504, a body over
- * `maxBytes` 413, and a failed injection 500 (never a stack).
+ * Runs `GET path` in-process through the application's own router (`fastify.routing`: its hooks, the
+ * route's policy and guards, its handler and serializer) with the caller's headers and addresses, and
+ * captures status, content type and body. The synthetic request is linked to the caller, so it shares
+ * the caller's per-request policy evaluation and no mechanism runs twice. A route that does not answer
+ * within `timeoutMs` yields 504, a body over `maxBytes` 413, a throw 500 (never a stack).
  */
-export function injectRead(
+export function routeRead(
   fastify: FastifyInstance,
   caller: FastifyRequest,
   path: string,
   limits: ReadLimits,
 ): Promise<MCPResourceResponse> {
-  return linkedToParent(caller, async (token) => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<MCPResourceResponse>((resolve) => {
-      timer = setTimeout(() => resolve(problem(504, 'Gateway Timeout')), limits.timeoutMs)
-    })
-    const read = fastify
-      .inject({
-        method: 'GET',
-        url: path,
-        headers: { ...inProcessHeaders(caller.raw.rawHeaders), [IN_PROCESS_HEADER]: token },
-        remoteAddress: caller.raw.socket?.remoteAddress ?? '127.0.0.1',
-      })
-      .then(
-        (response): MCPResourceResponse => {
-          const body = response.rawPayload
-          if (body.byteLength > limits.maxBytes) return problem(413, 'Content Too Large')
-          const contentType = response.headers['content-type']
-          return {
-            status: response.statusCode,
-            ...(typeof contentType === 'string' ? { contentType } : {}),
-            body,
-          }
-        },
-        () => problem(500, 'Resource read failed'),
-      )
-    try {
-      return await Promise.race([read, timeout])
-    } finally {
+  return new Promise((resolve) => {
+    let settled = false
+    const settle = (outcome: MCPResourceResponse) => {
+      if (settled) return
+      settled = true
       clearTimeout(timer)
+      resolve(outcome)
+    }
+    const timer = setTimeout(() => settle(resourceProblem(504, 'Gateway Timeout')), limits.timeoutMs)
+    const request = new SyntheticRequest(caller.raw, path)
+    linkToParent(request, caller)
+    const response = capturingResponse(new InProcessResponse(request), limits.maxBytes, settle)
+    try {
+      fastify.routing(request, response)
+    } catch (error) {
+      settle(resourceProblem(statusOf(error), 'Resource read failed'))
     }
   })
 }

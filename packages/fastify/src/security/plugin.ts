@@ -1,7 +1,8 @@
 import { anonymousContext } from '@portcullis/core/authorization'
+import { ConfigurationError } from '@portcullis/core/errors'
 import { exclude, type RequestEvaluation } from '@portcullis/core/policy'
 import type { HttpMethod } from '@portcullis/http/routing'
-import { createSecurityCore, RawCredentialSource } from '@portcullis/http/security'
+import { createSecurityCore, RawCredentialSource, type SecurityOptions } from '@portcullis/http/security'
 import type {
   FastifyInstance,
   FastifyRequest,
@@ -25,9 +26,12 @@ const FASTIFY_REGISTER_KEYS = new Set(['prefix', 'logLevel', 'logSerializers'])
 const EVALUATION = Symbol('portcullis.evaluation')
 type WithEvaluation = FastifyRequest & { [EVALUATION]: RequestEvaluation | null }
 
-function withoutRegisterKeys(options: FastifySecurityOptions): FastifySecurityOptions {
-  const own = Object.entries(options).filter(([key]) => !FASTIFY_REGISTER_KEYS.has(key))
-  return Object.fromEntries(own) as unknown as FastifySecurityOptions
+/** The options every adapter shares (Fastify's register keys and the plugin's own `errorHandler` left out). */
+function securityOptions(options: FastifySecurityOptions): SecurityOptions<FastifyRequest> {
+  const own = Object.entries(options).filter(
+    ([key]) => !FASTIFY_REGISTER_KEYS.has(key) && key !== 'errorHandler',
+  )
+  return Object.fromEntries(own) as unknown as SecurityOptions<FastifyRequest>
 }
 
 function toList<T>(value: T | readonly T[] | undefined): T[] {
@@ -36,7 +40,16 @@ function toList<T>(value: T | readonly T[] | undefined): T[] {
 }
 
 async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptions): Promise<void> {
-  const config = withoutRegisterKeys(registered)
+  if (registered.errorHandler !== undefined && typeof registered.errorHandler !== 'boolean') {
+    throw new ConfigurationError(
+      'configuration.invalid_option',
+      'portcullis.errorHandler must be a boolean',
+      {
+        option: 'portcullis.errorHandler',
+      },
+    )
+  }
+  const config = securityOptions(registered)
   const core = createSecurityCore<RouteHandlerMethod, FastifyRequest>(config, 'portcullis')
   const { evaluator, registry, runtime } = core
   const headers = Object.fromEntries(core.headers)
@@ -93,7 +106,7 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
     if (hook !== undefined) route.onRequest = [hook, ...toList(route.onRequest)]
   })
 
-  if (config.errorHandler !== false) fastify.setErrorHandler(problemErrorHandler(config.onError))
+  if (registered.errorHandler !== false) fastify.setErrorHandler(problemErrorHandler(config.onError))
 
   const openapiPath = core.openapiPath
   if (openapiPath !== undefined) {

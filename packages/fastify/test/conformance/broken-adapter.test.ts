@@ -32,14 +32,18 @@ describe('the adapter suite against deliberately broken adapters', () => {
   it('fails an adapter whose error handler renders the error message', async () => {
     const results = await runSuite(
       adapterSuite((scenario) =>
-        fastifyApp(scenario, (app) => {
-          app.setErrorHandler((error, _request, reply) => {
-            reply
-              .code(500)
-              .type('application/problem+json')
-              .send({ message: (error as Error).message })
-          })
-        }),
+        fastifyApp(
+          scenario,
+          (app) => {
+            app.setErrorHandler((error, _request, reply) => {
+              reply
+                .code(500)
+                .type('application/problem+json')
+                .send({ message: (error as Error).message })
+            })
+          },
+          { errorHandler: false },
+        ),
       ),
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)

@@ -12,9 +12,10 @@ import {
 export async function fastifyApp(
   scenario: AdapterScenario,
   change: (app: FastifyInstance) => void | Promise<void> = () => {},
+  plugin: { readonly errorHandler?: boolean } = {},
 ): Promise<AdapterApp> {
   const app = Fastify()
-  await app.register(portcullis, scenario.security)
+  await app.register(portcullis, { ...scenario.security, ...plugin })
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
   const { mcp } = scenario
   if (mcp !== undefined) {

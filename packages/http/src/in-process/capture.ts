@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 
 /** A problem document standing in for a route's answer (timeouts, oversize bodies, unhandled errors). */
-export function problem(status: number, title: string): MCPResourceResponse {
+export function resourceProblem(status: number, title: string): MCPResourceResponse {
   return {
     status,
     contentType: 'application/problem+json',
@@ -42,7 +42,7 @@ function collect(capture: Capture, chunk: unknown, encoding: unknown): void {
   if (chunk === undefined || chunk === null || typeof chunk === 'function') return
   const buffer = toBuffer(chunk, encoding)
   capture.size += buffer.byteLength
-  if (capture.size > capture.maxBytes) capture.settle(problem(413, 'Content Too Large'))
+  if (capture.size > capture.maxBytes) capture.settle(resourceProblem(413, 'Content Too Large'))
   else capture.chunks.push(buffer)
 }
 

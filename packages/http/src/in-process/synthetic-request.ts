@@ -1,9 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
-import { IN_PROCESS_DROPPED_HEADERS } from '@portcullis/http/mcp'
-import type { Request } from 'express'
-import { inheritEvaluation } from '../security/evaluation-parent.js'
+import { IN_PROCESS_DROPPED_HEADERS } from '../mcp/in-process-headers.js'
 
 const DROPPED = IN_PROCESS_DROPPED_HEADERS
 
@@ -66,17 +64,16 @@ class DetachedSocket extends EventEmitter {
 }
 
 /**
- * The in-process GET (construct it with `Reflect.construct` and the app's in-process request prototype):
+ * The in-process GET of a resource read (an adapter links it to the caller's per-request evaluation, and
+ * may give it its framework's request prototype):
  * the caller's headers minus `DROPPED`, one pass over the caller's raw header list.
  * All three header views are set because Node derives `headers` and `headersDistinct` from parser state
  * a synthetic request lacks. It is complete and has no body: the end of the stream is pushed only when
  * something reads it (pushing it up front schedules stream work every read would pay for).
  */
 export class SyntheticRequest extends IncomingMessage {
-  constructor(caller: Request, path: string) {
+  constructor(caller: IncomingMessage, path: string) {
     super(new DetachedSocket(caller) as unknown as Socket)
-    // made on the caller's behalf: shares its per-request policy evaluation
-    inheritEvaluation(this, caller)
     this.method = 'GET'
     this.url = path
     this.httpVersionMajor = 1
