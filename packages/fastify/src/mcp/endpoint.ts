@@ -126,11 +126,11 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
   })
 
   let dispatcher: MCPDispatcher<ResourceRoutePath, FastifyRequest> | undefined
-  const endpointIsOpen = () => {
-    const route = security.routes.find('POST', path)
-    return route !== undefined && !route.policy.authenticates && !route.policy.excluded
-  }
+  // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
+  let open = false
   fastify.addHook('onReady', async () => {
+    const route = security.routes.find('POST', path)
+    open = route !== undefined && !route.policy.authenticates && !route.policy.excluded
     const skills = setup.skills === undefined ? undefined : await loadSkills(setup.skills)
     const registry = new MCPResourceRegistry<ResourceRoutePath>({
       scheme: setup.scheme,
@@ -158,7 +158,7 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
       listing: options.listing ?? 'all',
       readable: readableBy(runtimes, security),
       cacheScope: (entry) => resourceCacheScope(runtimes.get(entry.name)?.declaration),
-      sharedCacheScope: endpointIsOpen() ? 'public' : 'private',
+      sharedCacheScope: open ? 'public' : 'private',
       maxBlobBytes: setup.maxResourceBytes,
     })
   })
@@ -197,7 +197,7 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
       },
       onSend: (_request, reply, payload, done) => {
         const existing = reply.getHeader('www-authenticate')
-        const values = endpointIsOpen()
+        const values = open
           ? undefined
           : endpointChallenges(
               reply.statusCode,

@@ -82,7 +82,8 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
   // Every request: the header baseline and an anonymous context (secured routes replace it once granted).
   fastify.addHook('onRequest', (request, reply, done) => {
     request.security = anonymousContext
-    reply.headers(headers)
+    // an in-process request (an MCP read) never reaches a client: no headers to send
+    if (inProcessParentOf(request) === undefined) reply.headers(headers)
     done()
   })
 
