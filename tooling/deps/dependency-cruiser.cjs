@@ -82,7 +82,10 @@ module.exports = {
       comment:
         'an adapter must not import another adapter; the application composes them (and so may a benchmark, which is an application measuring them together)',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|postgres|argon2|conformance)/', pathNot: '^packages/[^/]+/bench/' },
+      from: {
+        path: '^packages/(express|fastify|postgres|argon2|conformance)/',
+        pathNot: '^packages/[^/]+/bench/',
+      },
       to: {
         path: '^packages/(express|fastify|postgres|argon2|conformance)/',
         pathNot: '^packages/($1|conformance)/',
@@ -97,7 +100,8 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'no import cycle in any package, type-only imports included (tsPreCompilationDeps counts them)',
+      comment:
+        'no import cycle in any package, type-only imports included (tsPreCompilationDeps counts them)',
       severity: 'error',
       from: {},
       to: { circular: true },

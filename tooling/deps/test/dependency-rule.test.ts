@@ -44,7 +44,7 @@ describe('dependency rule', () => {
     expect(violations.some((v) => v.from?.endsWith('clean.ts'))).toBe(false)
   })
 
-  it('counts type-only imports in a circle: two files that only import each other\'s types are refused', () => {
+  it("counts type-only imports in a circle: two files that only import each other's types are refused", () => {
     const { violations } = cruise(fixtures, ['packages'])
     const circle = violations.find((v) => v.rule === 'no-circular')
     expect(circle).toEqual({
