@@ -70,6 +70,9 @@ class DetachedSocket extends EventEmitter {
  * All three header views are set because Node derives `headers` and `headersDistinct` from parser state
  * a synthetic request lacks. It is complete and has no body: the end of the stream is pushed only when
  * something reads it (pushing it up front schedules stream work every read would pay for).
+ *
+ * @internal For adapters: a Node `IncomingMessage`, documented by Node (its members are not repeated in
+ * this package's API reference).
  */
 export class SyntheticRequest extends IncomingMessage {
   constructor(caller: IncomingMessage, path: string) {
