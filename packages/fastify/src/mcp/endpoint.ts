@@ -98,7 +98,7 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * or `Host`, 413 for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
  * `config: { mcpResource }` or the `mcpResource(...)` wrapper are published; marking mistakes throw where
  * the route is declared, the resources are built when the app is ready, and each read runs the marked
- * route in-process (`inject`) through its own hooks, policy and guards, with the caller's credentials.
+ * route in-process through Fastify's router (its own hooks, policy and guards), with the caller's credentials.
  */
 export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOptions = {}): void {
   readOptions(options, 'mcpEndpoint', OPTIONS)
