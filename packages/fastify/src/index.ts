@@ -1,23 +1,32 @@
-// The whole public API of @portcullis/fastify: the plugin, its options and decoration, the health route,
-// problem helpers, and the names of the framework-neutral layer an application uses with it.
-export type { OAuthCookieOptions } from '@portcullis/http/cookies'
-export { OAuthBindingCookie, StepUpCookies } from '@portcullis/http/cookies'
+// The whole public API of @portcullis/fastify: the adapter itself (the plugin, its options and
+// decoration, the health route, problem helpers, the route options it reads), plus every name of the
+// `./mcp`, `./local-accounts` and `./oauth` subpaths re-exported unchanged (those subpaths stay for narrow
+// imports). test/public-api.test.ts checks that this list and the subpaths agree.
 export type { HealthCheck, HealthRouteOptions } from '@portcullis/http/health'
-export type { MCPResourceMark, MCPResourceMarkOptions, ProtectedResourceOptions } from '@portcullis/http/mcp'
-export { markOf, mcpResource } from '@portcullis/http/mcp'
-export type { OAuthSignIn } from '@portcullis/http/oauth'
-export { localSessionOf, OAUTH_NOT_FOUND } from '@portcullis/http/oauth'
 export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
 export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
 export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
 export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
 export { healthRoute } from './health/health-route.js'
-export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/routes.js'
-export { localAccountRoutes } from './local-accounts/routes.js'
-export type { MCPEndpointOptions } from './mcp/endpoint.js'
-export { mcpEndpoint } from './mcp/endpoint.js'
-export type { CurrentSession, OAuthRoutesOptions } from './oauth/routes.js'
-export { createOAuthRoutes, currentLocalSession } from './oauth/routes.js'
+export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
+export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'
+export type {
+  MCPEndpointOptions,
+  MCPResourceMark,
+  MCPResourceMarkOptions,
+  ProtectedResourceOptions,
+  SkillsOptions,
+} from './mcp/index.js'
+export { markOf, mcpEndpoint, mcpResource } from './mcp/index.js'
+export type { CurrentSession, OAuthCookieOptions, OAuthRoutesOptions, OAuthSignIn } from './oauth/index.js'
+export {
+  createOAuthRoutes,
+  currentLocalSession,
+  localSessionOf,
+  OAUTH_NOT_FOUND,
+  OAuthBindingCookie,
+  StepUpCookies,
+} from './oauth/index.js'
 export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/send-problem.js'
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'

@@ -1,0 +1,4 @@
+// Local accounts over HTTP for Fastify: the generated `{base}/auth/...` routes and the CSRF check.
+export { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '@portcullis/http/body'
+export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './routes.js'
+export { localAccountRoutes } from './routes.js'
