@@ -71,7 +71,7 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     const client = db.connect(2)
     const { service } = apiKeyInstance(client)
     const issued = await service.issue({ ownerId: 'svc-lookup' })
-    // Warm: on embedded PGlite the first lookup may find its statement name taken and fall back once.
+    // Warm: the first lookup on a connection prepares the named statement.
     await service.verify(issued.value)
     const valid = await statementsOf(client, () => service.verify(issued.value) as Promise<unknown>)
     expect(valid).toHaveLength(1)
@@ -81,8 +81,7 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     expect(await statementsOf(client, async () => service.verify('pgtest_not-a-key'))).toHaveLength(0)
   })
 
-  // Embedded PGlite shares one session between connections, so names prepared elsewhere show up there.
-  it.runIf(db.database.concurrent)(
+  it(
     'uses a named prepared statement unless preparedStatements is off',
     async () => {
       const prepared = async (client: PostgresClient) => {

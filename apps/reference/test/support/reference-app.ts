@@ -32,7 +32,7 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
     host: '127.0.0.1',
     port: 0,
     databaseUrl,
-    dataDir: join(directory, 'pglite'),
+    dataDir: join(directory, 'postgres'),
     secretsFile: join(directory, 'secrets.json'),
     demoIdp: { enabled: true, port: 0 },
     providers: [],
