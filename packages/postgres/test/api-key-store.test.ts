@@ -81,23 +81,18 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     expect(await statementsOf(client, async () => service.verify('pgtest_not-a-key'))).toHaveLength(0)
   })
 
-  it(
-    'uses a named prepared statement unless preparedStatements is off',
-    async () => {
-      const prepared = async (client: PostgresClient) => {
-        const { service } = apiKeyInstance(client)
-        await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
-        const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
-        return rows.map((row) => row.name)
-      }
-      // One connection per pool, so the catalog query runs in the session that served the lookup.
-      expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
-      const single = db.connect(1)
-      expect(await prepared({ ...single, preparedStatements: false })).not.toContain(
-        'portcullis_api_keys_get',
-      )
-    },
-  )
+  it('uses a named prepared statement unless preparedStatements is off', async () => {
+    const prepared = async (client: PostgresClient) => {
+      const { service } = apiKeyInstance(client)
+      await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
+      const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
+      return rows.map((row) => row.name)
+    }
+    // One connection per pool, so the catalog query runs in the session that served the lookup.
+    expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
+    const single = db.connect(1)
+    expect(await prepared({ ...single, preparedStatements: false })).not.toContain('portcullis_api_keys_get')
+  })
 })
 
 describe('PostgresApiKeyStore at rest', () => {

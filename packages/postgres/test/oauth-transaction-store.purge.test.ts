@@ -73,17 +73,14 @@ describe('purging expired OAuth transactions', () => {
     }
   })
 
-  it(
-    'purges running on several instances at once delete each row once and never fail',
-    async () => {
-      const { db, count } = await seeded(200, 5)
-      opened.push(db)
-      const pools = [db.connect(4), db.connect(4), db.connect(4)]
-      const reports = await Promise.all(
-        pools.map((client) => purgeExpiredOAuthTransactions(client, { now: NOW, batchSize: 7 })),
-      )
-      expect(reports.reduce((sum, report) => sum + report.deleted, 0)).toBe(201)
-      expect(await count()).toBe(5)
-    },
-  )
+  it('purges running on several instances at once delete each row once and never fail', async () => {
+    const { db, count } = await seeded(200, 5)
+    opened.push(db)
+    const pools = [db.connect(4), db.connect(4), db.connect(4)]
+    const reports = await Promise.all(
+      pools.map((client) => purgeExpiredOAuthTransactions(client, { now: NOW, batchSize: 7 })),
+    )
+    expect(reports.reduce((sum, report) => sum + report.deleted, 0)).toBe(201)
+    expect(await count()).toBe(5)
+  })
 })
