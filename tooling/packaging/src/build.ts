@@ -9,9 +9,13 @@ import { WORKSPACE_ROOT, type WorkspacePackage } from './workspace.js'
  */
 export async function buildPackages(packages: readonly WorkspacePackage[]): Promise<void> {
   const filters = packages.flatMap((entry) => ['--filter', entry.name])
-  await runOrThrow('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--only', '--output-logs=errors-only'], {
-    cwd: WORKSPACE_ROOT,
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
-    timeoutMs: 280_000,
-  })
+  await runOrThrow(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', ...filters, '--only', '--output-logs=errors-only'],
+    {
+      cwd: WORKSPACE_ROOT,
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      timeoutMs: 280_000,
+    },
+  )
 }
