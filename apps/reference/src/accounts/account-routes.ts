@@ -6,11 +6,11 @@ import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
 import type { PostgresLocalAccountStore } from '@portcullis/postgres'
-import express, { type Response } from 'express'
+import type { Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
-import { field, refusal, requestInfo } from './forms.js'
+import { field, formBody, refusal, requestInfo } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
 import { signInRoutes } from './sign-in-routes.js'
@@ -60,7 +60,7 @@ export function accountRoutes(
 ): SecureRouter {
   const { local, store } = options
   const router = security.router()
-  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 20 })
+  const form = formBody()
   const auth = required(SESSION_MECHANISM)
   const idp = context.idp !== undefined
   const { setSession, clearSession } = signInRoutes(router, context, options, form)

@@ -2,7 +2,8 @@ import { ApiKeyError, type IssuedApiKey } from '@portcullis/core/api-keys'
 import type { CredentialRestrictions } from '@portcullis/core/authentication'
 import { required } from '@portcullis/core/policy'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
-import express, { type Response } from 'express'
+import type { Response } from 'express'
+import { formBody } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
@@ -22,7 +23,7 @@ const field = (body: Body, name: string) => (typeof body[name] === 'string' ? (b
 export function apiKeyRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
   const auth = { auth: required(SESSION_MECHANISM) }
-  const form = express.urlencoded({ extended: false, limit: '4kb' })
+  const form = formBody()
   const { service, store } = context.apiKeys
 
   const viewer = (request: SecuredRequest): Viewer => {

@@ -1,41 +1,11 @@
 import type { Request } from 'express'
+import { readLimitedBody } from '../body/body-limit.js'
 import { HttpProblem } from '../problem/problem.js'
 
 /** The default largest request body of the local-account routes: 16 KiB. */
 export const LOCAL_ACCOUNTS_MAX_BODY_BYTES = 16 * 1024
 
 const bad = (code: string, detail: string) => new HttpProblem({ status: 400, code, detail })
-
-/** The bytes of the body, at most `limit`; a larger body is refused before it is read whole. */
-function readRaw(request: Request, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) {
-    request.resume()
-    return Promise.reject(bad('request.body_too_large', `the body must be at most ${limit} bytes`))
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    const finish = (error: Error | undefined, value?: Buffer) => {
-      if (done) return
-      done = true
-      request.off('data', onData)
-      if (error === undefined) resolve(value ?? Buffer.alloc(0))
-      else reject(error)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        request.resume()
-        finish(bad('request.body_too_large', `the body must be at most ${limit} bytes`))
-      } else chunks.push(chunk)
-    }
-    request.on('data', onData)
-    request.once('end', () => finish(undefined, Buffer.concat(chunks)))
-    request.once('error', (error) => finish(error))
-  })
-}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -68,13 +38,14 @@ function json(raw: Buffer): unknown {
 /**
  * The request body as a plain value: JSON (`application/json`) or a form
  * (`application/x-www-form-urlencoded`), at most `limit` bytes, UTF-8. An empty body is `undefined`.
- * A body an application-level parser already read (`request.body` set) is used as it is. Anything else is
- * a 400 problem (`request.body_too_large`, `request.invalid_json`, `request.invalid_body`) or 415
- * (`request.unsupported_media_type`); nothing is read from a store before this succeeds.
+ * A body an application-level parser already read (`request.body` set) is used as it is. A larger body is
+ * 413 (`request.body_too_large`); anything else is a 400 problem (`request.invalid_json`,
+ * `request.invalid_body`) or 415 (`request.unsupported_media_type`); nothing is read from a store before
+ * this succeeds.
  */
 export async function readRequestBody(request: Request, limit: number): Promise<unknown> {
   if (request.body !== undefined) return request.body
-  const raw = await readRaw(request, limit)
+  const raw = await readLimitedBody(request, limit)
   if (raw.byteLength === 0) return undefined
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
   if (type === 'application/json' || (type !== undefined && /^application\/[a-z0-9.+-]*\+json$/.test(type))) {

@@ -3,6 +3,9 @@ import { ConfigurationError, readOptions } from '@portcullis/core/errors'
 import { MCPDispatcher, type MCPResourceRegistry } from '@portcullis/core/mcp'
 import { type AuthPolicy, isAuthPolicy } from '@portcullis/core/policy'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { bodyTooLargeResponse, readLimitedBody } from '../body/body-limit.js'
+import { problemFor } from '../problem/error-handler.js'
+import { HttpProblem, sendProblem } from '../problem/problem.js'
 import { INNER_ROUTER } from '../routing/secure-router.js'
 import type { Security } from '../security/create-security.js'
 import { IN_PROCESS_FORM } from '../security/in-process.js'
@@ -18,14 +21,7 @@ import {
 import { readableBy, resourceCacheScope } from './resource-policy.js'
 import type { ResourceRoutePath } from './route-path.js'
 import { buildResources, type ResourceApp, resolveSetup, resourceRoute, type SetupOptions } from './setup.js'
-import {
-  type OriginPolicy,
-  readBody,
-  refusal,
-  sendResult,
-  sendRpcError,
-  TRANSPORT_ERROR,
-} from './transport.js'
+import { type OriginPolicy, refusal, sendResult, sendRpcError, TRANSPORT_ERROR } from './transport.js'
 
 export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
   /** Path of the endpoint, from where the router is mounted (mount it at the application root). Default `/mcp`. */
@@ -53,7 +49,7 @@ export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
   readonly protectedResource?: ProtectedResourceOptions
   /** Observes errors the endpoint answers as a generic JSON-RPC error (a failed lazy attach). */
   readonly onError?: (error: unknown, request: Request) => void
-  /** Largest accepted request body. Default 1 MiB. */
+  /** Largest accepted request body; a larger one is 413 problem+json `request.body_too_large`. Default 1 MiB. */
   readonly maxBodyBytes?: number
 }
 
@@ -78,6 +74,11 @@ interface Attached {
 const ENDPOINT_DOCUMENTATION = {
   summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
   tags: ['mcp'],
+  responses: {
+    '200': { description: 'A JSON-RPC response.', content: { 'application/json': {} } },
+    '202': { description: 'A notification was accepted.' },
+    '413': bodyTooLargeResponse(),
+  },
 }
 
 function declaredRoutes(routes: SetupOptions['routes']) {
@@ -105,7 +106,7 @@ function positive(value: number | undefined, fallback: number, field: string): n
  * Creates the stateless Streamable HTTP endpoint `POST {path}`: JSON answers, 202 for notifications,
  * 405 with `Allow: POST` for other methods, lenient `Accept`, 400 for an unsupported
  * `MCP-Protocol-Version`, 403 for a foreign `Origin` or `Host`, JSON-RPC errors (never HTML) for bad
- * bodies, and a body size limit. Resource reads run the marked GET route in-process through the
+ * bodies, and 413 problem+json (`request.body_too_large`) for a body over `maxBodyBytes`. Resource reads run the marked GET route in-process through the
  * application's own pipeline with the caller's credentials.
  */
 export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint {
@@ -222,10 +223,12 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
       sendResult(request, response, result)
       return
     }
-    const body = await readBody(request, maxBodyBytes)
-    if (body === undefined) {
-      response.setHeader('Connection', 'close')
-      sendRpcError(response, 413, TRANSPORT_ERROR, `Request body larger than ${maxBodyBytes} bytes`)
+    let body: Buffer
+    try {
+      body = await readLimitedBody(request, maxBodyBytes)
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error
+      sendProblem(response, problemFor(error))
       return
     }
     sendResult(request, response, await state.dispatcher.handleText(body, context))

@@ -109,35 +109,3 @@ export function refusal(request: Request, policy: OriginPolicy): string | undefi
     ? undefined
     : 'Origin not allowed'
 }
-
-/** Reads the raw body up to `limit` bytes; `undefined` when it is larger. */
-export function readBody(request: Request, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(request.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined)
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    const finish = (value: Buffer | undefined) => {
-      if (done) return
-      done = true
-      request.off('data', onData)
-      resolve(value)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        request.resume()
-        finish(undefined)
-      } else chunks.push(chunk)
-    }
-    request.on('data', onData)
-    request.once('end', () => finish(Buffer.concat(chunks)))
-    request.once('error', (error) => {
-      if (!done) {
-        done = true
-        reject(error)
-      }
-    })
-  })
-}

@@ -1,4 +1,4 @@
-import type { OptionsShape } from '@portcullis/core/errors'
+import { integerBetween, type OptionsShape } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
 import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
@@ -54,12 +54,20 @@ export interface OAuthRoutesOptions {
   readonly afterLogout?: string
   /** Where a browser `POST links/{id}/unlink` is sent once done (JSON clients get the outcome). Default `/`. */
   readonly afterUnlink?: string
+  /**
+   * Largest accepted request body of the routes that read one (link, scopes, revalidate, reauthenticate);
+   * a larger one is 413 `request.body_too_large`. Default 16 KiB; at most 1 MiB.
+   */
+  readonly maxBodyBytes?: number
   /** Development relaxation of the browser-binding cookie (see `OAuthCookieOptions`). */
   readonly cookies?: OAuthCookieOptions
   /** Receives `oauth.*` and `step_up.*` events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
 }
+
+/** The default largest request body of the OAuth routes: 16 KiB. */
+export const OAUTH_MAX_BODY_BYTES = 16 * 1024
 
 export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
   security: {
@@ -99,6 +107,7 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
         ? undefined
         : 'must be a local path',
   },
+  maxBodyBytes: { kind: 'number', check: integerBetween(64, 1024 * 1024) },
   cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },
   events: { kind: 'function' },
   onEventSinkError: { kind: 'function' },

@@ -9,9 +9,7 @@ import type { OAuthRouteContext } from './context.js'
 import { OAuthBindingCookie } from './cookies.js'
 import { emitter, noStore } from './http.js'
 import { oauthDocumentation } from './openapi.js'
-import { OAUTH_ROUTES_OPTIONS, type OAuthRoutesOptions } from './options.js'
-
-const BODY_LIMIT = '16kb'
+import { OAUTH_MAX_BODY_BYTES, OAUTH_ROUTES_OPTIONS, type OAuthRoutesOptions } from './options.js'
 
 /**
  * Registers the OAuth / OIDC routes of every provider of the lifecycle under
@@ -30,7 +28,8 @@ const BODY_LIMIT = '16kb'
  * | `POST revalidate` | yes | begins a revalidation (no credential) |
  * | `POST reauthenticate/{purpose}` | yes | begins a reauthentication (OIDC providers, policy purposes only) |
  *
- * Every response is `Cache-Control: no-store`.
+ * Every response is `Cache-Control: no-store`. Bodies (JSON or forms) are at most `maxBodyBytes`; a larger
+ * one is 413 `request.body_too_large`.
  */
 export function createOAuthRoutes(options: OAuthRoutesOptions): SecureRouter {
   readOptions(options, 'createOAuthRoutes', OAUTH_ROUTES_OPTIONS)
@@ -46,7 +45,10 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): SecureRouter {
   }
   const docs = oauthDocumentation([...providers])
   const router = security.router(options.base === undefined ? {} : { prefix: options.base })
-  const body = [json({ limit: BODY_LIMIT }), urlencoded({ extended: false, limit: BODY_LIMIT })] as const
+  // a body over the limit fails the parser with 413; the router's error handler renders it as
+  // `request.body_too_large` (problemFor)
+  const limit = options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES
+  const body = [json({ limit }), urlencoded({ extended: false, limit })] as const
   const signedIn = options.auth === undefined ? {} : { auth: options.auth }
   const at = (rest: string) => `/auth/oauth/:provider/${rest}`
 
