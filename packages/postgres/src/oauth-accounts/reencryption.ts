@@ -34,8 +34,8 @@ function parsed(text: string): ProtectedEnvelope | null {
 
 /**
  * Stale vault entries of this registration in primary-key order, then stale retries in primary-key
- * order: each batch is one statement walking the primary key from the cursor, so a pass over a large
- * vault reads it once.
+ * order: one statement per table a batch touches, each walking the primary key from the cursor, so a
+ * pass over a large vault reads it once. A read: no locks, the rewrite is what compares and swaps.
  */
 export async function listStaleEnvelopes(
   context: AccountStoreContext,
