@@ -1,7 +1,4 @@
-import {
-  apiKeyDirectoryConformanceSuite,
-  apiKeyStoreConformanceSuite,
-} from '@portcullis/conformance/api-keys'
+import { apiKeyStoreConformanceSuite } from '@portcullis/conformance/api-keys'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
 import { PostgresApiKeyStore } from '../src/index.js'
@@ -25,14 +22,6 @@ describeConformance({
     store: new PostgresApiKeyStore({ client: { ...second, preparedStatements: false } }),
   }),
 })
-
-// Listing an owner's keys (the ApiKeyDirectory port over the same table); each case uses fresh owners.
-describeConformance(
-  apiKeyDirectoryConformanceSuite(() => {
-    const store = new PostgresApiKeyStore({ client: db.client })
-    return { store, directory: store }
-  }),
-)
 
 // Concurrent rotations need real concurrent sessions; embedded PGlite serializes every statement.
 describe.runIf(db.database.concurrent)('concurrent database', () => {
