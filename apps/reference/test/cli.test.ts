@@ -33,7 +33,7 @@ beforeAll(async () => {
   client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 2 })
   env = {
     DATABASE_URL: database.connectionString,
-    PORTCULLIS_DATA_DIR: join(directory, 'pglite'),
+    PORTCULLIS_DATA_DIR: join(directory, 'postgres'),
     PORTCULLIS_SECRETS_FILE: secretsFile(),
   }
 })

@@ -71,7 +71,7 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     const client = db.connect(2)
     const { service } = apiKeyInstance(client)
     const issued = await service.issue({ ownerId: 'svc-lookup' })
-    // Warm: on embedded PGlite the first lookup may find its statement name taken and fall back once.
+    // Warm: the first lookup on a connection prepares the named statement.
     await service.verify(issued.value)
     const valid = await statementsOf(client, () => service.verify(issued.value) as Promise<unknown>)
     expect(valid).toHaveLength(1)
@@ -81,24 +81,18 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     expect(await statementsOf(client, async () => service.verify('pgtest_not-a-key'))).toHaveLength(0)
   })
 
-  // Embedded PGlite shares one session between connections, so names prepared elsewhere show up there.
-  it.runIf(db.database.concurrent)(
-    'uses a named prepared statement unless preparedStatements is off',
-    async () => {
-      const prepared = async (client: PostgresClient) => {
-        const { service } = apiKeyInstance(client)
-        await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
-        const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
-        return rows.map((row) => row.name)
-      }
-      // One connection per pool, so the catalog query runs in the session that served the lookup.
-      expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
-      const single = db.connect(1)
-      expect(await prepared({ ...single, preparedStatements: false })).not.toContain(
-        'portcullis_api_keys_get',
-      )
-    },
-  )
+  it('uses a named prepared statement unless preparedStatements is off', async () => {
+    const prepared = async (client: PostgresClient) => {
+      const { service } = apiKeyInstance(client)
+      await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
+      const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
+      return rows.map((row) => row.name)
+    }
+    // One connection per pool, so the catalog query runs in the session that served the lookup.
+    expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
+    const single = db.connect(1)
+    expect(await prepared({ ...single, preparedStatements: false })).not.toContain('portcullis_api_keys_get')
+  })
 })
 
 describe('PostgresApiKeyStore at rest', () => {

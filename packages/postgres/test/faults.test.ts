@@ -19,7 +19,6 @@ import { faultKit } from './support/faults.js'
  * never partial, and the next operation on the same pool succeeds.
  */
 const db = await migratedDatabase()
-const embedded = !db.database.concurrent
 let proxy: FaultProxy
 const clients: PostgresClient[] = []
 beforeAll(async () => {
@@ -68,7 +67,7 @@ function codeOf(error: unknown): string | undefined {
   return isPortcullisError(error) ? error.code : `<${String(error)}>`
 }
 
-describe.skipIf(embedded)('a connection cut mid-operation (loopback proxy)', () => {
+describe('a connection cut mid-operation (loopback proxy)', () => {
   it.each(cases)('$name: unavailable, then whole or untouched, and the pool serves again', async (fault) => {
     const { client, name } = proxied()
     const attempt = await fault.prepare(client)
@@ -102,7 +101,7 @@ describe.skipIf(embedded)('a connection cut mid-operation (loopback proxy)', () 
   })
 })
 
-describe.skipIf(embedded)('a connection that stalls (loopback proxy)', () => {
+describe('a connection that stalls (loopback proxy)', () => {
   it('past the statement timeout: unavailable (never invalid, never a wrong answer), then serves again', async () => {
     const { client } = proxied({ statementTimeoutMs: 300, queryTimeoutMs: 600 })
     const store = new PostgresStepUpStore({ client })

@@ -43,7 +43,6 @@ const TABLES = [
   'portcullis_oauth_revocation_retries',
   MIGRATIONS_TABLE,
 ]
-const embedded = db.database.source === 'pglite'
 
 function victimClient(): { client: PostgresClient; name: string } {
   const name = `victim-${randomUUID().slice(0, 8)}`
@@ -115,7 +114,7 @@ const LOCK_VAULT = 'lock table portcullis_oauth_token_vault in access exclusive 
 const LOCK_ACCOUNTS = 'lock table portcullis_accounts in access exclusive mode'
 const LOCK_RETRIES = 'lock table portcullis_oauth_revocation_retries in access exclusive mode'
 
-describe.skipIf(embedded)('a backend terminated inside a store transaction', () => {
+describe('a backend terminated inside a store transaction', () => {
   it('login with provisioning: unavailable, the new account and link rolled back, the retry succeeds', async () => {
     const { client, name } = victimClient()
     try {

@@ -27,13 +27,11 @@ function fixture<Store>(create: (client: PostgresClient) => Store) {
   return () => ({ store: create(db.client), peer: create(other) })
 }
 
-/** Registers a suite: every case on one database, the race cases only on a real server. */
+/** Registers a suite: every case on one pool, the race cases between two pools (two app instances). */
 function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
   const { races, others } = splitRaceCases(suite)
   describeConformance(others)
-  // The race cases need real concurrent sessions; embedded PGlite serializes every statement (one
-  // session), so they run only against a server (DATABASE_URL, Testcontainers).
-  describe.runIf(db.database.concurrent)('concurrent database, two app instances', () => {
+  describe('concurrent database, two app instances', () => {
     describeConformance(races)
   })
 }

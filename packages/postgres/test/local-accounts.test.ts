@@ -200,8 +200,7 @@ function twoInstances<Store>(create: (client: PostgresClient) => Store): readonl
   return [create(db.connect(8)), create(db.connect(8))]
 }
 
-// Real concurrent sessions are needed; embedded PGlite serializes every statement (one session).
-describe.runIf(db.database.concurrent)('Postgres local-account stores across app instances', () => {
+describe('Postgres local-account stores across app instances', () => {
   it('100 attempts with limit 25 on two instances: exactly 25 allowed, each count once', async () => {
     const stores = twoInstances((client) => new PostgresRateLimitStore({ client }))
     const key = digest()

@@ -24,9 +24,7 @@ const { races, others } = splitRaceCases(
 
 describeConformance(others)
 
-// Races need real concurrent sessions. Embedded PGlite (the fallback without DATABASE_URL or Docker)
-// is one session behind the wire protocol and serializes every statement, so there the race cases
-// cannot race and are skipped; DATABASE_URL (CI) and Testcontainers run them.
-describe.runIf(db.database.concurrent)('concurrent database', () => {
+// The race cases, on real concurrent sessions.
+describe('concurrent database', () => {
   describeConformance(races)
 })

@@ -40,7 +40,7 @@ export interface SharedDatabase {
   close(): Promise<void>
 }
 
-/** A fresh migrated database on the real server (DATABASE_URL), and one signing ring for every instance. */
+/** A fresh migrated database on a real server, and one signing ring for every instance. */
 export async function sharedDatabase(): Promise<SharedDatabase> {
   const database = await createTestDatabase()
   const clients: PostgresClient[] = []
