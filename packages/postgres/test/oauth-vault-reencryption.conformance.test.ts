@@ -24,7 +24,7 @@ const { races, others } = splitRaceCases(
 
 describeConformance(others)
 
-// Refreshes racing a re-encryption need real concurrent sessions; embedded PGlite serializes statements.
-describe.runIf(db.database.concurrent)('concurrent database', () => {
+// Refreshes racing a re-encryption, on real concurrent sessions.
+describe('concurrent database', () => {
   describeConformance(races)
 })
