@@ -150,7 +150,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     postgres,
     directory,
     events,
-    apiKeys: { service, store },
+    apiKeys: { service, store, directory: store },
     publicOrigin,
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),

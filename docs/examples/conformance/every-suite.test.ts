@@ -1,7 +1,7 @@
 // Runs every conformance suite under vitest, one test per invariant. Replace each memory
 // implementation with your own; keep one fresh instance per factory call.
 import { randomBytes } from 'node:crypto'
-import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
+import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
 import {
   oauthTransactionProtectorSuite,
   oauthTransactionStoreSuite,
@@ -45,6 +45,19 @@ describeConformance(
       provider: 'example',
       clientId: 'client',
       protector: protector(),
+    })
+    return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+  }),
+)
+
+// Re-encryption after a key rotation: the suite hands in the protector it rotates, and each case needs a
+// store over a provider registration (or storage) of its own.
+describeConformance(
+  oauthVaultReencryptionSuite((rotating) => {
+    const store = new accounts.MemoryOAuthAccountStore({
+      provider: 'example',
+      clientId: 'client',
+      protector: rotating,
     })
     return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
   }),

@@ -5,14 +5,20 @@
 // test/public-api.test.ts checks that this list and the subpaths agree.
 
 export type {
+  ApiKeyDirectory,
   ApiKeyErrorCode,
+  ApiKeyLifetime,
+  ApiKeyListOptions,
+  ApiKeyListRequest,
   ApiKeyMechanismOptions,
+  ApiKeyOwner,
   ApiKeyPepper,
   ApiKeyRecord,
   ApiKeyRotation,
   ApiKeyServiceOptions,
   ApiKeyStatus,
   ApiKeyStore,
+  ApiKeySummary,
   ApiKeyUsage,
   ApiKeyUsageRecorderOptions,
   ApiKeyUsageStats,
@@ -27,12 +33,14 @@ export {
   ApiKeyUsageRecorder,
   apiKey,
   apiKeyStatus,
+  apiKeySummary,
   assertApiKeyRecord,
   decodeApiKeyPepper,
   formatApiKey,
   IssuedApiKey,
   MemoryApiKeyStore,
   parseApiKey,
+  requireApiKeyListRequest,
 } from './api-keys/index.js'
 export type {
   AuthenticationEvidence,

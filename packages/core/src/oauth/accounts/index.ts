@@ -32,6 +32,20 @@ export type {
   StoredProviderTokens,
   UnlinkOutcome,
 } from './records.js'
+export type {
+  OAuthVaultReencryptionReport,
+  ReencryptOAuthVaultOptions,
+  UnreadableVaultEnvelope,
+} from './reencryption.js'
+export { reencryptOAuthVault } from './reencryption.js'
+export type {
+  ListStaleEnvelopesRequest,
+  OAuthVaultReencryption,
+  RewriteEnvelopeRequest,
+  StaleVaultEnvelope,
+} from './reencryption-port.js'
+// For store implementations of OAuthVaultReencryption: the same request checks and envelope comparison.
+export { requireEnvelopeRewrite, requireStaleEnvelopeListing, sameEnvelope } from './reencryption-port.js'
 // For store implementations: the vault codec and the input checks every store applies, so a durable
 // store seals, binds and validates exactly as the memory store does.
 export {

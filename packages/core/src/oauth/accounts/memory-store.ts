@@ -6,6 +6,7 @@ import { AccountLinkError, invalidInput, OAuthAccountError, OAuthAccountErrorCod
 import { requireId } from './input.js'
 import { memoryInspector, type OAuthVaultInspector } from './inspector.js'
 import * as directory from './memory-directory.js'
+import * as reencryption from './memory-reencryption.js'
 import {
   accountsOf,
   emptyState,
@@ -30,6 +31,12 @@ import type {
   StoredProviderTokens,
   UnlinkOutcome,
 } from './records.js'
+import type {
+  ListStaleEnvelopesRequest,
+  OAuthVaultReencryption,
+  RewriteEnvelopeRequest,
+  StaleVaultEnvelope,
+} from './reencryption-port.js'
 import { optionalTokenSet, requireGrant, requireIdentity, requireNow } from './request-input.js'
 import type { ProviderTokenSet } from './token-set.js'
 
@@ -58,9 +65,10 @@ const contexts = new WeakMap<MemoryOAuthAccountStore, vault.MemoryStoreContext>(
 /**
  * The in-memory `OAuthAccountStore` for one provider registration. Operations run one at a time and
  * commit only after every await succeeded, so each behaves like a serializable transaction under
- * concurrent async callers. For tests, development and single-process deployments.
+ * concurrent async callers. For tests, development and single-process deployments. As an
+ * `OAuthVaultReencryption` it lets `reencryptOAuthVault` re-seal its envelopes after a key rotation.
  */
-export class MemoryOAuthAccountStore implements OAuthAccountStore {
+export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultReencryption {
   readonly provider: string
   readonly clientId: string
   readonly #context: vault.MemoryStoreContext
@@ -273,6 +281,14 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore {
 
   completeRevocationRetry(request: Request<'completeRevocationRetry'>): Promise<boolean> {
     return vault.completeRevocationRetry(this.#context, request)
+  }
+
+  listStaleEnvelopes(request: ListStaleEnvelopesRequest): Promise<readonly StaleVaultEnvelope[]> {
+    return reencryption.listStaleEnvelopes(this.#context, request)
+  }
+
+  rewriteEnvelope(request: RewriteEnvelopeRequest): Promise<boolean> {
+    return reencryption.rewriteEnvelope(this.#context, request)
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
