@@ -9,24 +9,6 @@ export {
   SESSION_HANDLE_CLAIM,
 } from './access-token.js'
 export { TOKEN_FAMILY_ATTRIBUTE } from './access-token-mechanism.js'
-export type {
-  BumpSecurityEpochRequest,
-  CreateLocalAccountOutcome,
-  CreateLocalAccountRequest,
-  FindLocalAccountQuery,
-  IssueInviteRequest,
-  LocalAccountRecord,
-  LocalAccountStore,
-  SetPasswordRequest,
-} from './account-store.js'
-export {
-  localAccountRecord,
-  validateBumpSecurityEpoch,
-  validateCreateLocalAccount,
-  validateFindLocalAccount,
-  validateIssueInvite,
-  validateSetPassword,
-} from './account-store.js'
 export type { LocalAuthErrorCode, LocalAuthErrorOptions } from './auth-errors.js'
 export { LocalAuthError } from './auth-errors.js'
 export type { BoundedPasswordHasher, BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
@@ -63,7 +45,6 @@ export { LocalCsrf } from './local-csrf.js'
 export type { LocalJWKSProviderOptions } from './local-jwks-provider.js'
 export { LocalJWKSProvider } from './local-jwks-provider.js'
 export { LocalStepUp } from './local-step-up.js'
-export { MemoryLocalAccountStore } from './memory-account-store.js'
 export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js'
 export { MemoryRateLimitStore } from './memory-rate-limit-store.js'
 export { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'

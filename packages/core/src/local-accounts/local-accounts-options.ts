@@ -1,6 +1,6 @@
+import type { AccountStore } from '../accounts/port.js'
 import { integerBetween, type OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
-import type { LocalAccountStore } from './account-store.js'
 import type { BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './password.js'
 import type { RateLimitStore } from './rate-limit-store.js'
@@ -91,7 +91,7 @@ export interface LocalRevocationOptions {
 
 export interface LocalAccountsOptions {
   readonly profile: LocalAuthProfile
-  readonly accounts: LocalAccountStore
+  readonly accounts: AccountStore
   /** Needed by the `session` and `hybrid` profiles. */
   readonly sessions?: SessionStore
   /** Needed by the `tokens` and `hybrid` profiles. */

@@ -328,7 +328,7 @@ describe('passwords', () => {
     const stronger = scryptHasher(2048)
     const second = await localFixture({ accounts: first.accounts, hasher: stronger })
     await second.local.login(credentials, { transport: 'session' })
-    const account = await first.accounts.findAccount({ username: 'alice' })
+    const account = await first.accounts.findPassword({ username: 'alice' })
     expect(account?.passwordHash.split('$')[2]).toBe('2048')
     expect(account?.securityEpoch).toBe(1)
     await second.local.login(credentials, { transport: 'session' })

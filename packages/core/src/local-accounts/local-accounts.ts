@@ -1,12 +1,14 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
+import { AccountError, AccountErrorCodes } from '../accounts/errors.js'
+import type { AccountStore } from '../accounts/port.js'
+import type { AccountStatus } from '../accounts/records.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { StepUpService } from '../step-up/service.js'
 import { accessTokenMechanism } from './access-token-mechanism.js'
-import type { LocalAccountRecord, LocalAccountStore } from './account-store.js'
 import { LocalAuthError } from './auth-errors.js'
 import { type BoundedPasswordHasher, boundedPasswordHasher } from './bounded-password-hasher.js'
 import { parseTrustedProxies, resolveClientAddress, type TrustedProxies } from './client-address.js'
@@ -25,7 +27,7 @@ import { LocalCsrf } from './local-csrf.js'
 import { LocalStepUp } from './local-step-up.js'
 import { LoginThrottle } from './login-throttle.js'
 import { digestOpaqueToken, newOpaqueToken } from './opaque-token.js'
-import { passwordRules } from './password.js'
+import { type PasswordRules, passwordRules } from './password.js'
 import {
   changeAccountPassword,
   confirmAccountPassword,
@@ -36,7 +38,12 @@ import {
 } from './password-flows.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { defined, type LocalRuntime, localRuntime } from './runtime.js'
-import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
+import type {
+  EpochBumpReason,
+  SecurityEventFields,
+  SecurityEventType,
+  SessionRevocationReason,
+} from './security-events.js'
 import { type SessionCookie, sessionCookie } from './session-cookie.js'
 import { SessionManager } from './session-manager.js'
 import { CSRF_TOKEN_HEADER, sessionMechanism } from './session-mechanism.js'
@@ -76,7 +83,9 @@ export class LocalAccounts {
   /** CSRF checks, synchronizer tokens and the pre-session seed cookie. */
   readonly csrf: LocalCsrf
   readonly hasher: BoundedPasswordHasher
-  readonly #accounts: LocalAccountStore
+  /** The rules a new password must meet (registration, change, reset, adding a password). */
+  readonly passwordRules: PasswordRules
+  readonly #accounts: AccountStore
   readonly #sessions: SessionManager | undefined
   readonly #tokens: TokenManager | undefined
   readonly #runtime: LocalRuntime
@@ -96,8 +105,7 @@ export class LocalAccounts {
       settings,
       clock,
       random,
-      loadEpoch: async (accountId) =>
-        (await options.accounts.findAccount({ accountId }))?.securityEpoch ?? null,
+      loadEpoch: async (accountId) => (await options.accounts.getAccount(accountId))?.securityEpoch ?? null,
       sink: options.events,
       onSinkError: options.onEventSinkError,
     })
@@ -109,12 +117,13 @@ export class LocalAccounts {
             concurrency: defaultHashingConcurrency(),
             ...options.hashing,
           })
+    this.passwordRules = passwordRules(options.passwordRules ?? {})
     this.#flows = {
       accounts: options.accounts,
       hasher: this.hasher,
       dummy: dummyHash(this.hasher, { randomBytes: random }),
       throttle: new LoginThrottle(options.rateLimits, settings.perAccount, settings.perAddress, clock),
-      rules: passwordRules(options.passwordRules ?? {}),
+      rules: this.passwordRules,
       runtime: this.#runtime,
     }
     const names = options.mechanismNames ?? {}
@@ -215,6 +224,7 @@ export class LocalAccounts {
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
     const account = await verifyCredentials(this.#flows, body, clientAddress)
+    this.#refuseDisabled(account, clientAddress)
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, transport, options.replacesSessionId, info, ['pwd'])
   }
@@ -233,13 +243,12 @@ export class LocalAccounts {
       throw invalidLocalInput('accountId must be a non-empty string')
     }
     const transport = this.#transport(request.transport)
-    const account = await this.#accounts.findAccount({ accountId: request.accountId })
+    const account = await this.#accounts.getAccount(request.accountId)
     if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
     const info = request.request ?? {}
-    this.#runtime.emit(
-      'login.succeeded',
-      defined({ accountId: account.accountId, clientAddress: this.clientAddress(info) }),
-    )
+    const clientAddress = this.clientAddress(info)
+    this.#refuseDisabled(account, clientAddress)
+    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, transport, request.replacesSessionId, info, undefined)
   }
 
@@ -387,20 +396,78 @@ export class LocalAccounts {
     const clientAddress = this.clientAddress(info)
     const updated = await changeAccountPassword(this.#flows, request.accountId, request.body, clientAddress)
     await this.#endEverything(updated.accountId, 'epoch_bumped', clientAddress)
+    return this.renewSignIn({
+      accountId: updated.accountId,
+      securityEpoch: updated.securityEpoch,
+      credentials: request.credentials,
+      request: info,
+      amr: ['pwd'],
+    })
+  }
+
+  /**
+   * After the account's security epoch moved by the caller's own hand (a password change or removal, an
+   * unlink): a fresh session when the request came with one and a fresh token pair when it came with a
+   * local access token, both at `securityEpoch`, so the caller stays signed in while every other session
+   * and token family of the account has ended.
+   */
+  async renewSignIn(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly credentials: LocalCredentials
+    readonly request?: LocalRequestInfo
+    readonly amr?: readonly string[]
+  }): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
+    const info = request.request ?? {}
     const { sessionHandle, familyId } = request.credentials
     const result: { session?: SessionSignIn; tokens?: TokenSignIn } = {}
+    this.#runtime.epochs.remember(request.accountId, request.securityEpoch)
     if (sessionHandle !== undefined && this.#sessions !== undefined) {
       result.session = await this.#sessions.create({
-        accountId: updated.accountId,
-        securityEpoch: updated.securityEpoch,
-        clientAddress,
+        accountId: request.accountId,
+        securityEpoch: request.securityEpoch,
+        clientAddress: this.clientAddress(info),
         userAgent: info.userAgent,
       })
     }
     if (familyId !== undefined && this.#tokens !== undefined) {
-      result.tokens = await this.#tokens.issue(updated.accountId, updated.securityEpoch, ['pwd'])
+      result.tokens = await this.#tokens.issue(request.accountId, request.securityEpoch, request.amr)
     }
     return result
+  }
+
+  /**
+   * Tells this instance that the account's security epoch moved in the store (an unlink, a password
+   * removal, disabling): the new epoch is believed at once here, `epoch.bumped` is emitted, and the
+   * account's sessions and token families are ended in their stores. Other instances notice within
+   * `revocation.maxStalenessSeconds`.
+   */
+  async epochMoved(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly reason: EpochBumpReason
+    readonly clientAddress?: string | undefined
+  }): Promise<void> {
+    this.#runtime.epochs.remember(request.accountId, request.securityEpoch)
+    this.#runtime.emit('epoch.bumped', {
+      accountId: request.accountId,
+      epoch: request.securityEpoch,
+      reason: request.reason,
+    })
+    await this.#endEverything(request.accountId, 'epoch_bumped', request.clientAddress)
+  }
+
+  /**
+   * Tells this instance that the account is gone (deleted): its sessions and tokens are refused here at
+   * once (the next check reads the store and finds no account).
+   */
+  accountDeleted(accountId: string): void {
+    this.#runtime.epochs.forget(accountId)
+  }
+
+  /** Emits a security event to the application's sink (never throws; a failing sink is reported). */
+  emit<Type extends SecurityEventType>(type: Type, fields: SecurityEventFields[Type]): void {
+    this.#runtime.emit(type, fields)
   }
 
   /**
@@ -438,8 +505,21 @@ export class LocalAccounts {
     await this.#tokens?.revokeAccount(accountId)
   }
 
+  /** Disabled accounts do not sign in, whatever proved the identity (`account.disabled`, 403). */
+  #refuseDisabled(
+    account: { readonly accountId: string; readonly status: AccountStatus },
+    clientAddress: string | undefined,
+  ): void {
+    if (account.status === 'active') return
+    this.#runtime.emit(
+      'login.failed',
+      defined({ reason: 'inactive_account', accountId: account.accountId, clientAddress }),
+    )
+    throw new AccountError(AccountErrorCodes.disabled, 'the account is disabled')
+  }
+
   async #establish(
-    account: LocalAccountRecord,
+    account: { readonly accountId: string; readonly securityEpoch: number },
     transport: LocalTransport,
     replacesSessionId: string | undefined,
     info: LocalRequestInfo,

@@ -98,6 +98,21 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
     return revoked
   }
 
+  /**
+   * Removes every refresh-token family of the account with its tokens (for `MemoryAccountStore({ cascade })`:
+   * an account deletion takes them in the same step). How many families went.
+   */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [familyId, family] of this.#families) {
+      if (family.record.accountId !== accountId) continue
+      for (const digest of family.digests) this.#tokens.delete(digest)
+      this.#families.delete(familyId)
+      removed += 1
+    }
+    return removed
+  }
+
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemoryRefreshTokenStore { families: ${this.#families.size}, tokens: ${this.#tokens.size} }`
   }

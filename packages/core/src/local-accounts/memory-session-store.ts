@@ -92,6 +92,15 @@ export class MemorySessionStore implements SessionStore {
     return removed
   }
 
+  /**
+   * Removes every session of the account at once (for `MemoryAccountStore({ cascade })`: an account
+   * deletion takes its sessions in the same step). How many went.
+   */
+  deleteAccountData(accountId: string): number {
+    const digests = [...(this.#handles.get(accountId)?.values() ?? [])]
+    return digests.filter((digest) => this.#delete(digest)).length
+  }
+
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemorySessionStore { sessions: ${this.#sessions.size} }`
   }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { AccountError, AccountErrorCodes } from '../accounts/errors.js'
+import type { AccountStore } from '../accounts/port.js'
+import type { PasswordRecord } from '../accounts/records.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
-import type { LocalAccountRecord, LocalAccountStore } from './account-store.js'
 import { invalidCredentials, LocalAuthError } from './auth-errors.js'
 import type { DummyHash } from './dummy-hash.js'
 import type { LoginThrottle } from './login-throttle.js'
@@ -12,7 +14,7 @@ import { normalizeUsername } from './username.js'
 
 /** What the password flows need from `LocalAccounts`. */
 export interface PasswordFlowParts {
-  readonly accounts: LocalAccountStore
+  readonly accounts: AccountStore
   readonly hasher: PasswordHasher
   readonly dummy: DummyHash
   readonly throttle: LoginThrottle
@@ -40,7 +42,7 @@ export async function verifyCredentials(
   parts: PasswordFlowParts,
   body: unknown,
   clientAddress: string | undefined,
-): Promise<LocalAccountRecord> {
+): Promise<PasswordRecord> {
   const { runtime } = parts
   const fields = readCredentials(body)
   const username = normalizeUsername(fields.username)
@@ -56,7 +58,7 @@ export async function verifyCredentials(
     }
     throw error
   }
-  const account = await parts.accounts.findAccount({ username })
+  const account = await parts.accounts.findPassword({ username })
   let verified: boolean
   try {
     verified =
@@ -88,7 +90,7 @@ export async function verifyCredentials(
 
 async function rehashIfNeeded(
   parts: PasswordFlowParts,
-  account: LocalAccountRecord,
+  account: PasswordRecord,
   password: string,
 ): Promise<void> {
   try {
@@ -144,6 +146,19 @@ export async function registerAccount(
 }
 
 /**
+ * The password method of a signed-in account: `local.sign_in_required` when the account is gone,
+ * `account.password_missing` when it signs in only with provider identities.
+ */
+export async function passwordOf(accounts: AccountStore, accountId: string): Promise<PasswordRecord> {
+  const password = await accounts.findPassword({ accountId })
+  if (password !== null) return password
+  if ((await accounts.getAccount(accountId)) === null) {
+    throw new LocalAuthError('local.sign_in_required', 'the account does not exist')
+  }
+  throw new AccountError(AccountErrorCodes.passwordMissing, 'the account has no password')
+}
+
+/**
  * A password change by the signed-in account: the current password is verified (under the per-account
  * limit), the new hash is written with an epoch bump in one compare-and-swap, and the new epoch is
  * remembered at once on this instance. The caller ends sessions and token families.
@@ -153,12 +168,11 @@ export async function changeAccountPassword(
   accountId: string,
   body: unknown,
   clientAddress: string | undefined,
-): Promise<LocalAccountRecord> {
+): Promise<PasswordRecord> {
   const fields = readPasswordChange(body)
   const current = presentedPassword(fields.currentPassword, parts.rules)
   const next = validatePassword(fields.newPassword, parts.rules)
-  const account = await parts.accounts.findAccount({ accountId })
-  if (account === null) throw new LocalAuthError('local.sign_in_required', 'the account does not exist')
+  const account = await passwordOf(parts.accounts, accountId)
   await parts.throttle.attempt(account.username, clientAddress)
   if (!(await parts.hasher.verify(account.passwordHash, current))) {
     parts.runtime.emit('login.failed', defined({ reason: 'bad_password', accountId, clientAddress }))
@@ -193,12 +207,11 @@ export async function confirmAccountPassword(
   accountId: string,
   password: unknown,
   clientAddress: string | undefined,
-): Promise<LocalAccountRecord> {
+): Promise<PasswordRecord> {
   const { runtime } = parts
   if (typeof password !== 'string' || password === '') throw invalidCredentials()
   const presented = presentedPassword(password, parts.rules)
-  const account = await parts.accounts.findAccount({ accountId })
-  if (account === null) throw new LocalAuthError('local.sign_in_required', 'the account does not exist')
+  const account = await passwordOf(parts.accounts, accountId)
   try {
     await parts.throttle.attempt(account.username, clientAddress)
   } catch (error) {
@@ -223,7 +236,7 @@ export async function resetAccountPassword(
   parts: PasswordFlowParts,
   accountId: string,
   newPassword: unknown,
-): Promise<LocalAccountRecord | null> {
+): Promise<PasswordRecord | null> {
   const password = validatePassword(newPassword, parts.rules)
   const passwordHash = await parts.hasher.hash(password)
   const updated = await parts.accounts.setPassword({

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import type { AccountStore } from '../accounts/port.js'
 import { VerifiedCache } from '../cache/verified-cache.js'
 import { createJwtVerifier } from '../workload-jwt/jwt-verifier.js'
 import { issueAccessToken, SECURITY_EPOCH_CLAIM, SESSION_HANDLE_CLAIM } from './access-token.js'
-import type { LocalAccountStore } from './account-store.js'
 import { LocalAuthError } from './auth-errors.js'
 import type { LocalTokenOptions } from './local-accounts-options.js'
 import { LocalJWKSProvider } from './local-jwks-provider.js'
@@ -48,7 +48,7 @@ export class TokenManager {
   readonly jwks: LocalJWKSProvider
   readonly #options: LocalTokenOptions
   readonly #store: RefreshTokenStore
-  readonly #accounts: LocalAccountStore
+  readonly #accounts: AccountStore
   readonly #runtime: LocalRuntime
   readonly #verify: (token: string) => ReturnType<ReturnType<typeof createJwtVerifier>>
   readonly #cache: VerifiedCache<VerifiedAccessToken> | undefined
@@ -56,7 +56,7 @@ export class TokenManager {
   constructor(
     options: LocalTokenOptions,
     store: RefreshTokenStore,
-    accounts: LocalAccountStore,
+    accounts: AccountStore,
     runtime: LocalRuntime,
   ) {
     this.#options = options
@@ -179,7 +179,7 @@ export class TokenManager {
     }
     if (outcome.outcome === 'invalid') throw refreshInvalid()
     const { family } = outcome
-    const account = await this.#accounts.findAccount({ accountId: family.accountId })
+    const account = await this.#accounts.getAccount(family.accountId)
     if (account === null || account.securityEpoch !== family.securityEpoch) {
       await this.#store.revoke({ familyId: family.familyId, now: new Date(now) })
       throw refreshInvalid()

@@ -1,30 +1,26 @@
-import type {
-  CreateLocalAccountOutcome,
-  LocalAccountRecord,
-  LocalAccountStore,
-} from '@portcullis/core/local-accounts'
-import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
+import type { AccountStore, CreateAccountOutcome, PasswordRecord } from '@portcullis/core/accounts'
 import {
   at,
   concurrently,
   digest,
   expectCode,
   HOUR,
-  type LocalAccountStoreFixture,
   passwordHash,
   sameTime,
   T0,
   unique,
   username,
-} from './fixture.js'
+} from '../local-accounts/fixture.js'
+import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
+import type { AccountStoreFixture } from './fixture.js'
 
-type Case = ConformanceCase<LocalAccountStoreFixture>
+type Case = ConformanceCase<AccountStoreFixture>
 
 /** Creates an account (no invite) and returns its record; throws when the store does not create it. */
 export async function newAccount(
-  store: LocalAccountStore,
+  store: AccountStore,
   overrides: { username?: string; passwordHash?: string; now?: Date } = {},
-): Promise<LocalAccountRecord> {
+): Promise<PasswordRecord> {
   const outcome = await store.createAccount({
     accountId: unique('account'),
     username: overrides.username ?? username(),
@@ -35,7 +31,7 @@ export async function newAccount(
   return outcome.account
 }
 
-export function sameAccount(a: LocalAccountRecord | null | undefined, b: LocalAccountRecord): boolean {
+export function sameAccount(a: PasswordRecord | null | undefined, b: PasswordRecord): boolean {
   return (
     a !== null &&
     a !== undefined &&
@@ -49,10 +45,10 @@ export function sameAccount(a: LocalAccountRecord | null | undefined, b: LocalAc
   )
 }
 
-const outcomes = (results: readonly CreateLocalAccountOutcome[], outcome: string) =>
+const outcomes = (results: readonly CreateAccountOutcome[], outcome: string) =>
   results.filter((result) => result.outcome === outcome).length
 
-async function invite(store: LocalAccountStore, expiresAt = at(HOUR)): Promise<string> {
+async function invite(store: AccountStore, expiresAt = at(HOUR)): Promise<string> {
   const code = digest()
   await store.issueInvite({ digest: code, expiresAt, now: T0 })
   return code
@@ -60,7 +56,7 @@ async function invite(store: LocalAccountStore, expiresAt = at(HOUR)): Promise<s
 
 export const accountCases: readonly Case[] = [
   conformanceCase(
-    'local-accounts.create-and-find',
+    'accounts.create-and-find',
     'a created account starts at epoch 1 with every date at now, and is found by username and by id',
     async ({ store }, check) => {
       const request = {
@@ -75,25 +71,26 @@ export const accountCases: readonly Case[] = [
       const expected = {
         ...request,
         securityEpoch: 1,
+        status: 'active' as const,
         createdAt: T0,
         updatedAt: T0,
         passwordChangedAt: T0,
       }
       check(sameAccount(outcome.account, expected), 'the created record differs from the request')
       check(
-        sameAccount(await store.findAccount({ username: request.username }), expected),
+        sameAccount(await store.findPassword({ username: request.username }), expected),
         'not found by username',
       )
       check(
-        sameAccount(await store.findAccount({ accountId: request.accountId }), expected),
+        sameAccount(await store.findPassword({ accountId: request.accountId }), expected),
         'not found by id',
       )
-      check((await store.findAccount({ username: username() })) === null, 'an unknown username was found')
-      check((await store.findAccount({ accountId: unique('account') })) === null, 'an unknown id was found')
+      check((await store.findPassword({ username: username() })) === null, 'an unknown username was found')
+      check((await store.findPassword({ accountId: unique('account') })) === null, 'an unknown id was found')
     },
   ),
   conformanceCase(
-    'local-accounts.username-taken',
+    'accounts.username-taken',
     'a taken username is refused as username-taken and creates nothing',
     async ({ store }, check) => {
       const first = await newAccount(store)
@@ -105,15 +102,15 @@ export const accountCases: readonly Case[] = [
         now: at(1000),
       })
       check(outcome.outcome === 'username-taken', `second createAccount answered ${outcome.outcome}`)
-      check((await store.findAccount({ accountId: secondId })) === null, 'the refused account exists')
+      check((await store.findPassword({ accountId: secondId })) === null, 'the refused account exists')
       check(
-        sameAccount(await store.findAccount({ username: first.username }), first),
+        sameAccount(await store.findPassword({ username: first.username }), first),
         'the first account changed',
       )
     },
   ),
   conformanceCase(
-    'local-accounts.create-race',
+    'accounts.create-race',
     'of 16 concurrent creations with one username exactly one succeeds',
     async (fixture, check) => {
       const name = username()
@@ -129,7 +126,7 @@ export const accountCases: readonly Case[] = [
       check(outcomes(results, 'created') === 1, `${outcomes(results, 'created')} creations succeeded`)
       check(outcomes(results, 'username-taken') === 15, 'the losers were not told username-taken')
       const winner = results.find((result) => result.outcome === 'created')
-      const found = await fixture.store.findAccount({ username: name })
+      const found = await fixture.store.findPassword({ username: name })
       check(
         winner?.outcome === 'created' && found?.accountId === winner.account.accountId,
         'the stored account is not the winner',
@@ -137,7 +134,7 @@ export const accountCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.invite-single-use',
+    'accounts.invite-single-use',
     'an invite creates one account; reusing it or an unknown invite is invite-invalid',
     async ({ store }, check) => {
       const code = await invite(store)
@@ -155,7 +152,7 @@ export const accountCases: readonly Case[] = [
       const replay = await create(replayName, code)
       check(replay.outcome === 'invite-invalid', `second use answered ${replay.outcome}`)
       check(
-        (await store.findAccount({ username: replayName })) === null,
+        (await store.findPassword({ username: replayName })) === null,
         'a replayed invite created an account',
       )
       const unknown = await create(username(), digest())
@@ -163,7 +160,7 @@ export const accountCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.invite-expiry',
+    'accounts.invite-expiry',
     'an invite works until just before expiresAt and is invite-invalid at expiresAt',
     async ({ store }, check) => {
       const [early, late] = [await invite(store, at(HOUR)), await invite(store, at(HOUR))]
@@ -182,7 +179,7 @@ export const accountCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.invite-kept-on-taken-username',
+    'accounts.invite-kept-on-taken-username',
     'a taken username does not burn the invite, and a bad invite is reported before a taken username',
     async ({ store }, check) => {
       const existing = await newAccount(store)
@@ -210,7 +207,7 @@ export const accountCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.invite-race',
+    'accounts.invite-race',
     'of 16 concurrent creations with one invite exactly one succeeds',
     async (fixture, check) => {
       const code = await invite(fixture.store)
@@ -226,12 +223,12 @@ export const accountCases: readonly Case[] = [
       )
       check(outcomes(results, 'created') === 1, `${outcomes(results, 'created')} creations succeeded`)
       check(outcomes(results, 'invite-invalid') === 15, 'the losers were not told invite-invalid')
-      const found = await Promise.all(names.map((name) => fixture.store.findAccount({ username: name })))
+      const found = await Promise.all(names.map((name) => fixture.store.findPassword({ username: name })))
       check(found.filter((account) => account !== null).length === 1, 'not exactly one account exists')
     },
   ),
   conformanceCase(
-    'local-accounts.duplicates',
+    'accounts.duplicates',
     'a stored invite digest or account id is local.store_duplicate and changes nothing',
     async ({ store }, check) => {
       const code = await invite(store, at(HOUR))
@@ -255,11 +252,11 @@ export const accountCases: readonly Case[] = [
         'createAccount with a stored accountId',
       )
       check(
-        (await store.findAccount({ username: otherName })) === null,
+        (await store.findPassword({ username: otherName })) === null,
         'the duplicate id created an account',
       )
       check(
-        sameAccount(await store.findAccount({ accountId: existing.accountId }), existing),
+        sameAccount(await store.findPassword({ accountId: existing.accountId }), existing),
         'the account changed',
       )
       const late = await store.createAccount({

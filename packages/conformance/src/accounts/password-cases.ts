@@ -1,6 +1,4 @@
 import { inspect } from 'node:util'
-import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
-import { newAccount, sameAccount } from './account-cases.js'
 import {
   at,
   BAD_DATES,
@@ -10,7 +8,6 @@ import {
   digest,
   expectCode,
   HOUR,
-  type LocalAccountStoreFixture,
   label,
   loose,
   passwordHash,
@@ -18,15 +15,18 @@ import {
   T0,
   unique,
   username,
-} from './fixture.js'
+} from '../local-accounts/fixture.js'
+import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
+import { newAccount, sameAccount } from './account-cases.js'
+import type { AccountStoreFixture } from './fixture.js'
 
-type Case = ConformanceCase<LocalAccountStoreFixture>
+type Case = ConformanceCase<AccountStoreFixture>
 
 const INVALID = 'local.invalid_input'
 
 export const passwordCases: readonly Case[] = [
   conformanceCase(
-    'local-accounts.set-password',
+    'accounts.set-password',
     'setPassword replaces the hash and the dates, bumps the epoch only when asked, and answers null for an unknown account',
     async ({ store }, check) => {
       const account = await newAccount(store)
@@ -54,7 +54,7 @@ export const passwordCases: readonly Case[] = [
       })
       check(bumped?.securityEpoch === 2, `bumpEpoch gave epoch ${bumped?.securityEpoch}`)
       check(
-        sameAccount(await store.findAccount({ accountId: account.accountId }), bumped ?? account),
+        sameAccount(await store.findPassword({ accountId: account.accountId }), bumped ?? account),
         'not stored',
       )
       const unknown = await store.setPassword({
@@ -67,7 +67,7 @@ export const passwordCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.expected-password-hash',
+    'accounts.expected-password-hash',
     'with expectedPasswordHash the write happens only while the stored hash is that one; a rehash keeps passwordChangedAt',
     async ({ store }, check) => {
       const account = await newAccount(store)
@@ -80,7 +80,7 @@ export const passwordCases: readonly Case[] = [
       })
       check(stale === null, 'a write with a stale expectedPasswordHash succeeded')
       check(
-        sameAccount(await store.findAccount({ accountId: account.accountId }), account),
+        sameAccount(await store.findPassword({ accountId: account.accountId }), account),
         'a refused write changed the account',
       )
       const rehashed = passwordHash('rehashed')
@@ -101,7 +101,7 @@ export const passwordCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.set-password-race',
+    'accounts.set-password-race',
     'of 16 concurrent writes expecting the same hash exactly one succeeds, and its hash is stored',
     async (fixture, check) => {
       const account = await newAccount(fixture.store)
@@ -117,13 +117,13 @@ export const passwordCases: readonly Case[] = [
       )
       const winners = results.filter((result) => result !== null)
       check(winners.length === 1, `${winners.length} writes succeeded`)
-      const stored = await fixture.store.findAccount({ accountId: account.accountId })
+      const stored = await fixture.store.findPassword({ accountId: account.accountId })
       check(stored?.passwordHash === winners[0]?.passwordHash, "the stored hash is not the winner's")
       check(stored?.securityEpoch === 2, `the epoch is ${stored?.securityEpoch} after one bumping write`)
     },
   ),
   conformanceCase(
-    'local-accounts.epoch-concurrent-bumps',
+    'accounts.epoch-concurrent-bumps',
     'bumpSecurityEpoch answers the new epoch; 16 concurrent bumps and password changes lose no increment',
     async (fixture, check) => {
       const account = await newAccount(fixture.store)
@@ -148,18 +148,18 @@ export const passwordCases: readonly Case[] = [
         epochs.join() === Array.from({ length: 16 }, (_, index) => index + 3).join(),
         `epochs ${epochs.join()}`,
       )
-      const stored = await fixture.store.findAccount({ accountId: account.accountId })
+      const stored = await fixture.store.findPassword({ accountId: account.accountId })
       check(stored?.securityEpoch === 18, `stored epoch ${stored?.securityEpoch}, expected 18`)
       const unknown = await fixture.store.bumpSecurityEpoch({ accountId: unique('account'), now: T0 })
       check(unknown === null, 'an unknown account was bumped')
     },
   ),
   conformanceCase(
-    'local-accounts.hash-not-shown',
+    'accounts.hash-not-shown',
     'account records never show the password hash in util.inspect or JSON',
     async ({ store }, check) => {
       const account = await newAccount(store)
-      const found = await store.findAccount({ accountId: account.accountId })
+      const found = await store.findPassword({ accountId: account.accountId })
       for (const record of [account, found]) {
         check(!inspect(record, { depth: 5 }).includes(account.passwordHash), 'util.inspect shows the hash')
         check(!JSON.stringify(record).includes(account.passwordHash), 'JSON shows the hash')
@@ -167,7 +167,7 @@ export const passwordCases: readonly Case[] = [
     },
   ),
   conformanceCase(
-    'local-accounts.input',
+    'accounts.input',
     'malformed ids, usernames, hashes, digests, flags and dates are typed invalid-input errors and write nothing',
     async ({ store }, check) => {
       const account = await newAccount(store)
@@ -183,7 +183,7 @@ export const passwordCases: readonly Case[] = [
         )
       for (const bad of BAD_IDS) {
         await expectCode(check, create({ accountId: bad }), INVALID, `createAccount accountId ${label(bad)}`)
-        await expectCode(check, store.findAccount(loose({ accountId: bad })), INVALID, `find ${label(bad)}`)
+        await expectCode(check, store.findPassword(loose({ accountId: bad })), INVALID, `find ${label(bad)}`)
         await expectCode(
           check,
           store.bumpSecurityEpoch(loose({ accountId: bad, now: T0 })),
@@ -229,11 +229,11 @@ export const passwordCases: readonly Case[] = [
       for (const bad of BAD_DATES) {
         await expectCode(check, create({ username: name, now: bad }), INVALID, `now ${label(bad)}`)
       }
-      check((await store.findAccount({ username: name })) === null, 'a refused creation stored the account')
-      await expectCode(check, store.findAccount(loose({})), INVALID, 'find with neither key')
+      check((await store.findPassword({ username: name })) === null, 'a refused creation stored the account')
+      await expectCode(check, store.findPassword(loose({})), INVALID, 'find with neither key')
       await expectCode(
         check,
-        store.findAccount(loose({ username: account.username, accountId: account.accountId })),
+        store.findPassword(loose({ username: account.username, accountId: account.accountId })),
         INVALID,
         'find with both keys',
       )
@@ -270,7 +270,7 @@ export const passwordCases: readonly Case[] = [
         'an invite expiring at now',
       )
       check(
-        sameAccount(await store.findAccount({ accountId: account.accountId }), account),
+        sameAccount(await store.findPassword({ accountId: account.accountId }), account),
         'refused writes changed the account',
       )
     },

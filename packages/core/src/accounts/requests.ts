@@ -8,26 +8,14 @@ import {
   requireRecord,
   requireStoreId,
   requireTokenDigest,
-} from './store-input.js'
+} from '../local-accounts/store-input.js'
+import type { AccountStatus, PasswordRecord } from './records.js'
 
-/**
- * A local account (username and password). `passwordHash` is the encoded hash (an argon2id PHC string);
- * records built by `localAccountRecord` keep it out of `util.inspect` and `JSON.stringify`.
- */
-export interface LocalAccountRecord {
-  readonly accountId: string
-  /** As `normalizeUsername` returns it; unique. */
-  readonly username: string
-  readonly passwordHash: string
-  /** Starts at 1 and only grows; sessions and tokens carrying an older epoch are stale. */
-  readonly securityEpoch: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  /** When the password was last set (creation or change; a rehash of the same password keeps it). */
-  readonly passwordChangedAt: Date
-}
+// The requests of the `AccountStore` port and the checks every store (memory, Postgres, yours) applies
+// before it reads or writes anything, so bad input is the same typed `local.invalid_input` (or
+// `local.invalid_username`) error everywhere and nothing is written.
 
-export interface CreateLocalAccountRequest {
+export interface CreateAccountRequest {
   readonly accountId: string
   /** Already normalized (`normalizeUsername`); anything else is `local.invalid_username`. */
   readonly username: string
@@ -41,12 +29,12 @@ export interface CreateLocalAccountRequest {
  * `invite-invalid` (unknown, used or expired invite) is decided before the username, so a caller without
  * a valid invite learns nothing about which usernames exist. `username-taken` never burns the invite.
  */
-export type CreateLocalAccountOutcome =
-  | { readonly outcome: 'created'; readonly account: LocalAccountRecord }
+export type CreateAccountOutcome =
+  | { readonly outcome: 'created'; readonly account: PasswordRecord }
   | { readonly outcome: 'username-taken' }
   | { readonly outcome: 'invite-invalid' }
 
-export type FindLocalAccountQuery = { readonly username: string } | { readonly accountId: string }
+export type FindPasswordQuery = { readonly username: string } | { readonly accountId: string }
 
 export interface SetPasswordRequest {
   readonly accountId: string
@@ -54,7 +42,7 @@ export interface SetPasswordRequest {
   readonly now: Date
   /** Write only while the stored hash is still exactly this one (compare-and-swap). */
   readonly expectedPasswordHash?: string | undefined
-  /** Increment the security epoch in the same statement (a password change invalidates sessions). */
+  /** Increment the security epoch in the same transaction (a password change invalidates sessions). */
   readonly bumpEpoch: boolean
   /**
    * The same password re-encoded with new parameters (rehash on login): `passwordChangedAt` stays,
@@ -63,10 +51,50 @@ export interface SetPasswordRequest {
   readonly rehash?: boolean | undefined
 }
 
-export interface BumpSecurityEpochRequest {
+export interface AddPasswordRequest {
+  readonly accountId: string
+  /** Already normalized (`normalizeUsername`). */
+  readonly username: string
+  readonly passwordHash: string
+  readonly now: Date
+}
+
+/** `password-exists`: the account has a password already (change it instead). */
+export type AddPasswordOutcome =
+  | { readonly outcome: 'added'; readonly account: PasswordRecord }
+  | { readonly outcome: 'username-taken' }
+  | { readonly outcome: 'password-exists' }
+  | { readonly outcome: 'not-found' }
+
+export interface AccountChangeRequest {
   readonly accountId: string
   readonly now: Date
 }
+
+/**
+ * Removing a sign-in method: `removed` with the account's new security epoch (removing a way in ends
+ * every session and token family), `final-method` when it is the account's last way to sign in (nothing
+ * changes), `not-found` when the account has no such method.
+ */
+export type RemoveSignInMethodOutcome =
+  | { readonly outcome: 'removed'; readonly securityEpoch: number }
+  | { readonly outcome: 'final-method' }
+  | { readonly outcome: 'not-found' }
+
+export interface SetAccountStatusRequest {
+  readonly accountId: string
+  readonly status: AccountStatus
+  readonly now: Date
+}
+
+/**
+ * `tokens-retained`: a linked identity still holds provider tokens (stage their revocation first, see
+ * `OAuthRevocationRetries`); nothing was deleted.
+ */
+export type DeleteAccountOutcome =
+  | { readonly outcome: 'deleted' }
+  | { readonly outcome: 'not-found' }
+  | { readonly outcome: 'tokens-retained'; readonly providerAccountIds: readonly string[] }
 
 export interface IssueInviteRequest {
   /** `digestOpaqueToken(code)`: the invite code itself is never stored. */
@@ -75,59 +103,8 @@ export interface IssueInviteRequest {
   readonly now: Date
 }
 
-/**
- * Port: local accounts and single-use invites. Every operation is atomic (one transaction or one
- * statement); concurrent calls on any number of app instances see exactly one winner.
- */
-export interface LocalAccountStore {
-  /**
-   * Creates an account with security epoch 1. With an invite, the invite is checked first and
-   * consumed in the same transaction as the insert. A stored `accountId` is `local.store_duplicate`.
-   */
-  createAccount(request: CreateLocalAccountRequest): Promise<CreateLocalAccountOutcome>
-  /** The account with this (normalized) username or id, or null. */
-  findAccount(query: FindLocalAccountQuery): Promise<LocalAccountRecord | null>
-  /**
-   * Replaces the password hash and returns the updated account; null for an unknown account or when
-   * `expectedPasswordHash` no longer matches (a rehash loses safely to a concurrent change).
-   */
-  setPassword(request: SetPasswordRequest): Promise<LocalAccountRecord | null>
-  /** Increments the security epoch; the new epoch, or null for an unknown account. */
-  bumpSecurityEpoch(request: BumpSecurityEpochRequest): Promise<number | null>
-  /** Stores a single-use invite; a stored digest is `local.store_duplicate`. */
-  issueInvite(request: IssueInviteRequest): Promise<void>
-}
-
-const REDACTED = '[redacted]'
-
-/**
- * A frozen `LocalAccountRecord` with copied dates whose `util.inspect` and `JSON.stringify` forms show
- * `passwordHash: '[redacted]'`. Stores return their records through this.
- */
-export function localAccountRecord(fields: LocalAccountRecord): LocalAccountRecord {
-  const record: LocalAccountRecord = {
-    accountId: fields.accountId,
-    username: fields.username,
-    passwordHash: fields.passwordHash,
-    securityEpoch: fields.securityEpoch,
-    createdAt: new Date(fields.createdAt.getTime()),
-    updatedAt: new Date(fields.updatedAt.getTime()),
-    passwordChangedAt: new Date(fields.passwordChangedAt.getTime()),
-  }
-  const visible = () => ({ ...record, passwordHash: REDACTED })
-  Object.defineProperties(record, {
-    toJSON: { value: visible, enumerable: false },
-    [Symbol.for('nodejs.util.inspect.custom')]: {
-      value: (_depth: number, options: object, inspect: (value: unknown, options: object) => string) =>
-        `LocalAccountRecord ${inspect(visible(), options)}`,
-      enumerable: false,
-    },
-  })
-  return Object.freeze(record)
-}
-
 /** `createAccount` input, validated and copied. */
-export function validateCreateLocalAccount(request: unknown): {
+export function validateCreateAccount(request: unknown): {
   readonly accountId: string
   readonly username: string
   readonly passwordHash: string
@@ -145,8 +122,8 @@ export function validateCreateLocalAccount(request: unknown): {
   }
 }
 
-/** `findAccount` input: exactly one of `username` and `accountId`. */
-export function validateFindLocalAccount(
+/** `findPassword` input: exactly one of `username` and `accountId`. */
+export function validateFindPassword(
   query: unknown,
 ): { readonly username: string } | { readonly accountId: string } {
   const fields = requireRecord(query, 'query')
@@ -188,10 +165,34 @@ export function validateSetPassword(request: unknown): {
   }
 }
 
-/** `bumpSecurityEpoch` input, validated and copied. */
-export function validateBumpSecurityEpoch(request: unknown): BumpSecurityEpochRequest {
+/** `addPassword` input, validated and copied. */
+export function validateAddPassword(request: unknown): AddPasswordRequest {
+  const fields = requireRecord(request, 'request')
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    username: requireNormalizedUsername(fields.username),
+    passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
+    now: requireInstant(fields.now, 'now'),
+  }
+}
+
+/** Input of `bumpSecurityEpoch`, `removePassword` and `deleteAccount`, validated and copied. */
+export function validateAccountChange(request: unknown): AccountChangeRequest {
   const fields = requireRecord(request, 'request')
   return { accountId: requireStoreId(fields.accountId, 'accountId'), now: requireInstant(fields.now, 'now') }
+}
+
+/** `setAccountStatus` input, validated and copied. */
+export function validateSetAccountStatus(request: unknown): SetAccountStatusRequest {
+  const fields = requireRecord(request, 'request')
+  if (fields.status !== 'active' && fields.status !== 'disabled') {
+    throw invalid('status must be active or disabled')
+  }
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    status: fields.status,
+    now: requireInstant(fields.now, 'now'),
+  }
 }
 
 /** `issueInvite` input, validated and copied; `expiresAt` must be after `now`. */

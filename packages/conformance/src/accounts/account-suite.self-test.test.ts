@@ -1,20 +1,28 @@
 import { setImmediate as tick } from 'node:timers/promises'
 import {
-  type CreateLocalAccountOutcome,
-  type CreateLocalAccountRequest,
-  type LocalAccountRecord,
-  type LocalAccountStore,
-  localAccountRecord,
+  type Account,
+  type AccountStore,
+  type AddPasswordOutcome,
+  type CreateAccountOutcome,
+  type CreateAccountRequest,
+  type DeleteAccountOutcome,
+  type PasswordRecord,
+  passwordRecord,
+  type RemoveSignInMethodOutcome,
   type SetPasswordRequest,
-  validateBumpSecurityEpoch,
-  validateCreateLocalAccount,
-  validateFindLocalAccount,
+  type SignInMethod,
+  validateAccountChange,
+  validateCreateAccount,
+  validateFindPassword,
   validateIssueInvite,
   validateSetPassword,
-} from '@portcullis/core/local-accounts'
+} from '@portcullis/core/accounts'
+import type { accounts } from '@portcullis/core/oauth'
 import { describe, expect, it } from 'vitest'
-import { runSuite } from '../suite/suite.js'
-import { assertLocalAccountStoreConformance, localAccountStoreSuite } from './index.js'
+import { assertSuite, type ConformanceSuite, runSuite } from '../suite/suite.js'
+import { accountCases } from './account-cases.js'
+import type { AccountStoreFixture } from './fixture.js'
+import { passwordCases } from './password-cases.js'
 
 type Flaw =
   | 'none'
@@ -30,22 +38,29 @@ type Flaw =
   | 'shows-hash'
   | 'lenient'
 
-/** A deliberately naive store: correct with flaw `none`, each other flaw breaks one rule. */
-class NaiveAccountStore implements LocalAccountStore {
-  readonly #accounts = new Map<string, LocalAccountRecord>()
+const unsupported = (): never => {
+  throw new Error('the naive store keeps passwords only')
+}
+
+/**
+ * A deliberately naive store of password accounts (no provider identities): correct with flaw `none`
+ * for the password and invite cases, each other flaw breaks one rule.
+ */
+class NaiveAccountStore implements AccountStore {
+  readonly #accounts = new Map<string, PasswordRecord>()
   readonly #invites = new Map<string, { expiresAt: Date; used: boolean }>()
 
   constructor(private readonly flaw: Flaw) {}
 
-  #record(fields: LocalAccountRecord): LocalAccountRecord {
-    return this.flaw === 'shows-hash' ? { ...fields } : localAccountRecord(fields)
+  #record(fields: PasswordRecord): PasswordRecord {
+    return this.flaw === 'shows-hash' ? { ...fields } : passwordRecord(fields)
   }
 
-  async createAccount(request: CreateLocalAccountRequest): Promise<CreateLocalAccountOutcome> {
+  async createAccount(request: CreateAccountRequest): Promise<CreateAccountOutcome> {
     const r =
       this.flaw === 'lenient'
         ? { ...request, inviteDigest: request.invite?.digest }
-        : validateCreateLocalAccount(request)
+        : validateCreateAccount(request)
     const invite = r.inviteDigest === undefined ? undefined : this.#invites.get(r.inviteDigest)
     const taken = () => [...this.#accounts.values()].some((account) => account.username === r.username)
     if (this.flaw === 'username-before-invite' && taken()) return { outcome: 'username-taken' }
@@ -65,6 +80,7 @@ class NaiveAccountStore implements LocalAccountStore {
       username: r.username,
       passwordHash: r.passwordHash,
       securityEpoch: 1,
+      status: 'active',
       createdAt: r.now,
       updatedAt: r.now,
       passwordChangedAt: r.now,
@@ -74,13 +90,13 @@ class NaiveAccountStore implements LocalAccountStore {
     return { outcome: 'created', account }
   }
 
-  async findAccount(query: { username: string } | { accountId: string }): Promise<LocalAccountRecord | null> {
-    if (this.flaw !== 'lenient') validateFindLocalAccount(query)
+  async findPassword(query: { username: string } | { accountId: string }): Promise<PasswordRecord | null> {
+    if (this.flaw !== 'lenient') validateFindPassword(query)
     if ('accountId' in query) return this.#accounts.get(query.accountId) ?? null
     return [...this.#accounts.values()].find((account) => account.username === query.username) ?? null
   }
 
-  async setPassword(request: SetPasswordRequest): Promise<LocalAccountRecord | null> {
+  async setPassword(request: SetPasswordRequest): Promise<PasswordRecord | null> {
     const r = this.flaw === 'lenient' ? { rehash: false, ...request } : validateSetPassword(request)
     const account = this.#accounts.get(r.accountId)
     if (account === undefined) return null
@@ -98,7 +114,7 @@ class NaiveAccountStore implements LocalAccountStore {
   }
 
   async bumpSecurityEpoch(request: { accountId: string; now: Date }): Promise<number | null> {
-    if (this.flaw !== 'lenient') validateBumpSecurityEpoch(request)
+    if (this.flaw !== 'lenient') validateAccountChange(request)
     const before = this.#accounts.get(request.accountId)
     if (before === undefined) return null
     if (this.flaw === 'lost-epoch-update') await tick()
@@ -118,35 +134,71 @@ class NaiveAccountStore implements LocalAccountStore {
     }
     this.#invites.set(request.digest, { expiresAt: request.expiresAt, used: false })
   }
+
+  async getAccount(accountId: string): Promise<Account | null> {
+    const record = this.#accounts.get(accountId)
+    return record === undefined ? null : { ...record }
+  }
+
+  async listSignInMethods(): Promise<readonly SignInMethod[]> {
+    return unsupported()
+  }
+
+  async addPassword(): Promise<AddPasswordOutcome> {
+    return unsupported()
+  }
+
+  async removePassword(): Promise<RemoveSignInMethodOutcome> {
+    return unsupported()
+  }
+
+  async setAccountStatus(): Promise<Account | null> {
+    return unsupported()
+  }
+
+  async deleteAccount(): Promise<DeleteAccountOutcome> {
+    return unsupported()
+  }
+
+  oauth(): accounts.OAuthAccountStore {
+    return unsupported()
+  }
+}
+
+/** The password and invite cases of the `AccountStore` suite: all a password-only store can pass. */
+function passwordSuite(store: () => AccountStore): ConformanceSuite<AccountStoreFixture> {
+  return {
+    name: 'AccountStore conformance (passwords and invites)',
+    cases: [...accountCases, ...passwordCases],
+    createContext: () => ({ store: store(), protector: unsupported as never }),
+  }
 }
 
 const broken: readonly { flaw: Flaw; caught: readonly string[] }[] = [
-  { flaw: 'check-then-insert', caught: ['local-accounts.create-race'] },
-  { flaw: 'reusable-invite', caught: ['local-accounts.invite-single-use', 'local-accounts.invite-race'] },
-  { flaw: 'non-atomic-invite', caught: ['local-accounts.invite-race'] },
-  { flaw: 'invite-burned-by-taken-username', caught: ['local-accounts.invite-kept-on-taken-username'] },
-  { flaw: 'username-before-invite', caught: ['local-accounts.invite-kept-on-taken-username'] },
+  { flaw: 'check-then-insert', caught: ['accounts.create-race'] },
+  { flaw: 'reusable-invite', caught: ['accounts.invite-single-use', 'accounts.invite-race'] },
+  { flaw: 'non-atomic-invite', caught: ['accounts.invite-race'] },
+  { flaw: 'invite-burned-by-taken-username', caught: ['accounts.invite-kept-on-taken-username'] },
+  { flaw: 'username-before-invite', caught: ['accounts.invite-kept-on-taken-username'] },
   {
     flaw: 'ignores-expected-hash',
-    caught: ['local-accounts.expected-password-hash', 'local-accounts.set-password-race'],
+    caught: ['accounts.expected-password-hash', 'accounts.set-password-race'],
   },
-  { flaw: 'rehash-moves-date', caught: ['local-accounts.expected-password-hash'] },
-  { flaw: 'lost-epoch-update', caught: ['local-accounts.epoch-concurrent-bumps'] },
-  { flaw: 'duplicate-overwrites', caught: ['local-accounts.duplicates'] },
-  { flaw: 'shows-hash', caught: ['local-accounts.hash-not-shown'] },
-  { flaw: 'lenient', caught: ['local-accounts.input'] },
+  { flaw: 'rehash-moves-date', caught: ['accounts.expected-password-hash'] },
+  { flaw: 'lost-epoch-update', caught: ['accounts.epoch-concurrent-bumps'] },
+  { flaw: 'duplicate-overwrites', caught: ['accounts.duplicates'] },
+  { flaw: 'shows-hash', caught: ['accounts.hash-not-shown'] },
+  { flaw: 'lenient', caught: ['accounts.input'] },
 ]
 
-describe('LocalAccountStore conformance suite against deliberately broken stores', () => {
+describe('AccountStore password and invite cases against deliberately broken stores', () => {
   it('passes the naive store without a flaw', async () => {
-    await expect(
-      assertLocalAccountStoreConformance(() => ({ store: new NaiveAccountStore('none') })),
-    ).resolves.toBeUndefined()
+    await expect(assertSuite(passwordSuite(() => new NaiveAccountStore('none')))).resolves.toBeUndefined()
   })
 
   for (const { flaw, caught } of broken) {
     it(`fails "${flaw}" naming ${caught.join(', ')}`, async () => {
-      const results = await runSuite(localAccountStoreSuite(() => ({ store: new NaiveAccountStore(flaw) })))
+      const results = await runSuite(passwordSuite(() => new NaiveAccountStore(flaw)))
       const failed = results.filter((result) => !result.passed).map((result) => result.id)
       expect(failed).toEqual(expect.arrayContaining([...caught]))
     })
