@@ -40,6 +40,7 @@ export type {
 } from './accounts/requests.js'
 export {
   validateAccountChange,
+  validateAccountId,
   validateAddPassword,
   validateCreateAccount,
   validateFindPassword,

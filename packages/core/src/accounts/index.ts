@@ -32,6 +32,7 @@ export type {
 } from './requests.js'
 export {
   validateAccountChange,
+  validateAccountId,
   validateAddPassword,
   validateCreateAccount,
   validateFindPassword,

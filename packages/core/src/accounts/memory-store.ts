@@ -1,5 +1,4 @@
 import { duplicateRecord } from '../local-accounts/store-errors.js'
-import { requireStoreId } from '../local-accounts/store-input.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
 import {
@@ -30,6 +29,7 @@ import {
   type SetAccountStatusRequest,
   type SetPasswordRequest,
   validateAccountChange,
+  validateAccountId,
   validateAddPassword,
   validateCreateAccount,
   validateFindPassword,
@@ -78,13 +78,13 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async getAccount(accountId: string): Promise<Account | null> {
-    const id = requireStoreId(accountId, 'accountId')
+    const id = validateAccountId(accountId)
     const account = this.#tables.accounts.get(id)
     return account === undefined ? null : accountRecord({ accountId: id, ...account })
   }
 
   async listSignInMethods(accountId: string): Promise<readonly SignInMethod[]> {
-    const id = requireStoreId(accountId, 'accountId')
+    const id = validateAccountId(accountId)
     const methods: SignInMethod[] = []
     const password = this.#tables.passwords.get(id)
     if (password !== undefined) {

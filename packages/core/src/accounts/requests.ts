@@ -103,6 +103,11 @@ export interface IssueInviteRequest {
   readonly now: Date
 }
 
+/** An account id argument (`getAccount`, `listSignInMethods`): 1-255 characters, no control characters. */
+export function validateAccountId(accountId: unknown): string {
+  return requireStoreId(accountId, 'accountId')
+}
+
 /** `createAccount` input, validated and copied. */
 export function validateCreateAccount(request: unknown): {
   readonly accountId: string
