@@ -9,9 +9,9 @@ import {
 } from '../../test/support/local-accounts.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
-import { boundedPasswordHasher } from './bounded-password-hasher.js'
 import { digestOpaqueToken } from './opaque-token.js'
-import type { PasswordHasher } from './password.js'
+import { boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
+import type { PasswordHasher } from './passwords/password.js'
 import type { SessionSignIn, TokenSignIn } from './sign-in.js'
 
 const PASSWORD = 'correct horse battery staple'

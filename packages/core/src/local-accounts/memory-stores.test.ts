@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { MemoryRateLimitStore } from './memory-rate-limit-store.js'
-import { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
-import { MemorySessionStore } from './memory-session-store.js'
-import type { SessionRecord } from './session-store.js'
+import { MemoryRateLimitStore } from './rate-limits/memory-rate-limit-store.js'
+import { MemorySessionStore } from './sessions/memory-session-store.js'
+import type { SessionRecord } from './sessions/session-store.js'
+import { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
 
 const T0 = new Date('2031-03-04T05:06:07.000Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)

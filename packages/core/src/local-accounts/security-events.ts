@@ -1,4 +1,4 @@
-import type { CsrfRefusalReason } from './csrf.js'
+import type { CsrfRefusalReason } from './sessions/csrf.js'
 
 /** Why a sign-in failed. `unknown_account` and `bad_password` look identical to the client. */
 export type LoginFailureReason =
