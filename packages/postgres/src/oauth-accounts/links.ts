@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { accounts } from '@portcullis/core/oauth'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { bumpEpoch, lockAndCountMethods } from '../accounts/methods.js'
 import { accountsTable } from '../accounts/tables.js'
 import { PostgresUnavailableError } from '../client/database-error.js'
