@@ -2,5 +2,14 @@ import { defineConfig } from 'vitest/config'
 
 // Runs every workspace project at once: `pnpm vitest run` from the root.
 export default defineConfig({
-  test: { projects: ['packages/*', 'apps/*', 'tooling/database', 'tooling/bench', 'tooling/deps'] },
+  test: {
+    projects: [
+      'packages/*',
+      'apps/*',
+      'tooling/database',
+      'tooling/bench',
+      'tooling/deps',
+      'tooling/packaging',
+    ],
+  },
 })

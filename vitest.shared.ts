@@ -1,4 +1,13 @@
+import { fileURLToPath } from 'node:url'
 import { defaultServerConditions, defineConfig, type UserConfig } from 'vite'
+
+/**
+ * Vitest global setup of the packages whose tests need PostgreSQL: one real server for the run when
+ * neither `DATABASE_URL` nor a Docker engine is there (see `@portcullis/database-tooling`).
+ */
+export const postgresGlobalSetup = fileURLToPath(
+  new URL('./tooling/database/src/global-setup.ts', import.meta.url),
+)
 
 /** Shared test settings: workspace packages resolve to their TypeScript sources. */
 export function portcullisTestConfig(overrides: UserConfig['test'] = {}): UserConfig {

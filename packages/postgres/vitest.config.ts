@@ -1,3 +1,3 @@
-import { portcullisTestConfig } from '../../vitest.shared.ts'
+import { portcullisTestConfig, postgresGlobalSetup } from '../../vitest.shared.ts'
 
-export default portcullisTestConfig()
+export default portcullisTestConfig({ globalSetup: [postgresGlobalSetup] })

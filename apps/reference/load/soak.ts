@@ -75,7 +75,7 @@ try {
     '# Soak run',
     '',
     `Written by \`pnpm soak\` (${minutes} min, 64 clients mixing API keys of three users, a workload JWT and`,
-    `anonymous requests against the reference app on ${database.source === 'pglite' ? 'embedded PGlite' : 'Postgres'}).`,
+    `anonymous requests against the reference app on ${database.source === 'embedded' ? 'embedded PostgreSQL' : 'Postgres'}).`,
     `${report.requests} requests, ${report.requestsPerSecond.toFixed(0)}/s overall, p50 ${report.p50Ms.toFixed(1)} ms,`,
     `p99 ${report.p99Ms.toFixed(1)} ms; statuses ${JSON.stringify(report.byProfile)}; wrong principals: ${report.wrongPrincipals};`,
     `transport errors: ${report.transportErrors}. Heap and event-loop delay are the app process's (the load runs in it).`,

@@ -12,7 +12,7 @@ export interface DemoIdpConfig {
 export interface ReferenceConfig {
   readonly host: string
   readonly port: number
-  /** A Postgres server to use; when absent, embedded PGlite stores data under `dataDir`. */
+  /** A Postgres server to use; when absent, an embedded PostgreSQL server keeps data under `dataDir`. */
   readonly databaseUrl?: string
   readonly dataDir: string
   /**
@@ -78,7 +78,7 @@ function trustedProxiesOf(value: string | undefined): readonly string[] {
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   const port = portNumber(env.PORT ?? '3000', 'PORT')
   const databaseUrl = env.DATABASE_URL?.trim()
-  const dataDir = resolve(env.PORTCULLIS_DATA_DIR ?? '.data/pglite')
+  const dataDir = resolve(env.PORTCULLIS_DATA_DIR ?? '.data/postgres')
   const idpPort =
     env.PORTCULLIS_IDP_PORT === undefined
       ? port === 0 || port === 65_535

@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const site = running.publicUrl
   console.log(`portcullis reference app listening on ${running.url}`)
   console.log(`data: ${running.storage} (${migrations})`)
+  for (const notice of running.storageNotices) console.log(`note: ${notice}`)
   console.log(`secrets: ${secrets}`)
   console.log(
     running.idpUrl === undefined

@@ -20,6 +20,8 @@ export interface RunningReferenceApp {
   readonly url: string
   /** Human-readable description of the storage in use (never a connection string with credentials). */
   readonly storage: string
+  /** What the operator should know about the data folder, one line each (a recovered crash, old data). */
+  readonly storageNotices: readonly string[]
   /** Versions the start applied, oldest first (empty when the schema was already current). */
   readonly appliedMigrations: readonly number[]
   readonly schemaVersion: number
@@ -63,7 +65,7 @@ function originsOf(publicOrigin: string): readonly string[] {
 }
 
 /**
- * Starts storage (embedded PGlite under `dataDir`, or the server at `databaseUrl`), applies pending
+ * Starts storage (embedded PostgreSQL under `dataDir`, or the server at `databaseUrl`), applies pending
  * migrations, loads or creates the key material, listens, starts the demo OpenID Provider and serves the
  * app. Everything started is stopped again when a later step fails.
  */
@@ -124,6 +126,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
     return {
       url,
       storage: storage.description,
+      storageNotices: storage.notices,
       appliedMigrations: report.applied,
       schemaVersion: report.current,
       publicUrl,

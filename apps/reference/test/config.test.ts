@@ -16,7 +16,9 @@ describe('the demo IdP and public URL settings', () => {
   })
 
   it('keeps the secrets file beside the data folder unless told otherwise', () => {
-    expect(readConfig({ PORTCULLIS_DATA_DIR: '/srv/demo/pglite' }).secretsFile).toBe('/srv/demo/secrets.json')
+    expect(readConfig({ PORTCULLIS_DATA_DIR: '/srv/demo/postgres' }).secretsFile).toBe(
+      '/srv/demo/secrets.json',
+    )
     expect(readConfig({ PORTCULLIS_SECRETS_FILE: '/run/keys/app.json' }).secretsFile).toBe(
       '/run/keys/app.json',
     )

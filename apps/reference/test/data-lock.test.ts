@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { lockDataDir } from '../src/storage/data-lock.js'
 
-/** Embedded PGlite files belong to one process: the app and the CLI never open them at once. */
+/** The embedded database folder belongs to one process: the app and the CLI never open it at once. */
 let directory: string
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'portcullis-lock-'))
@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe('the embedded data folder lock', () => {
   it('refuses a second holder while the first lives, naming the process and the way out', async () => {
-    const dataDir = join(directory, 'one', 'pglite')
+    const dataDir = join(directory, 'one', 'postgres')
     const lock = await lockDataDir(dataDir)
     await expect(lockDataDir(dataDir)).rejects.toThrow(
       `the embedded database in ${dataDir} is in use by process ${process.pid} (the app or the CLI); stop it first, or use DATABASE_URL`,
@@ -27,7 +27,7 @@ describe('the embedded data folder lock', () => {
   })
 
   it('takes over the lock of a process that is gone', async () => {
-    const dataDir = join(directory, 'two', 'pglite')
+    const dataDir = join(directory, 'two', 'postgres')
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
       encoding: 'utf8',
     })

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DEMO_IDP_CALLBACK_PATH,
   DEMO_IDP_CLIENT_ID,
+  DEMO_IDP_MAX_FORM_BYTES,
   type DemoIdp,
   startDemoIdp,
 } from '../src/demo-idp/demo-idp.js'
@@ -153,5 +154,26 @@ describe('the demo IdP login page', () => {
       body: 'username=alice&auth_age=0&acr=urn%3Aother&amr=pwd',
     })
     expect(oddAcr.status).toBe(400)
+  })
+
+  it('refuses a login form over 4 KiB with 413 problem+json, and accepts one of exactly 4 KiB', async () => {
+    const jar = new Jar()
+    const verifier = randomBytes(32).toString('base64url')
+    const { page } = await openLoginPage(jar, verifier, {})
+    const form = (bytes: number) => 'username=alice&auth_age=0&amr=pwd&pad='.padEnd(bytes, 'x')
+    const submit = (body: string) =>
+      step(jar, page, {
+        method: 'POST',
+        headers: { origin: idp.issuer, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      })
+    const tooLarge = await submit(form(DEMO_IDP_MAX_FORM_BYTES + 1))
+    expect(tooLarge.status).toBe(413)
+    expect(tooLarge.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(await tooLarge.json()).toMatchObject({ status: 413, code: 'request.body_too_large' })
+    // the interaction is still open: the same page takes a form of exactly the limit
+    const accepted = await submit(form(DEMO_IDP_MAX_FORM_BYTES))
+    expect(accepted.status).toBe(303)
+    expect((await exchange(await codeAfter(jar, accepted), verifier)).sub).toBe('alice')
   })
 })

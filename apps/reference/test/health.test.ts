@@ -41,7 +41,7 @@ describe('readConfig', () => {
     expect(config.host).toBe('127.0.0.1')
     expect(config.port).toBe(3000)
     expect(config.databaseUrl).toBeUndefined()
-    expect(config.dataDir).toMatch(/\.data\/pglite$/)
+    expect(config.dataDir).toMatch(/\.data\/postgres$/)
   })
 
   it('refuses a port that cannot be bound', () => {

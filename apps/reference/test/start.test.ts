@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,8 @@ let child: ChildProcess | undefined
 
 beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'portcullis-app-'))
+  // Traversable like /tmp itself: as root the database server runs as the postgres user.
+  await chmod(dataRoot, 0o711)
 })
 afterAll(async () => {
   await rm(dataRoot, { recursive: true, force: true })
@@ -32,20 +34,53 @@ function processTree(root: number): number[] {
   return [root, ...children.flatMap(processTree)]
 }
 
-/** Sends SIGTERM to the app (pnpm, sh and tsx each spawn a child: the whole tree, leaves first). */
-async function stop(): Promise<void> {
+function isPostgres(pid: number): boolean {
+  return spawnSync('cat', [`/proc/${pid}/comm`], { encoding: 'utf8' }).stdout.trim() === 'postgres'
+}
+
+/** PostgreSQL processes whose command line names `dataDir` (the server is started with `-D <dataDir>`). */
+async function serversOn(dataDir: string): Promise<number[]> {
+  const found: number[] = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
+    if (cmdline.split('\0').includes(dataDir)) found.push(Number(entry))
+  }
+  return found
+}
+
+/**
+ * Signals the app (pnpm, sh and tsx each spawn a child: the whole tree, leaves first), but not the
+ * database server it started: stopping that is the app's job.
+ */
+async function stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const running = child
   child = undefined
   if (running?.pid === undefined || running.exitCode !== null || running.signalCode !== null) return
   const exited = new Promise((resolve) => running.once('exit', resolve))
-  for (const pid of processTree(running.pid).reverse()) {
+  const app = processTree(running.pid)
+    .reverse()
+    .filter((pid) => !isPostgres(pid))
+  for (const pid of app) {
     try {
-      process.kill(pid, 'SIGTERM')
+      process.kill(pid, signal)
     } catch {
       // already gone
     }
   }
   await exited
+  // pnpm may exit before the app's own process has finished shutting down: wait for every one of them.
+  const deadline = Date.now() + 30_000
+  while (app.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 interface Started {
@@ -68,7 +103,7 @@ function pnpmStart(env: NodeJS.ProcessEnv): Promise<Started> {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1]
-      if (url && /^data: .*$/m.test(output)) {
+      if (url && /stop with Ctrl\+C/.test(output)) {
         clearTimeout(timer)
         resolve({ url, output })
       }
@@ -100,12 +135,15 @@ function pnpmStartFailing(env: NodeJS.ProcessEnv): Promise<{ code: number | null
 }
 
 describe('pnpm start on a fresh clone', () => {
-  const dataDir = () => join(dataRoot, 'fresh', 'nested', 'pglite')
+  const dataDir = () => join(dataRoot, 'fresh', 'nested', 'postgres')
 
-  it('creates the data folder, migrates, listens, serves / and /healthz, and says where', async () => {
+  it('creates the data folder, migrates, listens, serves / and /healthz, and says where and how long initdb took', async () => {
     const started = await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
     expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(started.output).toContain(`data: embedded PGlite in ${dataDir()}`)
+    expect(started.output).toMatch(
+      new RegExp(`data: embedded PostgreSQL in ${dataDir()}; first start, initdb took \\d+\\.\\d s`),
+    )
+    expect(started.output).not.toContain('postgres://')
     expect(started.output).toMatch(/applied migrations 1, 2/)
     const home = await fetch(`${started.url}/`)
     expect(home.status).toBe(200)
@@ -115,11 +153,64 @@ describe('pnpm start on a fresh clone', () => {
     expect(await health.json()).toEqual({ status: 'ok', checks: { database: 'ok' } })
   }, 150_000)
 
-  it('starts again on the same data folder, keeping its data (nothing left to migrate)', async () => {
+  it('stops its database server on SIGTERM, and starts again on the same folder keeping its data', async () => {
+    expect(await serversOn(dataDir())).toEqual([])
     const started = await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
     expect(started.output).toMatch(/schema current at version \d+/)
-    expect(started.output).not.toMatch(/applied migrations/)
+    expect(started.output).not.toMatch(/applied migrations|initdb took/)
     expect((await fetch(`${started.url}/healthz`)).status).toBe(200)
+    expect((await serversOn(dataDir())).length).toBeGreaterThan(0)
+    await stop('SIGTERM')
+    expect(await serversOn(dataDir())).toEqual([])
+  }, 150_000)
+
+  it('stops its database server on SIGINT (Ctrl+C)', async () => {
+    await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
+    expect((await serversOn(dataDir())).length).toBeGreaterThan(0)
+    await stop('SIGINT')
+    expect(await serversOn(dataDir())).toEqual([])
+  }, 150_000)
+
+  it('a second start on the same folder says in one line that the folder is in use', async () => {
+    await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
+    const running = child
+    child = undefined
+    const { code, stderr } = await pnpmStartFailing(
+      environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }),
+    )
+    expect(code).not.toBe(0)
+    const lines = stderr.split('\n').filter((line) => line.includes('portcullis'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      new RegExp(`could not start: the embedded database in ${dataDir()} is in use by process \\d+`),
+    )
+    child = running
+  }, 150_000)
+
+  it('after the app was killed with SIGKILL, the next start stops the server it left and serves the same data', async () => {
+    const first = await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200)
+    const left = await serversOn(dataDir())
+    expect(left.length).toBeGreaterThan(0)
+    await stop('SIGKILL')
+    // Nothing ran to stop it: the server outlives the app.
+    expect((await serversOn(dataDir())).length).toBeGreaterThan(0)
+    const next = await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
+    expect(next.output).toContain(
+      'note: a server left running by an earlier start (the app was killed) was stopped',
+    )
+    expect(next.output).toMatch(/schema current at version \d+/)
+    expect((await fetch(`${next.url}/healthz`)).status).toBe(200)
+    for (const pid of left) expect((await serversOn(dataDir())).includes(pid)).toBe(false)
+  }, 150_000)
+
+  it('names a PGlite folder left by an earlier version and says what to do with it', async () => {
+    const legacy = join(dataRoot, 'fresh', 'nested', 'pglite')
+    await mkdir(legacy, { recursive: true })
+    const started = await pnpmStart(environment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir() }))
+    expect(started.output).toContain(
+      `note: an earlier version's PGlite data is in ${legacy}; this version keeps its data in embedded PostgreSQL in ${dataDir()} and does not read it (nothing was imported): delete ${legacy} once you no longer need it`,
+    )
   }, 150_000)
 
   it('a port already in use is one line naming the port and PORT, not a stack trace', async () => {

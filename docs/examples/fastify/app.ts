@@ -14,7 +14,7 @@ import {
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresSessionStore,
 } from '@portcullis/postgres'
@@ -24,7 +24,7 @@ const database = createPostgresClient({ connectionString: process.env.DATABASE_U
 await migrate(database)
 const local = new LocalAccounts({
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client: database }),
+  accounts: new PostgresAccountStore({ client: database }),
   sessions: new PostgresSessionStore({ client: database }),
   rateLimits: new PostgresRateLimitStore({ client: database }),
   hasher: argon2idPasswordHasher(),

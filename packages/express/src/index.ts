@@ -16,6 +16,8 @@ export type {
   RouteOptions,
 } from '@portcullis/http/routing'
 export { parseRoutePath, RouteRegistry } from '@portcullis/http/routing'
+export type { AccountRoutesOptions } from './accounts/index.js'
+export { createAccountRoutes } from './accounts/index.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
 export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'

@@ -52,7 +52,10 @@ function appThrowing(errors: unknown[] = []) {
     open,
     thrower(new HttpProblem({ status: 404, code: 'project.not_found', detail: 'No such project' })),
   )
-  router.post('/json', open, express.json(), (req, res) => {
+  router.post('/json', open, express.json({ limit: 1024 }), (req, res) => {
+    res.json(req.body)
+  })
+  router.post('/form', open, express.urlencoded({ extended: false, limit: 1024 }), (req, res) => {
     res.json(req.body)
   })
   router.get('/me', open, (req, res) => {
@@ -100,6 +103,28 @@ describe('problem+json error rendering', () => {
       .send('{"a":')
     expect(response.status).toBe(400)
     expect(response.body.code).toBe('request.invalid')
+  })
+
+  it("renders an application body parser's size refusal as 413 request.body_too_large", async () => {
+    for (const [path, type, body] of [
+      ['/json', 'application/json', JSON.stringify({ a: 'x'.repeat(2048) })],
+      ['/form', 'application/x-www-form-urlencoded', `a=${'x'.repeat(2048)}`],
+    ] as const) {
+      const response = await request(appThrowing()).post(path).set('Content-Type', type).send(body)
+      expect(response.status, path).toBe(413)
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(response.body).toEqual({
+        type: 'about:blank',
+        title: 'Content Too Large',
+        status: 413,
+        code: 'request.body_too_large',
+        detail: 'the body must be at most 1024 bytes',
+      })
+    }
+    const fits = await request(appThrowing())
+      .post('/json')
+      .send({ a: 'x'.repeat(1000) })
+    expect(fits.status).toBe(200)
   })
 
   it('passes every error to onError for logging', async () => {

@@ -22,7 +22,7 @@ import { mcpEndpoint, portcullis } from '@portcullis/fastify'
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -79,7 +79,7 @@ await migrate(client)
 const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
 const local = new LocalAccounts({
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client }),
+  accounts: new PostgresAccountStore({ client }),
   sessions: new PostgresSessionStore({ client }),
   refreshTokens: new PostgresRefreshTokenStore({ client }),
   rateLimits: new PostgresRateLimitStore({ client }),

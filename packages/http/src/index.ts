@@ -1,14 +1,25 @@
 // The whole public API of @portcullis/http: every name of every subpath, re-exported unchanged (the
 // subpaths stay for narrow imports). test/public-api.test.ts checks that this list and the subpaths agree.
+export { accountLocalPath, fieldsOf, methodBody } from './accounts/index.js'
+export { ACCOUNT_ROUTE_DOCS } from './accounts/openapi.js'
+export type { AccountRouteTableOptions } from './accounts/routes.js'
+export { ACCOUNT_ROUTE_TABLE_OPTIONS, accountRouteTable } from './accounts/routes.js'
 export type { BodyStream } from './body/body.js'
 export {
-  BODY_TOO_LARGE_CODE,
-  BODY_TOO_LARGE_STATUS,
   LOCAL_ACCOUNTS_MAX_BODY_BYTES,
   parseRequestBody,
   readLimitedBody,
   readRequestBody,
 } from './body/body.js'
+export {
+  BODY_TOO_LARGE_CODE,
+  BODY_TOO_LARGE_STATUS,
+  bodyTooLargeProblem,
+  bodyTooLargeResponse,
+  isBodyTooLargeError,
+  limitOf,
+  withBodyLimitResponses,
+} from './body/body-limit.js'
 export type { OAuthCookieOptions } from './cookies/cookies.js'
 export { OAUTH_COOKIE_OPTIONS, OAuthBindingCookie, StepUpCookies } from './cookies/cookies.js'
 export type { HttpAnswer, HttpExchange, NeutralRoute } from './exchange/exchange.js'
@@ -31,8 +42,8 @@ export {
   localRouteTable,
   sessionBody,
 } from './local-accounts/routes.js'
-export type { SignInRequest } from './local-accounts/sign-in.js'
-export { establishSignIn, rotateSession } from './local-accounts/sign-in.js'
+export type { EpochChange, SignInRequest } from './local-accounts/sign-in.js'
+export { establishSignIn, renewSignIn, rotateSession } from './local-accounts/sign-in.js'
 export type { DiscoveredRoute, MCPRouteDeclaration } from './mcp/declaration.js'
 export { declarationMark } from './mcp/declaration.js'
 export { IN_PROCESS_DROPPED_HEADERS, inProcessHeaders } from './mcp/in-process-headers.js'
@@ -74,10 +85,15 @@ export {
   TRANSPORT_ERROR,
   wantsEventStream,
 } from './mcp/transport.js'
-export { OAUTH_BODY_LIMIT, queryObject } from './oauth/begin-routes.js'
+export { queryObject } from './oauth/begin-routes.js'
 export { OAUTH_NOT_FOUND } from './oauth/http.js'
-export type { OAuthRouteTableOptions, OAuthSignIn, StepUpTransport } from './oauth/options.js'
-export { OAUTH_ROUTE_OPTIONS } from './oauth/options.js'
+export type {
+  OAuthEpochChange,
+  OAuthRouteTableOptions,
+  OAuthSignIn,
+  StepUpTransport,
+} from './oauth/options.js'
+export { OAUTH_MAX_BODY_BYTES, OAUTH_ROUTE_OPTIONS } from './oauth/options.js'
 export { oauthRouteTable } from './oauth/routes.js'
 export type { EvaluatingSecurity } from './oauth/session.js'
 export { localSessionOf, localSessionReader } from './oauth/session.js'

@@ -7,15 +7,6 @@ import { ApiKeyPepperRing, ApiKeyService } from '@portcullis/core/api-keys'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { createPostgresClient, migrate, PostgresApiKeyStore, type PostgresClient } from '@portcullis/postgres'
 
-const probe = await createTestDatabase()
-if (!probe.concurrent) {
-  // Embedded PGlite would take minutes to load a million rows and measures a single session anyway.
-  console.log('API-key store scale: SKIPPED, needs a Postgres server (set DATABASE_URL)')
-  await probe.close()
-  process.exit(0)
-}
-await probe.close()
-
 const peppers = new ApiKeyPepperRing({ version: 'p1', secret: new Uint8Array(randomBytes(32)) })
 const opened: { database: TestDatabase; client: PostgresClient }[] = []
 

@@ -23,7 +23,7 @@ describeConformance({
   }),
 })
 
-// Concurrent rotations need real concurrent sessions; embedded PGlite serializes every statement.
-describe.runIf(db.database.concurrent)('concurrent database', () => {
+// Concurrent rotations, on real concurrent sessions.
+describe('concurrent database', () => {
   describeConformance(races)
 })

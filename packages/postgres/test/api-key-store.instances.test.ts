@@ -18,8 +18,7 @@ const instances = [
 ] as const
 const on = (index: number) => instances[index % 2] as PostgresApiKeyStore
 
-// Races between pools need a Postgres server; embedded PGlite serializes every statement (one session).
-describe.runIf(db.database.concurrent)('PostgresApiKeyStore across app instances', () => {
+describe('PostgresApiKeyStore across app instances', () => {
   it('16 rotations of one key over two instances: exactly one wins, the rest are api_key.not_active', async () => {
     for (let round = 0; round < 5; round++) {
       const current = sampleApiKeyRecord({ expiresAt: at(86_400) })

@@ -71,7 +71,7 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     const client = db.connect(2)
     const { service } = apiKeyInstance(client)
     const issued = await service.issue({ ownerId: 'svc-lookup' })
-    // Warm: on embedded PGlite the first lookup may find its statement name taken and fall back once.
+    // Warm: the first lookup on a connection prepares the named statement.
     await service.verify(issued.value)
     const valid = await statementsOf(client, () => service.verify(issued.value) as Promise<unknown>)
     expect(valid).toHaveLength(1)
@@ -81,24 +81,18 @@ describe('ApiKeyService over PostgresApiKeyStore', () => {
     expect(await statementsOf(client, async () => service.verify('pgtest_not-a-key'))).toHaveLength(0)
   })
 
-  // Embedded PGlite shares one session between connections, so names prepared elsewhere show up there.
-  it.runIf(db.database.concurrent)(
-    'uses a named prepared statement unless preparedStatements is off',
-    async () => {
-      const prepared = async (client: PostgresClient) => {
-        const { service } = apiKeyInstance(client)
-        await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
-        const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
-        return rows.map((row) => row.name)
-      }
-      // One connection per pool, so the catalog query runs in the session that served the lookup.
-      expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
-      const single = db.connect(1)
-      expect(await prepared({ ...single, preparedStatements: false })).not.toContain(
-        'portcullis_api_keys_get',
-      )
-    },
-  )
+  it('uses a named prepared statement unless preparedStatements is off', async () => {
+    const prepared = async (client: PostgresClient) => {
+      const { service } = apiKeyInstance(client)
+      await service.verify((await service.issue({ ownerId: 'svc-prepared' })).value)
+      const { rows } = await client.pool.query<{ name: string }>('select name from pg_prepared_statements')
+      return rows.map((row) => row.name)
+    }
+    // One connection per pool, so the catalog query runs in the session that served the lookup.
+    expect(await prepared(db.connect(1))).toContain('portcullis_api_keys_get')
+    const single = db.connect(1)
+    expect(await prepared({ ...single, preparedStatements: false })).not.toContain('portcullis_api_keys_get')
+  })
 })
 
 describe('PostgresApiKeyStore at rest', () => {
@@ -203,6 +197,20 @@ describe('PostgresApiKeyStore input and failures', () => {
     )
   })
 
+  it("lists an owner's keys in one statement that never selects the digest or pepper version", async () => {
+    const client = db.connect(2)
+    const { service, store } = apiKeyInstance(client)
+    const issued = await service.issue({ ownerId: 'svc-listing', label: 'listed' })
+    let listed: Awaited<ReturnType<typeof store.listByOwner>> = []
+    const statements = await statementsOf(client, async () => {
+      listed = await store.listByOwner({ ownerId: 'svc-listing', ownerKind: 'service' })
+    })
+    expect(statements).toHaveLength(1)
+    expect(statements[0]).toMatch(/^select .* from "portcullis_api_keys" where/)
+    expect(statements[0]).not.toMatch(/digest|pepper_version/)
+    expect(listed.map((summary) => [summary.keyId, summary.label])).toEqual([[issued.keyId, 'listed']])
+  })
+
   it('a database outage is postgres.unavailable for the store and `unavailable` for the service', async () => {
     const down = createPostgresClient({
       connectionString: 'postgres://app:s3cret@127.0.0.1:1/x',
@@ -217,6 +225,7 @@ describe('PostgresApiKeyStore input and failures', () => {
         () => store.rotate({ currentKeyId: record.keyId, replacement: sampleApiKeyRecord(), now: at(1) }),
         () => store.revoke(record.keyId, at(1)),
         () => store.recordUsage([{ keyId: record.keyId, usedAt: at(1) }]),
+        () => store.listByOwner({ ownerId: record.ownerId, ownerKind: record.ownerKind }),
       ]) {
         const error = await attempt().catch((caught: unknown) => caught)
         expect((error as { code?: string }).code).toBe('postgres.unavailable')

@@ -7,6 +7,7 @@ import { NOW } from './support/accounts.js'
 import { migratedDatabase } from './support/database.js'
 import { accountFaultCases } from './support/fault-cases-accounts.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
+import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
 import { faultKit } from './support/faults.js'
 
 /**
@@ -18,7 +19,6 @@ import { faultKit } from './support/faults.js'
  * never partial, and the next operation on the same pool succeeds.
  */
 const db = await migratedDatabase()
-const embedded = !db.database.concurrent
 let proxy: FaultProxy
 const clients: PostgresClient[] = []
 beforeAll(async () => {
@@ -32,7 +32,7 @@ afterAll(async () => {
 })
 
 const kit = faultKit(db)
-const cases = [...accountFaultCases(kit), ...localAccountFaultCases(kit)]
+const cases = [...accountFaultCases(kit), ...localAccountFaultCases(kit), ...reencryptionFaultCases(kit)]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {
   const name = `faulty-${randomUUID().slice(0, 8)}`
@@ -67,7 +67,7 @@ function codeOf(error: unknown): string | undefined {
   return isPortcullisError(error) ? error.code : `<${String(error)}>`
 }
 
-describe.skipIf(embedded)('a connection cut mid-operation (loopback proxy)', () => {
+describe('a connection cut mid-operation (loopback proxy)', () => {
   it.each(cases)('$name: unavailable, then whole or untouched, and the pool serves again', async (fault) => {
     const { client, name } = proxied()
     const attempt = await fault.prepare(client)
@@ -101,7 +101,7 @@ describe.skipIf(embedded)('a connection cut mid-operation (loopback proxy)', () 
   })
 })
 
-describe.skipIf(embedded)('a connection that stalls (loopback proxy)', () => {
+describe('a connection that stalls (loopback proxy)', () => {
   it('past the statement timeout: unavailable (never invalid, never a wrong answer), then serves again', async () => {
     const { client } = proxied({ statementTimeoutMs: 300, queryTimeoutMs: 600 })
     const store = new PostgresStepUpStore({ client })

@@ -12,7 +12,7 @@ afterAll(() => db.close())
  * Two app instances (two pools on one database) racing on one record: exactly one wins. Refreshes,
  * rotations, transaction consumes and rate limits have their own instance tests beside their stores.
  */
-describe.runIf(db.database.concurrent)('two app instances on one database', () => {
+describe('two app instances on one database', () => {
   it('of 32 concurrent redemptions of one credential on two instances exactly one succeeds', async () => {
     const instances = [db.connect(4), db.connect(4)].map(
       (client) => new StepUpService({ store: new PostgresStepUpStore({ client }) }),

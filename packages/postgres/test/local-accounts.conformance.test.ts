@@ -1,6 +1,6 @@
 import type { ConformanceSuite } from '@portcullis/conformance'
+import { accountStoreSuite } from '@portcullis/conformance/accounts'
 import {
-  localAccountStoreSuite,
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
   sessionStoreSuite,
@@ -8,13 +8,15 @@ import {
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
 import {
+  PostgresAccountStore,
+  PostgresApiKeyStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
+  PostgresStepUpStore,
 } from '../src/index.js'
-import { migratedDatabase, splitRaceCases } from './support/database.js'
+import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
@@ -27,18 +29,29 @@ function fixture<Store>(create: (client: PostgresClient) => Store) {
   return () => ({ store: create(db.client), peer: create(other) })
 }
 
-/** Registers a suite: every case on one database, the race cases only on a real server. */
+/** Registers a suite: every case on one pool, the race cases between two pools (two app instances). */
 function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
   const { races, others } = splitRaceCases(suite)
   describeConformance(others)
-  // The race cases need real concurrent sessions; embedded PGlite serializes every statement (one
-  // session), so they run only against a server (DATABASE_URL, Testcontainers).
-  describe.runIf(db.database.concurrent)('concurrent database, two app instances', () => {
+  describe('concurrent database, two app instances', () => {
     describeConformance(races)
   })
 }
 
-register(localAccountStoreSuite(fixture((client) => new PostgresLocalAccountStore({ client }))))
+// The account store with the other stores of the same schema: deleting an account must take its
+// sessions, refresh families, step-up credentials and API keys in the same transaction.
+const protector = realProtector()
+register(
+  accountStoreSuite(() => ({
+    store: new PostgresAccountStore({ client: db.client }),
+    peer: new PostgresAccountStore({ client: other }),
+    protector,
+    sessions: new PostgresSessionStore({ client: db.client }),
+    refreshTokens: new PostgresRefreshTokenStore({ client: db.client }),
+    stepUp: new PostgresStepUpStore({ client: db.client }),
+    apiKeys: new PostgresApiKeyStore({ client: db.client }),
+  })),
+)
 register(sessionStoreSuite(fixture((client) => new PostgresSessionStore({ client }))))
 register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))
 register(rateLimitStoreSuite(fixture((client) => new PostgresRateLimitStore({ client }))))

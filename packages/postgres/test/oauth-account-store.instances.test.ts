@@ -22,12 +22,11 @@ describe('PostgresOAuthAccountStore connections', () => {
       preparedStatements: false,
     })
     // One connection whose session already holds statements of the store's names, as when several
-    // connections share one session (embedded PGlite): preparing them again fails with 42P05.
+    // connections share one session (a pooler in transaction mode): preparing them again fails with 42P05.
     const shared = createPostgresClient({ connectionString: db.database.connectionString, maxConnections: 1 })
     try {
       for (const name of ['portcullis_vault_get', 'portcullis_vault_swap']) {
-        // On embedded PGlite the one shared session may hold them already: taken either way.
-        await shared.pool.query(`prepare ${name} as select 'taken'`).catch(() => undefined)
+        await shared.pool.query(`prepare ${name} as select 'taken'`)
       }
       for (const client of [unnamed, shared]) {
         const accountStore = store({ client })
@@ -64,8 +63,7 @@ describe('PostgresOAuthAccountStore connections', () => {
   })
 })
 
-// Two pools racing need a Postgres server; embedded PGlite serializes every statement (one session).
-describe.runIf(db.database.concurrent)('PostgresOAuthAccountStore across app instances', () => {
+describe('PostgresOAuthAccountStore across app instances', () => {
   it('first logins of one identity on two instances provision one account and leave no orphan', async () => {
     const instances = [store({ client: db.connect(8) }), store({ client: db.connect(8) })]
     const person = identity()

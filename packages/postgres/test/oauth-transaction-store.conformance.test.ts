@@ -17,7 +17,7 @@ const { races, others } = splitRaceCases(
 
 describeConformance(others)
 
-// 16 concurrent consumes need real concurrent sessions; embedded PGlite serializes every statement.
-describe.runIf(db.database.concurrent)('concurrent database', () => {
+// 16 concurrent consumes, on real concurrent sessions.
+describe('concurrent database', () => {
   describeConformance(races)
 })

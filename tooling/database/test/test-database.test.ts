@@ -1,110 +1,124 @@
 import { createServer } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { dockerEngineAnswers } from '../src/docker.js'
-import { EmbeddedDataDirError, startEmbeddedPostgres } from '../src/embedded.js'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded.js'
 import { createTestDatabase, type TestDatabase } from '../src/test-database.js'
+import { query } from './support/query.js'
 
 const opened: TestDatabase[] = []
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((db) => db.close()))
 })
 
-async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString })
-  await client.connect()
-  try {
-    return (await client.query<T>(sql)).rows
-  } finally {
-    await client.end()
-  }
-}
-
-describe('createTestDatabase: embedded PGlite over the wire protocol', () => {
-  it('serves a real Postgres that pg connects to and writes into', async () => {
-    const db = await createTestDatabase({ source: 'pglite' })
-    opened.push(db)
-    expect(db.source).toBe('pglite')
-    expect(db.concurrent).toBe(false)
-    await query(db.connectionString, 'create table t (id int primary key, label text not null)')
-    await query(db.connectionString, "insert into t values (1, 'one'), (2, 'two')")
-    const rows = await query<{ n: string; v: string }>(
-      db.connectionString,
-      "select count(*)::text as n, current_setting('server_version') as v from t",
+describe('createTestDatabase without DATABASE_URL or Docker: embedded real PostgreSQL', () => {
+  it('gives each caller its own database on a real PostgreSQL 18 server', async () => {
+    const a = await createTestDatabase({ source: 'embedded' })
+    const b = await createTestDatabase({ source: 'embedded' })
+    opened.push(a, b)
+    expect(a.source).toBe('embedded')
+    expect(a.connectionString).not.toBe(b.connectionString)
+    await query(a.connectionString, 'create table only_in_a (v int)')
+    const rows = await query<{ v: string; n: string }>(
+      b.connectionString,
+      "select current_setting('server_version') as v, (select count(*)::text from information_schema.tables where table_name = 'only_in_a') as n",
     )
-    expect(rows[0]?.n).toBe('2')
-    expect(rows[0]?.v).toMatch(/^1[5-9]/)
+    expect(rows[0]?.v).toMatch(/^18\./)
+    expect(rows[0]?.n).toBe('0')
   })
 
-  it('persists to a data directory across restarts', async () => {
-    const { mkdtemp, rm } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
-    const dataDir = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
+  it('is a server with real backends: a second session sees the first and can terminate it', async () => {
+    const db = await createTestDatabase({ source: 'embedded' })
+    opened.push(db)
+    const victim = new pg.Client({ connectionString: db.connectionString })
+    await victim.connect()
+    const ended = new Promise<Error>((resolve) => victim.on('error', resolve))
+    const pid = (await victim.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid
+    const killed = await query<{ ok: boolean }>(
+      db.connectionString,
+      `select pg_terminate_backend(${pid}) as ok`,
+    )
+    expect(killed).toEqual([{ ok: true }])
+    expect((await ended).message).toMatch(/terminat/)
+    await victim.end().catch(() => undefined)
+  })
+
+  it('holds row locks across sessions (the second writer waits for the first to commit)', async () => {
+    const db = await createTestDatabase({ source: 'embedded' })
+    opened.push(db)
+    await query(
+      db.connectionString,
+      'create table counter (id int primary key, n int not null); insert into counter values (1, 0)',
+    )
+    const first = new pg.Client({ connectionString: db.connectionString })
+    const second = new pg.Client({ connectionString: db.connectionString })
+    await Promise.all([first.connect(), second.connect()])
     try {
-      const first = await startEmbeddedPostgres({ dataDir })
-      await query(first.connectionString, 'create table kept (v int)')
-      await query(first.connectionString, 'insert into kept values (42)')
-      await first.stop()
-      const second = await startEmbeddedPostgres({ dataDir })
-      const rows = await query<{ v: number }>(second.connectionString, 'select v from kept')
-      await second.stop()
-      expect(rows).toEqual([{ v: 42 }])
+      await first.query('begin; update counter set n = n + 1 where id = 1')
+      let secondDone = false
+      const waiting = second.query('update counter set n = n + 1 where id = 1').then(() => {
+        secondDone = true
+      })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(secondDone).toBe(false)
+      await first.query('commit')
+      await waiting
+      expect((await second.query('select n from counter')).rows).toEqual([{ n: 2 }])
     } finally {
-      await rm(dataDir, { recursive: true, force: true })
+      await Promise.all([first.end(), second.end()])
     }
   })
 })
 
-describe('startEmbeddedPostgres: the data directory', () => {
-  it('creates a missing data directory with all its parents, and keeps data there', async () => {
-    const { mkdtemp, rm, stat } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
-    const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
-    const dataDir = join(root, 'not', 'yet', 'there', 'pglite')
-    try {
-      const first = await startEmbeddedPostgres({ dataDir })
-      await query(first.connectionString, 'create table kept (v int)')
-      await first.stop()
-      expect((await stat(dataDir)).isDirectory()).toBe(true)
-      const second = await startEmbeddedPostgres({ dataDir })
-      const rows = await query<{ n: number }>(second.connectionString, 'select count(*)::int as n from kept')
-      await second.stop()
-      expect(rows).toEqual([{ n: 0 }])
-    } finally {
-      await rm(root, { recursive: true, force: true })
-    }
+describe('startEmbeddedPostgres: a temporary server', () => {
+  let server: EmbeddedPostgres
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres()
+  })
+  afterAll(async () => {
+    await server.stop()
   })
 
-  it('refuses a path that exists and is not a directory, naming it, and leaves the file alone', async () => {
-    const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const { join } = await import('node:path')
-    const root = await mkdtemp(join(tmpdir(), 'portcullis-pglite-'))
-    const file = join(root, 'pglite')
-    try {
-      await writeFile(file, 'not a database')
-      const attempt = startEmbeddedPostgres({ dataDir: file })
-      await expect(attempt).rejects.toBeInstanceOf(EmbeddedDataDirError)
-      await expect(attempt).rejects.toThrow(`${file} exists and is not a directory`)
-      expect(await readFile(file, 'utf8')).toBe('not a database')
-      await expect(startEmbeddedPostgres({ dataDir: join(file, 'below') })).rejects.toThrow(
-        /cannot be (read|created) \(ENOTDIR\)/,
-      )
-    } finally {
-      await rm(root, { recursive: true, force: true })
-    }
+  it('listens on loopback only and requires its password', async () => {
+    const url = new URL(server.connectionString)
+    expect(url.hostname).toBe('127.0.0.1')
+    expect(url.password.length).toBeGreaterThanOrEqual(24)
+    const settings = await query<{ listen: string; sockets: string }>(
+      server.connectionString,
+      "select current_setting('listen_addresses') as listen, current_setting('unix_socket_directories') as sockets",
+    )
+    expect(settings).toEqual([{ listen: '127.0.0.1', sockets: '' }])
+    url.password = 'wrong'
+    await expect(query(url.toString(), 'select 1')).rejects.toThrow(/password authentication failed/)
+    url.password = ''
+    await expect(query(url.toString(), 'select 1')).rejects.toThrow()
+  })
+
+  it('removes its data directory on stop and stops only once', async () => {
+    const { stat } = await import('node:fs/promises')
+    const own = await startEmbeddedPostgres()
+    expect((await stat(own.dataDir)).isDirectory()).toBe(true)
+    await Promise.all([own.stop(), own.stop()])
+    await expect(stat(own.dataDir)).rejects.toMatchObject({ code: 'ENOENT' })
+    await expect(query(own.connectionString, 'select 1')).rejects.toThrow(/ECONNREFUSED/)
   })
 })
 
-describe.runIf(process.env.DATABASE_URL)('createTestDatabase: DATABASE_URL', () => {
-  it('creates an isolated database per run and drops it on close', async () => {
-    const a = await createTestDatabase()
-    const b = await createTestDatabase()
+describe('createTestDatabase: the DATABASE_URL path', () => {
+  let server: EmbeddedPostgres
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres()
+  })
+  afterAll(async () => {
+    await server.stop()
+  })
+
+  it('creates an isolated database per call on that server and drops it on close', async () => {
+    const a = await createTestDatabase({ databaseUrl: server.connectionString })
+    const b = await createTestDatabase({ databaseUrl: server.connectionString })
     opened.push(b)
     expect(a.source).toBe('database-url')
-    expect(a.concurrent).toBe(true)
+    expect(new URL(a.connectionString).port).toBe(new URL(server.connectionString).port)
     expect(a.connectionString).not.toBe(b.connectionString)
     await query(a.connectionString, 'create table only_in_a (v int)')
     const inB = await query<{ n: string }>(
@@ -116,10 +130,33 @@ describe.runIf(process.env.DATABASE_URL)('createTestDatabase: DATABASE_URL', () 
     await a.close()
     await a.close()
     const left = await query<{ n: string }>(
-      process.env.DATABASE_URL ?? '',
+      server.connectionString,
       `select count(*)::text as n from pg_database where datname = '${name}'`,
     )
     expect(left[0]?.n).toBe('0')
+  })
+
+  it('is preferred over the embedded server whenever a URL is given', async () => {
+    const previous = process.env.DATABASE_URL
+    process.env.DATABASE_URL = server.connectionString
+    try {
+      const db = await createTestDatabase()
+      opened.push(db)
+      expect(db.source).toBe('database-url')
+    } finally {
+      if (previous === undefined) delete process.env.DATABASE_URL
+      else process.env.DATABASE_URL = previous
+    }
+  })
+
+  it('refuses the database-url source without a URL', async () => {
+    const previous = process.env.DATABASE_URL
+    delete process.env.DATABASE_URL
+    try {
+      await expect(createTestDatabase({ source: 'database-url' })).rejects.toThrow(/needs DATABASE_URL/)
+    } finally {
+      if (previous !== undefined) process.env.DATABASE_URL = previous
+    }
   })
 })
 

@@ -1,8 +1,20 @@
 import { isPortcullisError } from '@portcullis/core/errors'
 import type { LocalRequestInfo } from '@portcullis/core/local-accounts'
-import type { Request } from 'express'
+import express, { type Request, type RequestHandler } from 'express'
 
-// What the account pages' form handlers share: reading fields, the request's facts, refusals.
+// What the page forms' handlers share: parsing, reading fields, the request's facts, refusals.
+
+/**
+ * The largest form body a page accepts: 4 KiB. A larger one fails the parser with 413, which the
+ * security instance's error handler answers as problem+json `request.body_too_large` (an HTML page with
+ * the same status for browsers).
+ */
+export const FORM_MAX_BODY_BYTES = 4 * 1024
+
+/** The parser of every page form: `application/x-www-form-urlencoded`, at most `FORM_MAX_BODY_BYTES`. */
+export function formBody(): RequestHandler {
+  return express.urlencoded({ extended: false, limit: FORM_MAX_BODY_BYTES, parameterLimit: 20 })
+}
 
 /** `return_to` stays on this site: a path, never `//host` or a scheme. */
 export function safeReturn(value: unknown): string {

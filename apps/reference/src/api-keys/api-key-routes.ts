@@ -2,7 +2,8 @@ import { ApiKeyError, type IssuedApiKey } from '@portcullis/core/api-keys'
 import type { CredentialRestrictions } from '@portcullis/core/authentication'
 import { required } from '@portcullis/core/policy'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
-import express, { type Response } from 'express'
+import type { Response } from 'express'
+import { formBody } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
@@ -22,8 +23,8 @@ const field = (body: Body, name: string) => (typeof body[name] === 'string' ? (b
 export function apiKeyRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
   const auth = { auth: required(SESSION_MECHANISM) }
-  const form = express.urlencoded({ extended: false, limit: '4kb' })
-  const { service, store } = context.apiKeys
+  const form = formBody()
+  const { service, store, directory } = context.apiKeys
 
   const viewer = (request: SecuredRequest): Viewer => {
     const found = viewerOf(request.security, context.directory)
@@ -41,7 +42,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
         area: 'keys',
         viewer: who,
         body: keysPage({
-          keys: await listOwnedKeys(context.postgres, who.accountId),
+          keys: await listOwnedKeys(directory, who.accountId),
           tenants: Object.keys(user?.tenants ?? {}),
           ...(notice === undefined ? {} : { notice }),
         }),
@@ -50,10 +51,11 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     )
   }
 
-  /** The key, if it exists and belongs to the viewer. */
+  /** The key, if it exists and belongs to the viewer (as a user: the principal the listing shows). */
   const owned = async (keyId: string, who: Viewer) => {
     const record = await store.get(keyId)
-    if (record === undefined || record.ownerId !== who.accountId) throw notFound()
+    if (record === undefined || record.ownerId !== who.accountId || record.ownerKind !== 'user')
+      throw notFound()
     return record
   }
 

@@ -25,7 +25,8 @@ export function cliSecrets(cli: CliEnvironment): Promise<LoadedSecrets> {
 }
 
 /**
- * Runs `work` on the app's database (embedded PGlite is locked against the running app: stop it first).
+ * Runs `work` on the app's database (the embedded database is locked against the running app: stop it
+ * first, or point both at one server with DATABASE_URL).
  * Unless `pending` is allowed, a database with migrations still to apply is refused: the CLI never
  * migrates behind the operator's back.
  */

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { checkCsrf } from '@portcullis/core/local-accounts'
+import { problemBody, problemFor, problems } from '@portcullis/express'
+import express, { type Request, type Response } from 'express'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
 import type { ReferenceSecrets } from '../secrets/secrets.js'
@@ -44,13 +46,30 @@ function send(response: ServerResponse, status: number, body: string, formAction
   response.end(body)
 }
 
-async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
-  let text = ''
-  for await (const chunk of request) {
-    text += String(chunk)
-    if (text.length > 4096) throw new Error('form too large')
-  }
-  return new URLSearchParams(text)
+/** The largest login form the demo IdP reads: 4 KiB (over it: 413 problem+json `request.body_too_large`). */
+export const DEMO_IDP_MAX_FORM_BYTES = 4 * 1024
+
+const formText = express.text({ type: () => true, limit: DEMO_IDP_MAX_FORM_BYTES })
+
+/** The login form; rejects with the parser's 413 error when it is larger than the limit. */
+function readForm(request: IncomingMessage, response: ServerResponse): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    formText(request as Request, response as Response, (error?: unknown) => {
+      if (error !== undefined) reject(error)
+      else resolve(new URLSearchParams(String((request as { body?: unknown }).body ?? '')))
+    })
+  })
+}
+
+/** A form over the limit answered as problem+json 413 `request.body_too_large`; false for other errors. */
+function sentTooLarge(response: ServerResponse, error: unknown): boolean {
+  const problem = problemFor(error)
+  if (problem.code !== problems.bodyTooLarge.code) return false
+  response.statusCode = problem.status
+  response.setHeader('Content-Type', 'application/problem+json')
+  response.setHeader('Cache-Control', 'no-store')
+  response.end(JSON.stringify(problemBody(problem)))
+  return true
 }
 
 /**
@@ -121,7 +140,7 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
       )
       return
     }
-    const choice = readLoginChoice(await readForm(request))
+    const choice = readLoginChoice(await readForm(request, response))
     if (choice === undefined || uid === '') {
       send(
         response,
@@ -181,7 +200,8 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
       callback(request, response)
       return
     }
-    work.catch(() => {
+    work.catch((error: unknown) => {
+      if (!response.headersSent && sentTooLarge(response, error)) return
       if (!response.headersSent)
         send(
           response,

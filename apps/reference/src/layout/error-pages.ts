@@ -47,6 +47,11 @@ function explanation(problem: Problem, request: Request): { title: string; body:
       }
     case 404:
       return { title: 'Not found', body: html`<p>There is nothing here.</p><p><a href="/">Home</a></p>` }
+    case 413:
+      return {
+        title: 'Too large',
+        body: html`<p>The form sent more than this page accepts. Nothing was changed; go back and shorten it.</p>`,
+      }
     case 503:
       return {
         title: 'Temporarily unavailable',

@@ -16,9 +16,10 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Embedded PGlite is one process's files: a second process opening them (the CLI while the app runs)
- * would corrupt them. The lock is a file beside the data folder holding the owner's pid; a lock whose
- * process is gone is taken over.
+ * The embedded database folder belongs to one process at a time: a second one (the CLI while the app
+ * runs) would find its server running and stop it. The lock is a file beside the data folder holding the
+ * owner's pid; a lock whose process is gone (the app was killed) is taken over, and the server that
+ * process left running is then stopped and started again.
  */
 export async function lockDataDir(dataDir: string): Promise<DataLock> {
   const path = `${dataDir}.lock`

@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { startEmbeddedPostgres } from '@portcullis/database-tooling/embedded'
 import { createPostgresClient, type PostgresClient } from '@portcullis/postgres'
 import { lockDataDir } from './data-lock.js'
@@ -8,30 +10,53 @@ export interface Storage {
   /** Never a connection string with credentials. */
   readonly description: string
   readonly embedded: boolean
+  /** Things the operator should know about the data folder (one line each). */
+  readonly notices: readonly string[]
   close(): Promise<void>
 }
 
-/**
- * Opens the server at `databaseUrl`, or embedded PGlite under `dataDir` (locked against a second process).
- * Everything started is stopped again when a later step fails.
- */
-export async function openStorage(settings: {
+export interface StorageSettings {
   readonly databaseUrl?: string
   readonly dataDir: string
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
-}): Promise<Storage> {
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+/** The folder an earlier version kept its PGlite data in, beside today's data folder. */
+async function legacyPgliteNotice(dataDir: string): Promise<string[]> {
+  const legacy = join(dirname(dataDir), 'pglite')
+  if (legacy === dataDir || !(await stat(legacy).catch(() => undefined))) return []
+  return [
+    `an earlier version's PGlite data is in ${legacy}; this version keeps its data in embedded PostgreSQL in ${dataDir} and does not read it (nothing was imported): delete ${legacy} once you no longer need it`,
+  ]
+}
+
+function clientOptions(settings: StorageSettings, connectionString: string) {
+  return {
+    connectionString,
+    maxConnections: settings.databasePool?.maxConnections ?? 10,
+    ...(settings.databasePool?.connectionTimeoutMs === undefined
+      ? {}
+      : { connectionTimeoutMs: settings.databasePool.connectionTimeoutMs }),
+  }
+}
+
+/**
+ * Opens the server at `databaseUrl`, or a real PostgreSQL server started from npm packages with its
+ * data under `dataDir` (locked against a second process). Everything started is stopped again when a
+ * later step fails.
+ */
+export async function openStorage(settings: StorageSettings): Promise<Storage> {
   if (settings.databaseUrl) {
-    const postgres = createPostgresClient({
-      connectionString: settings.databaseUrl,
-      maxConnections: settings.databasePool?.maxConnections ?? 10,
-      ...(settings.databasePool?.connectionTimeoutMs === undefined
-        ? {}
-        : { connectionTimeoutMs: settings.databasePool.connectionTimeoutMs }),
-    })
+    const postgres = createPostgresClient(clientOptions(settings, settings.databaseUrl))
     return {
       postgres,
       description: 'Postgres from DATABASE_URL',
       embedded: false,
+      notices: [],
       close: () => postgres.close(),
     }
   }
@@ -43,13 +68,25 @@ export async function openStorage(settings: {
     await lock.release()
     throw error
   }
-  // PGlite is one session: a single pooled connection avoids queueing behind its lock.
-  const postgres = createPostgresClient({ connectionString: embedded.connectionString, maxConnections: 1 })
+  const postgres = createPostgresClient(clientOptions(settings, embedded.connectionString))
+  const notices = await legacyPgliteNotice(settings.dataDir)
+  if (embedded.recovered === 'server-left-running') {
+    notices.push(
+      'a server left running by an earlier start (the app was killed) was stopped and started again',
+    )
+  } else if (embedded.recovered === 'stale-pid-file') {
+    notices.push('the database was not shut down cleanly last time; PostgreSQL recovered it from its log')
+  }
+  const first =
+    embedded.initialisedInMs === undefined
+      ? ''
+      : `; first start, initdb took ${seconds(embedded.initialisedInMs)}`
   let closed: Promise<void> | undefined
   return {
     postgres,
-    description: `embedded PGlite in ${settings.dataDir}`,
+    description: `embedded PostgreSQL in ${settings.dataDir}${first}`,
     embedded: true,
+    notices,
     close() {
       closed ??= postgres
         .close()

@@ -12,8 +12,8 @@ import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
+  PostgresAccountStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -40,7 +40,7 @@ export interface SharedDatabase {
   close(): Promise<void>
 }
 
-/** A fresh migrated database on the real server (DATABASE_URL), and one signing ring for every instance. */
+/** A fresh migrated database on a real server, and one signing ring for every instance. */
 export async function sharedDatabase(): Promise<SharedDatabase> {
   const database = await createTestDatabase()
   const clients: PostgresClient[] = []
@@ -81,7 +81,7 @@ export function instance(
   const events: SecurityEvent[] = []
   const local = new LocalAccounts({
     profile,
-    accounts: new PostgresLocalAccountStore({ client }),
+    accounts: new PostgresAccountStore({ client }),
     sessions: new PostgresSessionStore({ client }),
     refreshTokens: new PostgresRefreshTokenStore({ client }),
     rateLimits: new PostgresRateLimitStore({ client }),

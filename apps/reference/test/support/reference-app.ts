@@ -32,7 +32,7 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
     host: '127.0.0.1',
     port: 0,
     databaseUrl,
-    dataDir: join(directory, 'pglite'),
+    dataDir: join(directory, 'postgres'),
     secretsFile: join(directory, 'secrets.json'),
     demoIdp: { enabled: true, port: 0 },
     providers: [],
@@ -43,12 +43,13 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
 export async function startTestApp(
   overrides: Partial<ReferenceConfig> = {},
   /** Rewrites the app's connection string, e.g. to go through a fault proxy (`proxy.through`). */
-  throughDatabase: (connectionString: string) => string = (connectionString) => connectionString,
+  throughDatabase: (connectionString: string) => string | Promise<string> = (connectionString) =>
+    connectionString,
 ): Promise<TestApp> {
   const directory = await mkdtemp(join(tmpdir(), 'portcullis-reference-'))
   const database = await createTestDatabase()
   const config = {
-    ...testConfig(directory, throughDatabase(database.connectionString)),
+    ...testConfig(directory, await throughDatabase(database.connectionString)),
     ...overrides,
   }
   const running = await startReferenceApp(config)

@@ -1,9 +1,9 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   generateLocalSigningKey,
   LocalAccounts,
   LocalSigningKeyRing,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
@@ -48,7 +48,7 @@ export async function accountWorld(): Promise<AdapterScenario> {
   const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
   const local = new LocalAccounts({
     profile: 'hybrid',
-    accounts: new MemoryLocalAccountStore(),
+    accounts: new MemoryAccountStore(),
     sessions: new MemorySessionStore(),
     refreshTokens: new MemoryRefreshTokenStore(),
     rateLimits: new MemoryRateLimitStore(),

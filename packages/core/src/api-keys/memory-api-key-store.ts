@@ -1,4 +1,13 @@
 import type { CredentialRestrictions } from '../authentication/principal.js'
+import {
+  type ApiKeyDirectory,
+  type ApiKeyListOptions,
+  type ApiKeyOwner,
+  type ApiKeySummary,
+  apiKeySummary,
+  compareApiKeysNewestFirst,
+  requireApiKeyListRequest,
+} from './api-key-directory.js'
 import { ApiKeyError } from './api-key-error.js'
 import { type ApiKeyRecord, apiKeyStatus, assertApiKeyRecord } from './api-key-record.js'
 import type { ApiKeyRotation, ApiKeyStore, ApiKeyUsage } from './api-key-store.js'
@@ -36,10 +45,10 @@ function copy(record: ApiKeyRecord): ApiKeyRecord {
 }
 
 /**
- * The in-process `ApiKeyStore` for tests, demos and single-instance apps. Each operation runs without
- * awaiting between its checks and its writes, which makes it atomic on the event loop.
+ * The in-process `ApiKeyStore` (and `ApiKeyDirectory`) for tests, demos and single-instance apps. Each
+ * operation runs without awaiting between its checks and its writes, which makes it atomic on the event loop.
  */
-export class MemoryApiKeyStore implements ApiKeyStore {
+export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #records = new Map<string, ApiKeyRecord>()
 
   get(keyId: string): ApiKeyRecord | undefined {
@@ -88,6 +97,16 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     this.#records.set(keyId, { ...rest, revokedAt: new Date(revokedAt) })
   }
 
+  async listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {
+    const { ownerId, ownerKind, limit, after } = requireApiKeyListRequest(owner, options)
+    return [...this.#records.values()]
+      .filter((record) => record.ownerId === ownerId && record.ownerKind === ownerKind)
+      .filter((record) => after === undefined || compareApiKeysNewestFirst(after, record) < 0)
+      .sort(compareApiKeysNewestFirst)
+      .slice(0, limit)
+      .map(apiKeySummary)
+  }
+
   async recordUsage(usage: readonly ApiKeyUsage[]): Promise<void> {
     for (const { keyId, usedAt } of usage) {
       const current = this.#records.get(keyId)
@@ -95,5 +114,19 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       if (current.lastUsedAt !== undefined && current.lastUsedAt >= usedAt) continue
       this.#records.set(keyId, { ...current, lastUsedAt: new Date(usedAt) })
     }
+  }
+
+  /**
+   * Removes every key a user account owns (for `MemoryAccountStore({ cascade })`: an account deletion
+   * takes its keys in the same step). Service keys are never touched. How many went.
+   */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [keyId, record] of this.#records) {
+      if (record.ownerKind !== 'user' || record.ownerId !== accountId) continue
+      this.#records.delete(keyId)
+      removed += 1
+    }
+    return removed
   }
 }

@@ -4,13 +4,16 @@ import type {
   LocalSignIn,
   LocalTransport,
   SessionSignIn,
+  TokenSignIn,
 } from '@portcullis/core/local-accounts'
 import {
+  type EpochChange,
   establishSignIn,
   LOCAL_ROUTE_TABLE_OPTIONS,
   type LocalRouteTableOptions,
   localCsrf,
   localRouteTable,
+  renewSignIn,
   rotateSession,
 } from '@portcullis/http/local-accounts'
 import type { Request, RequestHandler, Response } from 'express'
@@ -19,6 +22,7 @@ import { registerNeutralRoutes } from '../routing/neutral-routes.js'
 import type { SecureRouter } from '../routing/secure-router.js'
 import type { Security } from '../security/create-security.js'
 import { singleHeader } from '../security/credential-source.js'
+import { securityOf } from '../security/request-context.js'
 import { requestInfo } from './respond.js'
 
 export interface LocalAccountRoutesOptions extends LocalRouteTableOptions {
@@ -48,6 +52,16 @@ export interface LocalAccountRoutes extends RequestHandler {
   ): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: Request, response: Response): Promise<SessionSignIn>
+  /**
+   * After the account's security epoch moved outside these routes (an OAuth unlink: pass it as the OAuth
+   * routes' `renewSignIn`): this instance believes the new epoch at once, every other session and token
+   * family of the account ends, and the caller gets a fresh session (cookie set) or token pair (returned).
+   */
+  renewSignIn(
+    request: Request,
+    response: Response,
+    change: EpochChange,
+  ): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }>
 }
 
 const OPTIONS = {
@@ -95,6 +109,15 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
       const signIn = await establishSignIn(local, signInRequest(request), input)
       if (signIn.transport === 'session') response.append('Set-Cookie', signIn.setCookie)
       return signIn
+    },
+    async renewSignIn(request: Request, response: Response, change: EpochChange) {
+      const renewed = await renewSignIn(
+        local,
+        { ...signInRequest(request), evidence: securityOf(request).evidence },
+        change,
+      )
+      if (renewed.session !== undefined) response.append('Set-Cookie', renewed.session.setCookie)
+      return renewed
     },
     async rotateSession(request: Request, response: Response) {
       const signIn = await rotateSession(local, signInRequest(request))

@@ -40,7 +40,7 @@ export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
   readonly protectedResource?: ProtectedResourceOptions
   /** Observes errors the endpoint answers as a generic JSON-RPC error (a failed lazy attach). */
   readonly onError?: (error: unknown, request: Request) => void
-  /** Largest accepted request body. Default 1 MiB. */
+  /** Largest accepted request body; a larger one is 413 problem+json `request.body_too_large`. Default 1 MiB. */
   readonly maxBodyBytes?: number
 }
 

@@ -1,6 +1,7 @@
 import { ConfigurationError, readOptions } from '@portcullis/core/errors'
 import { MCPDispatcher, type MCPResourceRegistry } from '@portcullis/core/mcp'
 import { isAuthPolicy } from '@portcullis/core/policy'
+import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
   declarationMark,
   declaredRoutes,
@@ -14,6 +15,7 @@ import {
   TRANSPORT_ERROR,
 } from '@portcullis/http/mcp'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { sendProblem } from '../problem/send-problem.js'
 import { INNER_ROUTER } from '../routing/secure-router.js'
 import { IN_PROCESS_FORM } from '../security/in-process.js'
 import { MCP_ENDPOINT_OPTIONS, type MCPEndpoint, type MCPEndpointOptions } from './endpoint-options.js'
@@ -33,6 +35,11 @@ interface Attached {
 const ENDPOINT_DOCUMENTATION = {
   summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
   tags: ['mcp'],
+  responses: {
+    '200': { description: 'A JSON-RPC response.', content: { 'application/json': {} } },
+    '202': { description: 'A notification was accepted.' },
+    '413': bodyTooLargeResponse(),
+  },
 }
 
 function middlewareOf(auth: MCPEndpointOptions['auth']): RequestHandler[] {
@@ -56,7 +63,7 @@ function positive(value: number | undefined, fallback: number, field: string): n
  * Creates the stateless Streamable HTTP endpoint `POST {path}`: JSON answers, 202 for notifications,
  * 405 with `Allow: POST` for other methods, lenient `Accept`, 400 for an unsupported
  * `MCP-Protocol-Version`, 403 for a foreign `Origin` or `Host`, JSON-RPC errors (never HTML) for bad
- * bodies, and a body size limit. Resource reads run the marked GET route in-process through the
+ * bodies, and 413 problem+json (`request.body_too_large`) for a body over `maxBodyBytes`. Resource reads run the marked GET route in-process through the
  * application's own pipeline with the caller's credentials.
  */
 export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint {
@@ -176,8 +183,7 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
     }
     const body = await readBody(request, maxBodyBytes)
     if (body === undefined) {
-      response.setHeader('Connection', 'close')
-      sendRpcError(response, 413, TRANSPORT_ERROR, `Request body larger than ${maxBodyBytes} bytes`)
+      sendProblem(response, bodyTooLargeProblem(maxBodyBytes))
       return
     }
     sendResult(request, response, await state.dispatcher.handleText(body, context))

@@ -3,11 +3,12 @@ import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcull
 import type { LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { OAuthCookieOptions } from '@portcullis/http/cookies'
-import { OAUTH_ROUTE_OPTIONS, type OAuthSignIn } from '@portcullis/http/oauth'
+import { OAUTH_ROUTE_OPTIONS, type OAuthEpochChange, type OAuthSignIn } from '@portcullis/http/oauth'
 import type { Request, Response } from 'express'
 import type { Security } from '../security/create-security.js'
 
 export type { OAuthSignIn } from '@portcullis/http/oauth'
+export { OAUTH_MAX_BODY_BYTES } from '@portcullis/http/oauth'
 
 /**
  * The current local session of a request, from its *verified* authentication (never from a header or
@@ -40,10 +41,22 @@ export interface OAuthRoutesOptions {
   readonly auth?: AuthPolicy
   /** Ends the local session on `POST logout`, before the provider's end-session URL is answered. */
   readonly signOut?: (session: LocalSession, request: Request, response: Response) => unknown
+  /**
+   * Called after an unlink moved the account's security epoch (every session and token family made
+   * before is over): keep the caller signed in at the new epoch, usually
+   * `(change, request, response) => localRoutes.renewSignIn(request, response, change)`. Without it the
+   * caller's session ends with the others.
+   */
+  readonly renewSignIn?: (change: OAuthEpochChange, request: Request, response: Response) => unknown
   /** Where `POST logout` sends the browser when the provider has no end-session URL. Default `/`. */
   readonly afterLogout?: string
   /** Where a browser `POST links/{id}/unlink` is sent once done (JSON clients get the outcome). Default `/`. */
   readonly afterUnlink?: string
+  /**
+   * Largest accepted request body of the routes that read one (link, scopes, revalidate, reauthenticate);
+   * a larger one is 413 `request.body_too_large`. Default 16 KiB; at most 1 MiB.
+   */
+  readonly maxBodyBytes?: number
   /** Development relaxation of the browser-binding cookie (see `OAuthCookieOptions`). */
   readonly cookies?: OAuthCookieOptions
   /** Receives `oauth.*` and `step_up.*` events; a failing sink never fails a request. */

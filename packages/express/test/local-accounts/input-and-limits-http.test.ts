@@ -9,14 +9,6 @@ const credentials = { username: 'alice', password: PASSWORD }
 describe('bad input gives 400 and writes nothing', () => {
   it.each([
     [
-      'a body over the limit',
-      (r: request.Test) =>
-        r
-          .set('content-type', 'application/json')
-          .send(JSON.stringify({ username: 'a'.repeat(20_000), password: PASSWORD })),
-      'request.body_too_large',
-    ],
-    [
       'invalid JSON',
       (r: request.Test) => r.set('content-type', 'application/json').send('{"username": "alice",'),
       'request.invalid_json',
@@ -64,7 +56,7 @@ describe('bad input gives 400 and writes nothing', () => {
     expect(answer.headers['cache-control']).toBe('no-store')
     expect(answer.body).toMatchObject({ status: 400, code })
     expect(typeof answer.body.detail).toBe('string')
-    expect(await accounts.findAccount({ username: 'alice' })).toBeNull()
+    expect(await accounts.findPassword({ username: 'alice' })).toBeNull()
     if (code !== 'local.invalid_password') {
       await send(request(app).post('/auth/token')).expect(400)
       await send(request(app).post('/auth/login').set(SAME_ORIGIN)).expect(400)

@@ -238,11 +238,12 @@ describe('checklist 7.5 JSON-RPC and transport errors', () => {
     })
   })
 
-  it('refuses a body over the size limit with 413 and a JSON-RPC error', async () => {
+  it('refuses a body over the size limit with 413 problem+json request.body_too_large', async () => {
     const { app: small } = await checklistApp({ maxBodyBytes: 64 })
     const response = await rpc(small, call('resources/read', { uri: `fw://${'x'.repeat(200)}` }))
     expect(response.status).toBe(413)
-    expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } })
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(response.body).toMatchObject({ status: 413, code: 'request.body_too_large' })
   })
 
   it('answers invalid UTF-8 bytes with -32700', async () => {

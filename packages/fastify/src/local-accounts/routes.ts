@@ -1,18 +1,21 @@
 import { readOptions } from '@portcullis/core/errors'
-import type { LocalSignIn, LocalTransport, SessionSignIn } from '@portcullis/core/local-accounts'
+import type { LocalSignIn, LocalTransport, SessionSignIn, TokenSignIn } from '@portcullis/core/local-accounts'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '@portcullis/http/body'
 import {
+  type EpochChange,
   establishSignIn,
   LOCAL_ROUTE_TABLE_OPTIONS,
   type LocalRouteTableOptions,
   localCsrf,
   localRouteTable,
+  renewSignIn,
   rotateSession,
 } from '@portcullis/http/local-accounts'
 import { rawHeader } from '@portcullis/http/security'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
 import { registerNeutralRoutes, requestInfo } from '../routing/neutral-routes.js'
+import { securityOf } from '../security/request-context.js'
 
 export interface LocalAccountRoutesOptions extends LocalRouteTableOptions {
   /** Observes every error a local-account route answers (logging). Must not throw. */
@@ -32,6 +35,16 @@ export interface LocalAccountRoutes {
   ): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: FastifyRequest, reply: FastifyReply): Promise<SessionSignIn>
+  /**
+   * After the account's security epoch moved outside these routes (an OAuth unlink: pass it as the OAuth
+   * routes' `renewSignIn`): this instance believes the new epoch at once, every other session and token
+   * family of the account ends, and the caller gets a fresh session (cookie set) or token pair (returned).
+   */
+  renewSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    change: EpochChange,
+  ): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }>
 }
 
 const OPTIONS = { ...LOCAL_ROUTE_TABLE_OPTIONS, onError: { kind: 'function' } } as const
@@ -71,6 +84,15 @@ export function localAccountRoutes(
       const signIn = await establishSignIn(local, signInRequest(request), input)
       if (signIn.transport === 'session') reply.header('set-cookie', signIn.setCookie)
       return signIn
+    },
+    async renewSignIn(request, reply, change) {
+      const renewed = await renewSignIn(
+        local,
+        { ...signInRequest(request), evidence: securityOf(request).evidence },
+        change,
+      )
+      if (renewed.session !== undefined) reply.header('set-cookie', renewed.session.setCookie)
+      return renewed
     },
     async rotateSession(request, reply) {
       const signIn = await rotateSession(local, signInRequest(request))

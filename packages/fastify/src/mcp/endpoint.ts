@@ -2,6 +2,7 @@ import type { RouteGuard } from '@portcullis/core/authorization'
 import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
 import { type AuthPolicy, exclude } from '@portcullis/core/policy'
+import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
   type DeclaredResource,
   declarationMark,
@@ -30,6 +31,7 @@ import {
   TRANSPORT_ERROR,
 } from '@portcullis/http/mcp'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { sendProblem } from '../problem/send-problem.js'
 import { routeRead } from './reader.js'
 
 export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
@@ -80,6 +82,11 @@ const OPTIONS: OptionsShape<MCPEndpointOptions> = {
 const DOCUMENTATION = {
   summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
   tags: ['mcp'],
+  responses: {
+    '200': { description: 'A JSON-RPC response.', content: { 'application/json': {} } },
+    '202': { description: 'A notification was accepted.' },
+    '413': bodyTooLargeResponse(),
+  },
 }
 
 function send(reply: FastifyReply, answer: MCPAnswer): FastifyReply {
@@ -95,7 +102,7 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * Adds the stateless Streamable HTTP endpoint `POST {path}` (register the `portcullis` plugin first: the
  * endpoint is a Portcullis route with its `auth` policy and `guards`): both protocol eras of the core
  * dispatcher, 202 for notifications, 405 with `Allow: POST` for other methods, 403 for a foreign `Origin`
- * or `Host`, 413 for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
+ * or `Host`, 413 problem+json (`request.body_too_large`) for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
  * `config: { mcpResource }` or the `mcpResource(...)` wrapper are published; marking mistakes throw where
  * the route is declared, the resources are built when the app is ready, and each read runs the marked
  * route in-process through Fastify's router (its own hooks, policy and guards), with the caller's credentials.
@@ -214,11 +221,7 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
       },
       errorHandler: (error, _request, reply) => {
         if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-          reply.header('connection', 'close')
-          return send(
-            reply,
-            rpcErrorAnswer(413, TRANSPORT_ERROR, `Request body larger than ${maxBodyBytes} bytes`),
-          )
+          return sendProblem(reply, bodyTooLargeProblem(maxBodyBytes))
         }
         throw error
       },

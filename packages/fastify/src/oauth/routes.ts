@@ -5,8 +5,9 @@ import type { AuthPolicy } from '@portcullis/core/policy'
 import type { OAuthCookieOptions } from '@portcullis/http/cookies'
 import {
   localSessionReader,
-  OAUTH_BODY_LIMIT,
+  OAUTH_MAX_BODY_BYTES,
   OAUTH_ROUTE_OPTIONS,
+  type OAuthEpochChange,
   type OAuthSignIn,
   oauthRouteTable,
 } from '@portcullis/http/oauth'
@@ -35,6 +36,10 @@ export interface OAuthRoutesOptions {
   readonly auth?: AuthPolicy
   /** Ends the local session on `POST logout`, before the provider's end-session URL is answered. */
   readonly signOut?: (session: LocalSession, request: FastifyRequest, reply: FastifyReply) => unknown
+  /** Keeps the caller signed in after an unlink moved the account's security epoch (`localRoutes.renewSignIn`). */
+  readonly renewSignIn?: (change: OAuthEpochChange, request: FastifyRequest, reply: FastifyReply) => unknown
+  /** Largest accepted request body of the routes that read one; over it 413. Default 16 KiB. */
+  readonly maxBodyBytes?: number
   /** Where `POST logout` sends the browser when the provider has no end-session URL. Default `/`. */
   readonly afterLogout?: string
   /** Where a browser `POST links/{id}/unlink` is sent once done. Default `/`. */
@@ -55,7 +60,7 @@ const OPTIONS: OptionsShape<OAuthRoutesOptions> = OAUTH_ROUTE_OPTIONS
  */
 export function createOAuthRoutes(fastify: FastifyInstance, options: OAuthRoutesOptions): void {
   readOptions(options, 'createOAuthRoutes', OPTIONS)
-  const { signIn, currentSession, signOut, ...rest } = options
+  const { signIn, currentSession, signOut, renewSignIn, ...rest } = options
   const routes = oauthRouteTable<FastifyNative>({
     ...rest,
     stepUp: fastify.portcullis.stepUp,
@@ -64,8 +69,14 @@ export function createOAuthRoutes(fastify: FastifyInstance, options: OAuthRoutes
     ...(signOut === undefined
       ? {}
       : { signOut: (session, { native }) => signOut(session, native.request, native.reply) }),
+    ...(renewSignIn === undefined
+      ? {}
+      : { renewSignIn: (change, { native }) => renewSignIn(change, native.request, native.reply) }),
   })
-  registerNeutralRoutes(fastify, routes, { bodyLimit: OAUTH_BODY_LIMIT, onError: undefined })
+  registerNeutralRoutes(fastify, routes, {
+    bodyLimit: options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES,
+    onError: undefined,
+  })
 }
 
 /**

@@ -1,22 +1,12 @@
 import { HttpProblem } from '../problem/problem.js'
+import { bodyTooLargeProblem } from './body-limit.js'
 
 /** The default largest request body of the local-account routes: 16 KiB. */
 export const LOCAL_ACCOUNTS_MAX_BODY_BYTES = 16 * 1024
 
-/** The status of a body over its limit (one constant, so every adapter and route answers alike). */
-export const BODY_TOO_LARGE_STATUS = 400
-
-/** The stable code of a body over its limit. */
-export const BODY_TOO_LARGE_CODE = 'request.body_too_large'
-
 const bad = (code: string, detail: string) => new HttpProblem({ status: 400, code, detail })
 
-const tooLarge = (limit: number) =>
-  new HttpProblem({
-    status: BODY_TOO_LARGE_STATUS,
-    code: BODY_TOO_LARGE_CODE,
-    detail: `the body must be at most ${limit} bytes`,
-  })
+const tooLarge = (limit: number) => new HttpProblem(bodyTooLargeProblem(limit))
 
 /** The parts of a Node readable request stream the body reader uses (`IncomingMessage` has them). */
 export interface BodyStream {
@@ -126,7 +116,7 @@ export function parseRequestBody(raw: Buffer, contentType: string | undefined): 
 
 /**
  * The request body as a plain value, read from the stream: at most `limit` bytes (a larger body is the
- * `request.body_too_large` problem), then `parseRequestBody`. Nothing is read from a store before this
+ * 413 `request.body_too_large` problem), then `parseRequestBody`. Nothing is read from a store before this
  * succeeds.
  */
 export async function readRequestBody(

@@ -1,3 +1,4 @@
+import { withBodyLimitResponses } from '../body/body-limit.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
 
 type Json = Readonly<Record<string, unknown>>
@@ -27,7 +28,7 @@ const body = (schema: Json, required = true): Json => ({
 const ok = (description: string, schema?: Json): Json =>
   schema === undefined ? { description } : { description, content: { 'application/json': { schema } } }
 
-const BAD_REQUEST = problem('Malformed, oversized or invalid input (nothing was written).')
+const BAD_REQUEST = problem('Malformed or invalid input (nothing was written).')
 const RATE_LIMITED = problem('Too many attempts for this account or client address; see Retry-After.')
 const UNAVAILABLE = problem('Password hashing is at capacity or a store is down; see Retry-After.')
 const CSRF = problem('Cross-site request refused (`local.csrf_refused`).')
@@ -53,7 +54,7 @@ const sessionSignIn = object(
 
 const TAGS = ['local-accounts']
 
-export const LOCAL_ROUTE_DOCS = {
+export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
   register: {
     tags: TAGS,
     summary: 'Create a local account (open or invite-only registration)',
@@ -170,4 +171,4 @@ export const LOCAL_ROUTE_DOCS = {
       ),
     },
   },
-} satisfies Record<string, OperationDocumentation>
+} satisfies Record<string, OperationDocumentation>)

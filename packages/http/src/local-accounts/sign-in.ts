@@ -1,9 +1,12 @@
+import type { AuthenticationEvidence } from '@portcullis/core/authentication'
 import type {
+  EpochBumpReason,
   LocalAccounts,
   LocalRequestInfo,
   LocalSignIn,
   LocalTransport,
   SessionSignIn,
+  TokenSignIn,
 } from '@portcullis/core/local-accounts'
 import { HttpProblem } from '../problem/problem.js'
 
@@ -37,4 +40,30 @@ export async function rotateSession(local: LocalAccounts, request: SignInRequest
     throw new HttpProblem({ status: 401, code: 'authentication.required', detail: 'Authentication required' })
   }
   return local.rotateSession(sessionId, request.requestInfo)
+}
+
+/** An account's security epoch that moved outside the local-account routes (an OAuth unlink). */
+export interface EpochChange {
+  readonly accountId: string
+  readonly securityEpoch: number
+  readonly reason: EpochBumpReason
+}
+
+/**
+ * After the account's security epoch moved outside the local-account routes: this instance believes the
+ * new epoch at once, every other session and token family of the account ends, and the caller gets a
+ * fresh session (its `Set-Cookie` to send) or token pair.
+ */
+export async function renewSignIn(
+  local: LocalAccounts,
+  request: SignInRequest & { readonly evidence: readonly AuthenticationEvidence[] },
+  change: EpochChange,
+): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
+  await local.epochMoved({ ...change, clientAddress: local.clientAddress(request.requestInfo) })
+  return local.renewSignIn({
+    accountId: change.accountId,
+    securityEpoch: change.securityEpoch,
+    credentials: local.credentialsOf(request.evidence),
+    request: request.requestInfo,
+  })
 }

@@ -3,11 +3,9 @@ import type { HttpAnswer, HttpExchange } from '../exchange/exchange.js'
 import { HttpProblem, problems } from '../problem/problem.js'
 import { beginAndAnswer, type OAuthRouteContext, requireSession } from './context.js'
 import { field, OAUTH_NOT_FOUND, providerOf, stepUpTokenOf } from './http.js'
+import { OAUTH_MAX_BODY_BYTES } from './options.js'
 
 const MAX_SCOPES = 64
-
-/** The largest body the OAuth routes read (a `return_to` and scopes). */
-export const OAUTH_BODY_LIMIT = 16 * 1024
 
 type Handler<N> = (exchange: HttpExchange<N>) => Promise<HttpAnswer>
 
@@ -61,7 +59,7 @@ export function link<N>(context: OAuthRouteContext<N>): Handler<N> {
   return async (exchange) => {
     const provider = providerOf(exchange, context.providers)
     const session = await requireSession(context, exchange)
-    const body = await exchange.body(OAUTH_BODY_LIMIT)
+    const body = await exchange.body(context.options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES)
     const purpose = OAUTH_STEP_UP_PURPOSES.link
     const answer = await beginAndAnswer(context, exchange, {
       operation: 'link',
@@ -86,7 +84,7 @@ export function scopes<N>(context: OAuthRouteContext<N>): Handler<N> {
   return async (exchange) => {
     const provider = providerOf(exchange, context.providers)
     const session = await requireSession(context, exchange)
-    const body = await exchange.body(OAUTH_BODY_LIMIT)
+    const body = await exchange.body(context.options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES)
     const requested = scopesOf(body)
     const purpose = OAUTH_STEP_UP_PURPOSES.scopeUpgrade
     const answer = await beginAndAnswer(context, exchange, {
@@ -118,7 +116,7 @@ export function revalidate<N>(context: OAuthRouteContext<N>): Handler<N> {
       provider,
       session,
       browserBinding: context.binding.read(exchange.cookieHeader),
-      ...returnToOf(await exchange.body(OAUTH_BODY_LIMIT)),
+      ...returnToOf(await exchange.body(context.options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES)),
     })
   }
 }
@@ -142,7 +140,7 @@ export function reauthenticate<N>(context: OAuthRouteContext<N>): Handler<N> {
       purpose,
       session,
       browserBinding: context.binding.read(exchange.cookieHeader),
-      ...returnToOf(await exchange.body(OAUTH_BODY_LIMIT)),
+      ...returnToOf(await exchange.body(context.options.maxBodyBytes ?? OAUTH_MAX_BODY_BYTES)),
     })
   }
 }

@@ -1,3 +1,4 @@
+import { withBodyLimitResponses } from '../body/body-limit.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
 
 type Json = Record<string, unknown>
@@ -62,7 +63,7 @@ export function oauthDocumentation(providers: readonly string[]) {
       ...(notFound ? { '404': problem('Unknown provider (`oauth.not_found`).') } : {}),
     },
   })
-  return {
+  return withBodyLimitResponses({
     login: doc({
       summary: 'Begin sign-in with the provider',
       parameters: [{ name: 'return_to', in: 'query', required: false, schema: { type: 'string' } }],
@@ -131,5 +132,5 @@ export function oauthDocumentation(providers: readonly string[]) {
       requestBody: formOrJson(RETURN_TO),
       responses: redirectOrJson('The provider authorization URL', BEGUN),
     }),
-  }
+  })
 }

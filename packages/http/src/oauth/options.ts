@@ -1,3 +1,4 @@
+import { integerBetween } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
 import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
@@ -16,6 +17,16 @@ export interface OAuthSignIn {
   /** The allow-listed target recorded when the login began. */
   readonly returnTo: string
 }
+
+/** The security epoch an unlink moved to (every session and token family made before is over). */
+export interface OAuthEpochChange {
+  readonly accountId: string
+  readonly securityEpoch: number
+  readonly reason: 'identity_unlinked'
+}
+
+/** The default largest request body of the OAuth routes: 16 KiB. */
+export const OAUTH_MAX_BODY_BYTES = 16 * 1024
 
 /** How `requiresStepUp` and the OAuth routes read step-up credentials (the security instance's setting). */
 export interface StepUpTransport {
@@ -40,6 +51,10 @@ export interface OAuthRouteTableOptions<N> {
   readonly auth?: AuthPolicy
   /** Ends the local session on `POST logout`. */
   readonly signOut?: (session: LocalSession, exchange: HttpExchange<N>) => unknown
+  /** Keeps the caller signed in after an unlink moved the account's security epoch. */
+  readonly renewSignIn?: (change: OAuthEpochChange, exchange: HttpExchange<N>) => unknown
+  /** Largest accepted request body of the routes that read one. Default 16 KiB; at most 1 MiB. */
+  readonly maxBodyBytes?: number
   readonly afterLogout?: string
   readonly afterUnlink?: string
   readonly cookies?: OAuthCookieOptions
@@ -68,6 +83,8 @@ export const OAUTH_ROUTE_OPTIONS = {
   currentSession: { required: true, kind: 'function' },
   auth: { kind: 'object' },
   signOut: { kind: 'function' },
+  renewSignIn: { kind: 'function' },
+  maxBodyBytes: { kind: 'number', check: integerBetween(64, 1024 * 1024) },
   afterLogout: { kind: 'string', check: localPath },
   afterUnlink: { kind: 'string', check: localPath },
   cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },

@@ -1,4 +1,5 @@
 import { type ErrorClass, isPortcullisError } from '@portcullis/core/errors'
+import { bodyTooLargeProblem, isBodyTooLargeError, limitOf } from '../body/body-limit.js'
 import { HttpProblem, type ProblemInit, problems } from './problem.js'
 
 const STATUS_BY_CLASS: Readonly<Record<ErrorClass, number | undefined>> = {
@@ -35,8 +36,9 @@ function withRetry(init: ProblemInit, seconds: number | undefined): ProblemInit 
 /**
  * Maps any thrown value to a problem. `HttpProblem` renders as given; a `PortcullisError` renders its
  * stable code with the status of its class and a generic detail (its message is never rendered);
- * client errors of body parsers (`status` 4xx with `expose`) become `request.invalid`; anything else is a
- * 500 with no detail of the cause.
+ * a body parser's "too large" error (Express `json()`, `urlencoded()`, `raw()`, `text()`) is 413
+ * `request.body_too_large`, its other client errors (`status` 4xx with `expose`) `request.invalid`;
+ * anything else is a 500 with no detail of the cause.
  */
 export function problemFor(error: unknown): ProblemInit {
   if (error instanceof HttpProblem) {
@@ -56,6 +58,7 @@ export function problemFor(error: unknown): ProblemInit {
     const retry = retryAfterOf(error) ?? (status === 429 ? DEFAULT_RATE_LIMIT_RETRY_SECONDS : undefined)
     return withRetry({ status, code: error.code, detail: DETAIL_BY_STATUS[status] ?? 'Error' }, retry)
   }
+  if (isBodyTooLargeError(error)) return bodyTooLargeProblem(limitOf(error))
   const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status
   const exposed = (error as { expose?: unknown } | null)?.expose === true
   if (typeof status === 'number' && status >= 400 && status < 500 && exposed) {

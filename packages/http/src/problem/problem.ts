@@ -65,14 +65,18 @@ export const problems = {
     detail: 'Step-up authentication is unavailable',
   },
   invalidRequest: { status: 400, code: 'request.invalid', detail: 'The request is malformed' },
+  bodyTooLarge: { status: 413, code: 'request.body_too_large', detail: 'The request body is too large' },
   internalError: { status: 500, code: 'internal.error', detail: 'Internal server error' },
 } as const satisfies Record<string, ProblemInit>
+
+/** Titles RFC 9110 renamed (Node still uses the older reason phrase). */
+const RFC_9110_TITLES: Readonly<Record<number, string>> = { 413: 'Content Too Large' }
 
 /** Renders the problem body for `init`. */
 export function problemBody(init: ProblemInit): ProblemBody {
   const base = {
     type: 'about:blank',
-    title: STATUS_CODES[init.status] ?? 'Error',
+    title: RFC_9110_TITLES[init.status] ?? STATUS_CODES[init.status] ?? 'Error',
     status: init.status,
     code: init.code,
   }

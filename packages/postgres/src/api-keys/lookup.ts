@@ -18,7 +18,7 @@ function prepare(db: NodePgDatabase, named: boolean) {
 type Lookup = ReturnType<typeof prepare>
 const named = new WeakMap<NodePgDatabase, Lookup>()
 const unnamed = new WeakMap<NodePgDatabase, Lookup>()
-/** Databases whose session turned out to be shared between connections (embedded PGlite). */
+/** Databases whose session turned out to be shared between connections (a pooler in transaction mode). */
 const sharedSessions = new WeakSet<NodePgDatabase>()
 
 function lookupFor(db: NodePgDatabase, preparedStatements: boolean): Lookup {
@@ -35,7 +35,7 @@ function lookupFor(db: NodePgDatabase, preparedStatements: boolean): Lookup {
 /**
  * The one read on the request path: a primary-key SELECT, parsed once per connection when named.
  * `42P05` (the name exists in a session this connection never prepared it in) means connections share
- * one session, as with embedded PGlite: that database switches to the unnamed statement.
+ * one session, as behind a pooler in transaction mode: that database switches to the unnamed statement.
  */
 export function findApiKeyRow(
   db: NodePgDatabase,

@@ -1,15 +1,20 @@
 import { ConfigurationError } from '@portcullis/core'
 import {
+  type ApiKeyDirectory,
   ApiKeyError,
+  type ApiKeyListOptions,
+  type ApiKeyOwner,
   type ApiKeyRecord,
   type ApiKeyRotation,
   type ApiKeyStore,
+  type ApiKeySummary,
   type ApiKeyUsage,
   assertApiKeyRecord,
 } from '@portcullis/core/api-keys'
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { listApiKeysByOwner } from './listing.js'
 import { findApiKeyRow } from './lookup.js'
 import { toRecord, toRow } from './records.js'
 import { apiKeysTable as keys } from './tables.js'
@@ -65,9 +70,10 @@ function requireRecord(record: ApiKeyRecord): ApiKeyRecord {
  * read per request) is a primary-key SELECT, a named prepared statement unless the client turns them
  * off; `create` and `revoke` are one statement each; `rotate` is one transaction whose conditional
  * UPDATE lets exactly one of concurrent rotations through, on any number of app instances; a batch of
- * usage is one UPDATE that only moves `lastUsedAt` forward.
+ * usage is one UPDATE that only moves `lastUsedAt` forward. As an `ApiKeyDirectory`, an owner's keys
+ * are one SELECT of metadata columns (never the digest).
  */
-export class PostgresApiKeyStore implements ApiKeyStore {
+export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #client: PostgresApiKeyStoreOptions['client']
   readonly #preparedStatements: boolean
 
@@ -157,6 +163,10 @@ export class PostgresApiKeyStore implements ApiKeyStore {
         .returning({ keyId: keys.keyId }),
     )
     if (revoked.length === 0) throw notFound()
+  }
+
+  listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {
+    return listApiKeysByOwner(this.#client.db, owner, options)
   }
 
   recordUsage(usage: readonly ApiKeyUsage[]): Promise<void> {

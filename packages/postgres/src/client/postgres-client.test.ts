@@ -24,8 +24,7 @@ describe('createPostgresClient', () => {
       const app = await client.pool.query<{ name: string }>(
         "select current_setting('application_name') as name",
       )
-      // PGlite's single embedded session does not take startup parameters; a server reports the name.
-      expect(app.rows[0]?.name).toBe(database.source === 'pglite' ? '' : 'portcullis')
+      expect(app.rows[0]?.name).toBe('portcullis')
     } finally {
       await client.close()
       await client.close()

@@ -27,7 +27,7 @@ export interface PostgresClientOptions {
   /**
    * Whether stores may use named prepared statements on their hot paths (token reads and swaps).
    * Default true. Set false behind a pooler in transaction mode that cannot keep them; a session
-   * that turns out to be shared (embedded PGlite) is detected and falls back on its own.
+   * that turns out to be shared (a pooler in transaction mode) is detected and falls back on its own.
    */
   readonly preparedStatements?: boolean
   /**

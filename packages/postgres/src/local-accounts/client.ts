@@ -50,7 +50,7 @@ export type StatementRunner<Statements> = <T>(
  * Single statements built once per database and run as named prepared statements (parsed once per
  * connection), or unnamed when the client disables them. `42P05` (a statement of that name already
  * exists in a session this connection never prepared it in) means several connections share one
- * session, as with embedded PGlite: that database switches to unnamed statements and the call runs again.
+ * session, as behind a pooler in transaction mode: that database switches to unnamed statements and the call runs again.
  */
 export function preparedStatements<Statements>(
   build: (db: NodePgDatabase, name: (label: string) => string) => Statements,

@@ -114,7 +114,7 @@ function prepare(db: NodePgDatabase, named: boolean) {
 type Statements = ReturnType<typeof prepare>
 const named = new WeakMap<NodePgDatabase, Statements>()
 const unnamed = new WeakMap<NodePgDatabase, Statements>()
-/** Databases whose session turned out to be shared between connections (embedded PGlite). */
+/** Databases whose session turned out to be shared between connections (a pooler in transaction mode). */
 const sharedSessions = new WeakSet<NodePgDatabase>()
 
 function statements(context: AccountStoreContext): Statements {
@@ -131,8 +131,8 @@ function statements(context: AccountStoreContext): Statements {
 
 /**
  * Runs one vault statement. `42P05` (a statement of that name already exists in the session although
- * this connection never prepared it) means several connections share one session, as with embedded
- * PGlite: switch that database to unnamed statements and run the statement again.
+ * this connection never prepared it) means several connections share one session, as behind a
+ * pooler in transaction mode: switch that database to unnamed statements and run the statement again.
  */
 function vaultStatement<T>(
   context: AccountStoreContext,

@@ -77,6 +77,8 @@ export interface OAuthAppOptions extends FixtureOptions {
   readonly mechanisms?: (fixture: OidcFixture) => readonly AuthenticationMechanism[]
   /** Registers more application routes. */
   readonly routes?: (security: ReturnType<typeof createSecurity>) => express.RequestHandler
+  /** The OAuth routes' body limit (`createOAuthRoutes({ maxBodyBytes })`). */
+  readonly maxBodyBytes?: number
 }
 
 export class OAuthApp {
@@ -126,6 +128,7 @@ export class OAuthApp {
         response.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; Max-Age=0`)
       },
       events: record,
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     })
     const api = security.router({ prefix: '/api' })
     api.get('/me', { auth: required('session') }, (request, response) => {

@@ -1,0 +1,21 @@
+import { runOrThrow } from './commands.js'
+import { WORKSPACE_ROOT, type WorkspacePackage } from './workspace.js'
+
+/**
+ * Builds the packages through turbo: `dist/` is restored from turbo's cache when the sources are unchanged
+ * (as after `pnpm test` built them for this task), and compiled otherwise, so a clean clone without
+ * `dist/` works too. `--only`: a package compiles against its workspace dependencies' sources (the
+ * `@portcullis/source` condition), so their builds are not needed first.
+ */
+export async function buildPackages(packages: readonly WorkspacePackage[]): Promise<void> {
+  const filters = packages.flatMap((entry) => ['--filter', entry.name])
+  await runOrThrow(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', ...filters, '--only', '--output-logs=errors-only'],
+    {
+      cwd: WORKSPACE_ROOT,
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      timeoutMs: 280_000,
+    },
+  )
+}

@@ -1,0 +1,54 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cleanEnvironment, runOrThrow } from './commands.js'
+
+/** A project outside the workspace with the tarballs installed by npm, as a user installs them. */
+export interface ConsumerProject {
+  readonly directory: string
+  /** `name -> resolved` of every installed package, from npm's lockfile. */
+  readonly resolved: ReadonlyMap<string, string>
+  remove(): Promise<void>
+}
+
+/** Third-party packages the consumer app and the examples import themselves. */
+const THIRD_PARTY = { express: '5.2.1' }
+
+/**
+ * Creates a fresh project under the OS temporary folder and `npm install`s the tarballs there. Every
+ * `@portcullis/*` dependency, direct or between the packages, is pinned to its tarball (`overrides`), so
+ * nothing of ours can come from a registry; third-party packages come from npm (its cache first).
+ */
+export async function installConsumer(tarballs: ReadonlyMap<string, string>): Promise<ConsumerProject> {
+  const directory = await mkdtemp(join(tmpdir(), 'portcullis-consumer-'))
+  const remove = () => rm(directory, { recursive: true, force: true })
+  try {
+    const ours = Object.fromEntries([...tarballs].map(([name, tarball]) => [name, `file:${tarball}`]))
+    const manifest = {
+      name: 'portcullis-consumer',
+      version: '0.0.0',
+      private: true,
+      type: 'module',
+      dependencies: { ...ours, ...THIRD_PARTY },
+      overrides: ours,
+    }
+    await writeFile(join(directory, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+    await runOrThrow('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+      cwd: directory,
+      env: cleanEnvironment(),
+      timeoutMs: 180_000,
+    })
+    const lock = JSON.parse(await readFile(join(directory, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string }>
+    }
+    const resolved = new Map<string, string>()
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (path.startsWith('node_modules/'))
+        resolved.set(path.slice('node_modules/'.length), entry.resolved ?? '')
+    }
+    return { directory, resolved, remove }
+  } catch (error) {
+    await remove()
+    throw error
+  }
+}
