@@ -18,6 +18,7 @@ export type {
   ApiKeyUsageStats,
   ApiKeyVerification,
   IssueApiKeyRequest,
+  MemoryApiKeyStoreOptions,
   RotateApiKeyRequest,
 } from './api-keys/index.js'
 export {
@@ -192,7 +193,10 @@ export type {
   LocalTransport,
   LoginFailureReason,
   LoginRateLimit,
+  MemoryLocalAccountStoreOptions,
   MemoryRateLimitStoreOptions,
+  MemoryRefreshTokenStoreOptions,
+  MemorySessionStoreOptions,
   PasswordHasher,
   PasswordRules,
   RateLimitDecision,
@@ -219,6 +223,7 @@ export type {
   SessionRevocationReason,
   SessionSignIn,
   SessionStore,
+  SessionWithAccountEpoch,
   SetPasswordRequest,
   TokenSignIn,
   TouchSessionRequest,
@@ -472,6 +477,20 @@ export {
   parseProtectedEnvelope,
   serializeProtectedEnvelope,
 } from './protection/index.js'
+export type {
+  RevocationNotice,
+  RevocationNoticeKind,
+  RevocationNotices,
+  RevocationSubscriber,
+} from './revocation/index.js'
+export {
+  decodeRevocationNotice,
+  encodeRevocationNotice,
+  MAX_NOTICE_IDENTIFIER_LENGTH,
+  MemoryRevocationNotices,
+  revocationNotice,
+  revocationNoticePrefix,
+} from './revocation/index.js'
 export type {
   MemoryStepUpStoreOptions,
   StepUpBinding,

@@ -1,4 +1,5 @@
 import type { CredentialRestrictions } from '../authentication/principal.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { ApiKeyError } from './api-key-error.js'
 import { type ApiKeyRecord, apiKeyStatus, assertApiKeyRecord } from './api-key-record.js'
 import type { ApiKeyRotation, ApiKeyStore, ApiKeyUsage } from './api-key-store.js'
@@ -35,12 +36,26 @@ function copy(record: ApiKeyRecord): ApiKeyRecord {
   return result
 }
 
+export interface MemoryApiKeyStoreOptions {
+  /**
+   * Where revocations are announced: a revoked key, and the current key of a rotation, are published as
+   * `api-key` notices before the call resolves. Give the same `MemoryRevocationNotices` to
+   * `ApiKeyService({ notices })` for its verified-lookup cache.
+   */
+  readonly notices?: RevocationNotices
+}
+
 /**
  * The in-process `ApiKeyStore` for tests, demos and single-instance apps. Each operation runs without
  * awaiting between its checks and its writes, which makes it atomic on the event loop.
  */
 export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #records = new Map<string, ApiKeyRecord>()
+  readonly #notices: RevocationNotices | undefined
+
+  constructor(options: MemoryApiKeyStoreOptions = {}) {
+    this.#notices = options.notices
+  }
 
   get(keyId: string): ApiKeyRecord | undefined {
     const record = this.#records.get(keyId)
@@ -78,6 +93,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     assertApiKeyRecord(revoked)
     this.#records.set(currentKeyId, revoked)
     this.#records.set(replacement.keyId, copy(replacement))
+    await this.#notices?.publish({ kind: 'api-key', keyId: currentKeyId })
   }
 
   async revoke(keyId: string, now: Date): Promise<void> {
@@ -86,6 +102,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     const { overlapUntil: _ended, ...rest } = current
     const revokedAt = current.revokedAt !== undefined && current.revokedAt < now ? current.revokedAt : now
     this.#records.set(keyId, { ...rest, revokedAt: new Date(revokedAt) })
+    await this.#notices?.publish({ kind: 'api-key', keyId })
   }
 
   async recordUsage(usage: readonly ApiKeyUsage[]): Promise<void> {

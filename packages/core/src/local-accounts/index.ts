@@ -63,10 +63,13 @@ export { LocalCsrf } from './local-csrf.js'
 export type { LocalJWKSProviderOptions } from './local-jwks-provider.js'
 export { LocalJWKSProvider } from './local-jwks-provider.js'
 export { LocalStepUp } from './local-step-up.js'
+export type { MemoryLocalAccountStoreOptions } from './memory-account-store.js'
 export { MemoryLocalAccountStore } from './memory-account-store.js'
 export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js'
 export { MemoryRateLimitStore } from './memory-rate-limit-store.js'
+export type { MemoryRefreshTokenStoreOptions } from './memory-refresh-token-store.js'
 export { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
+export type { MemorySessionStoreOptions } from './memory-session-store.js'
 export { MemorySessionStore } from './memory-session-store.js'
 export {
   DEFAULT_OPAQUE_TOKEN_BYTES,
@@ -140,6 +143,7 @@ export type {
   RevokeSessionsRequest,
   SessionRecord,
   SessionStore,
+  SessionWithAccountEpoch,
   TouchSessionRequest,
   ValidatedSessionRevocation,
 } from './session-store.js'

@@ -35,6 +35,7 @@ import {
   verifyCredentials,
 } from './password-flows.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
+import { subscribeLocalCaches } from './revocation-subscriber.js'
 import { defined, type LocalRuntime, localRuntime } from './runtime.js'
 import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
 import { type SessionCookie, sessionCookie } from './session-cookie.js'
@@ -98,6 +99,7 @@ export class LocalAccounts {
       random,
       loadEpoch: async (accountId) =>
         (await options.accounts.findAccount({ accountId }))?.securityEpoch ?? null,
+      notices: options.revocation?.notices,
       sink: options.events,
       onSinkError: options.onEventSinkError,
     })
@@ -171,6 +173,14 @@ export class LocalAccounts {
       )
     }
     this.mechanisms = Object.freeze(mechanisms)
+    const notices = options.revocation?.notices
+    if (notices !== undefined) {
+      subscribeLocalCaches(notices, {
+        runtime: this.#runtime,
+        sessions: this.#sessions,
+        tokens: this.#tokens,
+      })
+    }
   }
 
   /** The transports this profile can establish. */
@@ -214,9 +224,10 @@ export class LocalAccounts {
     const transport = this.#transport(options.transport)
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
+    const generation = this.#runtime.epochs.generation
     const account = await verifyCredentials(this.#flows, body, clientAddress)
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    return this.#establish(account, transport, options.replacesSessionId, info, ['pwd'])
+    return this.#establish(account, generation, transport, options.replacesSessionId, info, ['pwd'])
   }
 
   /**
@@ -233,6 +244,7 @@ export class LocalAccounts {
       throw invalidLocalInput('accountId must be a non-empty string')
     }
     const transport = this.#transport(request.transport)
+    const generation = this.#runtime.epochs.generation
     const account = await this.#accounts.findAccount({ accountId: request.accountId })
     if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
     const info = request.request ?? {}
@@ -240,7 +252,7 @@ export class LocalAccounts {
       'login.succeeded',
       defined({ accountId: account.accountId, clientAddress: this.clientAddress(info) }),
     )
-    return this.#establish(account, transport, request.replacesSessionId, info, undefined)
+    return this.#establish(account, generation, transport, request.replacesSessionId, info, undefined)
   }
 
   /**
@@ -276,9 +288,10 @@ export class LocalAccounts {
     reason: EpochBumpReason = 'sign_out_everywhere',
     clientAddress?: string,
   ): Promise<number | null> {
+    const generation = this.#runtime.epochs.generation
     const epoch = await this.#accounts.bumpSecurityEpoch({ accountId, now: new Date(this.#runtime.clock()) })
     if (epoch === null) return null
-    this.#runtime.epochs.remember(accountId, epoch)
+    this.#runtime.epochs.remember(accountId, epoch, generation)
     this.#runtime.emit('epoch.bumped', { accountId, epoch, reason })
     await this.#endEverything(accountId, 'epoch_bumped', clientAddress)
     return epoch
@@ -440,12 +453,13 @@ export class LocalAccounts {
 
   async #establish(
     account: LocalAccountRecord,
+    generation: number,
     transport: LocalTransport,
     replacesSessionId: string | undefined,
     info: LocalRequestInfo,
     amr: readonly string[] | undefined,
   ): Promise<LocalSignIn> {
-    this.#runtime.epochs.remember(account.accountId, account.securityEpoch)
+    this.#runtime.epochs.remember(account.accountId, account.securityEpoch, generation)
     if (transport === 'tokens')
       return this.#tokenManager().issue(account.accountId, account.securityEpoch, amr)
     return this.#sessionManager().create({

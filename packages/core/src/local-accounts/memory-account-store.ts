@@ -1,3 +1,4 @@
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import {
   type BumpSecurityEpochRequest,
   type CreateLocalAccountOutcome,
@@ -16,6 +17,11 @@ import {
 } from './account-store.js'
 import { duplicateRecord } from './store-errors.js'
 
+export interface MemoryLocalAccountStoreOptions {
+  /** Where epoch moves are announced (an `account` notice, before the call resolves). */
+  readonly notices?: RevocationNotices
+}
+
 interface Invite {
   readonly expiresAt: Date
   consumed: boolean
@@ -30,6 +36,11 @@ export class MemoryLocalAccountStore implements LocalAccountStore {
   readonly #accounts = new Map<string, LocalAccountRecord>()
   readonly #byUsername = new Map<string, string>()
   readonly #invites = new Map<string, Invite>()
+  readonly #notices: RevocationNotices | undefined
+
+  constructor(options: MemoryLocalAccountStoreOptions = {}) {
+    this.#notices = options.notices
+  }
 
   async createAccount(request: CreateLocalAccountRequest): Promise<CreateLocalAccountOutcome> {
     const { accountId, username, passwordHash, now, inviteDigest } = validateCreateLocalAccount(request)
@@ -76,6 +87,7 @@ export class MemoryLocalAccountStore implements LocalAccountStore {
       passwordChangedAt: change.rehash ? account.passwordChangedAt : change.now,
     })
     this.#accounts.set(account.accountId, updated)
+    if (change.bumpEpoch) await this.#notices?.publish({ kind: 'account', accountId: account.accountId })
     return localAccountRecord(updated)
   }
 
@@ -85,6 +97,7 @@ export class MemoryLocalAccountStore implements LocalAccountStore {
     if (account === undefined) return null
     const securityEpoch = account.securityEpoch + 1
     this.#accounts.set(accountId, localAccountRecord({ ...account, securityEpoch, updatedAt: now }))
+    await this.#notices?.publish({ kind: 'account', accountId })
     return securityEpoch
   }
 

@@ -5,7 +5,12 @@ import { defined, type LocalRuntime } from './runtime.js'
 import type { SessionRevocationReason } from './security-events.js'
 import { SessionCache } from './session-cache.js'
 import { type SessionCookie, serializeSessionCookie } from './session-cookie.js'
-import { isSessionLive, type SessionRecord, type SessionStore } from './session-store.js'
+import {
+  isSessionLive,
+  type SessionRecord,
+  type SessionStore,
+  type SessionWithAccountEpoch,
+} from './session-store.js'
 import { redactedSignIn, type SessionSignIn } from './sign-in.js'
 import { MAX_SESSION_USER_AGENT_LENGTH } from './store-input.js'
 
@@ -45,6 +50,8 @@ interface SessionFacts {
 export class SessionManager {
   readonly cookie: SessionCookie
   readonly #store: SessionStore
+  /** The store's one-statement read of a session and its account's epoch, when it has one. */
+  readonly #joined: ((digest: string, now: Date) => Promise<SessionWithAccountEpoch | null>) | undefined
   readonly #runtime: LocalRuntime
   readonly #cache: SessionCache
   /** digest -> the session's account and epoch (immutable facts, so they never go stale). Bounded. */
@@ -55,8 +62,10 @@ export class SessionManager {
   constructor(store: SessionStore, cookie: SessionCookie, runtime: LocalRuntime) {
     this.cookie = cookie
     this.#store = store
+    this.#joined =
+      typeof store.getWithAccountEpoch === 'function' ? store.getWithAccountEpoch.bind(store) : undefined
     this.#runtime = runtime
-    this.#cache = new SessionCache(runtime.settings.stalenessMs, runtime.settings.maxCachedSessions)
+    this.#cache = new SessionCache(runtime.trust, runtime.settings.maxCachedSessions)
   }
 
   /** Sessions held by this instance's lookup cache. */
@@ -96,9 +105,10 @@ export class SessionManager {
       }),
     }
     const replaced = request.replaces === undefined ? undefined : digestOpaqueToken(request.replaces)
+    const generation = this.#runtime.trust.generation
     await this.#store.create({ session, ...(replaced === undefined ? {} : { replaces: replaced }) })
     if (replaced !== undefined) this.#cache.delete(replaced)
-    this.#cache.set(session, now)
+    this.#cache.set(session, now, generation)
     this.#runtime.emit(
       'session.created',
       defined({ accountId: request.accountId, sessionHandle: handle, clientAddress: request.clientAddress }),
@@ -118,15 +128,18 @@ export class SessionManager {
   }
 
   /**
-   * The per-request check of a presented session id: a live session (cached for at most the staleness
-   * setting, else read from the store) whose epoch is the account's current one. Renews the idle expiry
-   * in the background at most once per renewal interval. Synchronous on a cache hit with a cached epoch.
+   * The per-request check of a presented session id: a live session (cached while believed, see
+   * `SessionCache`, else read from the store) whose epoch is the account's current one. Renews the idle
+   * expiry in the background at most once per renewal interval. Synchronous on a cache hit with a cached
+   * epoch. A store that reads the session and its account's epoch in one statement is read that way.
    */
   check(sessionId: string): SessionCheck | Promise<SessionCheck> {
     const digest = digestOpaqueToken(sessionId)
     const now = this.#runtime.clock()
     const cached = this.#cache.get(digest, now)
     if (cached !== undefined) return this.#decide(cached, now, this.#verifyEpoch(cached))
+    const generation = this.#runtime.trust.generation
+    if (this.#joined !== undefined) return this.#checkJoined(this.#joined, digest, now, generation)
     // A session's account and epoch never change: when this instance saw the session before, the epoch
     // check runs beside the store read instead of after it (strict mode reads both on every request).
     const known = this.#known.get(digest)
@@ -137,7 +150,7 @@ export class SessionManager {
           this.#known.delete(digest)
           return invalid('session: unknown or expired')
         }
-        this.#cache.set(session, now)
+        this.#cache.set(session, now, generation)
         this.#remember(session)
         const sameFacts =
           known !== undefined &&
@@ -151,6 +164,46 @@ export class SessionManager {
       },
       () => ({ kind: 'unavailable', reason: 'session: store failed' }),
     )
+  }
+
+  /** One statement: the session and its account's current epoch, which settles the epoch check too. */
+  #checkJoined(
+    read: (digest: string, now: Date) => Promise<SessionWithAccountEpoch | null>,
+    digest: string,
+    now: number,
+    generation: number,
+  ): Promise<SessionCheck> {
+    return read(digest, new Date(now)).then(
+      (found) => {
+        if (found === null) return invalid('session: unknown or expired')
+        const { session, accountEpoch } = found
+        this.#cache.set(session, now, generation)
+        if (accountEpoch !== null) this.#runtime.epochs.remember(session.accountId, accountEpoch, generation)
+        const verdict: EpochVerdict =
+          accountEpoch === null
+            ? 'unknown-account'
+            : accountEpoch === session.securityEpoch
+              ? 'current'
+              : 'stale'
+        return this.#decide(session, now, verdict)
+      },
+      () => ({ kind: 'unavailable', reason: 'session: store failed' }),
+    )
+  }
+
+  /** A notice named this session (revoked on some instance): drop it from the cache. */
+  evict(digest: string): void {
+    this.#cache.delete(digest)
+  }
+
+  /** A notice named this account (epoch moved, sessions revoked): drop every cached session of it. */
+  evictAccount(accountId: string): void {
+    this.#cache.deleteAccount(accountId)
+  }
+
+  /** Notices may have been lost: drop every cached session. */
+  flush(): void {
+    this.#cache.clear()
   }
 
   /** The epoch verdict, never throwing or rejecting (`unavailable` instead). */

@@ -58,6 +58,12 @@ export type RevokeSessionsRequest =
   | { readonly accountId: string; readonly handle: string }
   | { readonly accountId: string; readonly all: true; readonly exceptDigest?: string | undefined }
 
+/** A live session and its account's current security epoch (null when the account is gone), read together. */
+export interface SessionWithAccountEpoch {
+  readonly session: SessionRecord
+  readonly accountEpoch: number | null
+}
+
 /**
  * Port: server-side sessions. A session is live while `now` is before both `idleExpiresAt` and
  * `absoluteExpiresAt`; expired sessions are invisible (a later sweep deletes them). Every operation is
@@ -83,6 +89,12 @@ export interface SessionStore {
    * `exceptDigest` (sign out everywhere else). Returns how many stored sessions were deleted.
    */
   revoke(request: RevokeSessionsRequest): Promise<number>
+  /**
+   * Optional: the live session with this digest and its account's current security epoch, read in ONE
+   * statement (a join), or null as `get`. When present, a session not in the cache (every request in strict
+   * mode) costs one store round trip instead of two.
+   */
+  getWithAccountEpoch?(digest: string, now: Date): Promise<SessionWithAccountEpoch | null>
 }
 
 /** A frozen copy of a session record with copied dates; optional fields only when present. */
