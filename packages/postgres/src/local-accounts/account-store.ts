@@ -16,6 +16,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { and, eq, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import {
   duplicateOr,
   type LocalStoreClient,
@@ -45,7 +46,8 @@ export interface PostgresLocalAccountStoreOptions {
  * `ON CONFLICT (username) DO NOTHING`, and only then is the invite consumed, so concurrent creations
  * meet on the username's unique key and on the invite's row lock: one winner each, and a taken
  * username never burns the invite. `setPassword` and `bumpSecurityEpoch` are single conditional
- * UPDATEs (`security_epoch = security_epoch + 1`), so no concurrent increment is lost.
+ * UPDATEs (`security_epoch = security_epoch + 1`), so no concurrent increment is lost; one that moves
+ * the epoch sends the account's revocation notice in the same transaction (`notifyRevocations`).
  */
 export class PostgresLocalAccountStore implements LocalAccountStore {
   readonly #context: LocalStoreContext
@@ -124,20 +126,32 @@ export class PostgresLocalAccountStore implements LocalAccountStore {
         ? undefined
         : eq(accounts.passwordHash, change.expectedPasswordHash),
     )
-    const [row] = await inStatement(() => this.#context.db.update(accounts).set(set).where(where).returning())
-    return row === undefined ? null : localAccountRecord(row)
+    if (!change.bumpEpoch) {
+      const [row] = await inStatement(() =>
+        this.#context.db.update(accounts).set(set).where(where).returning(),
+      )
+      return row === undefined ? null : localAccountRecord(row)
+    }
+    return inTransaction(this.#context.pool, async (tx) => {
+      const [row] = await tx.update(accounts).set(set).where(where).returning()
+      if (row === undefined) return null
+      await notifyRevocations(tx, this.#context.channel, [{ kind: 'account', accountId: row.accountId }])
+      return localAccountRecord(row)
+    })
   }
 
   async bumpSecurityEpoch(request: BumpSecurityEpochRequest): Promise<number | null> {
     const { accountId, now } = validateBumpSecurityEpoch(request)
-    const [row] = await inStatement(() =>
-      this.#context.db
+    return inTransaction(this.#context.pool, async (tx) => {
+      const [row] = await tx
         .update(accounts)
         .set({ securityEpoch: sql`${accounts.securityEpoch} + 1`, updatedAt: now })
         .where(eq(accounts.accountId, accountId))
-        .returning({ securityEpoch: accounts.securityEpoch }),
-    )
-    return row === undefined ? null : row.securityEpoch
+        .returning({ securityEpoch: accounts.securityEpoch })
+      if (row === undefined) return null
+      await notifyRevocations(tx, this.#context.channel, [{ kind: 'account', accountId }])
+      return row.securityEpoch
+    })
   }
 
   async issueInvite(request: IssueInviteRequest): Promise<void> {
