@@ -37,6 +37,15 @@ function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
 }
 
 register(localAccountStoreSuite(fixture((client) => new PostgresLocalAccountStore({ client }))))
-register(sessionStoreSuite(fixture((client) => new PostgresSessionStore({ client }))))
+register(
+  sessionStoreSuite(
+    () => ({
+      store: new PostgresSessionStore({ client: db.client }),
+      peer: new PostgresSessionStore({ client: other }),
+      accounts: new PostgresLocalAccountStore({ client: db.client }),
+    }),
+    { accountEpoch: true },
+  ),
+)
 register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))
 register(rateLimitStoreSuite(fixture((client) => new PostgresRateLimitStore({ client }))))

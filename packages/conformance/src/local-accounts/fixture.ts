@@ -19,7 +19,13 @@ export interface StoreFixture<Store> {
 }
 
 export type LocalAccountStoreFixture = StoreFixture<LocalAccountStore>
-export type SessionStoreFixture = StoreFixture<SessionStore>
+export interface SessionStoreFixture extends StoreFixture<SessionStore> {
+  /**
+   * The account store over the same storage, for the `accountEpoch` cases of `sessionStoreSuite`
+   * (`getWithAccountEpoch` reads the epoch it keeps).
+   */
+  readonly accounts?: LocalAccountStore
+}
 export type RefreshTokenStoreFixture = StoreFixture<RefreshTokenStore>
 export type RateLimitStoreFixture = StoreFixture<RateLimitStore>
 

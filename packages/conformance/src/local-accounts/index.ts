@@ -9,6 +9,7 @@ export type {
   SessionStoreFixture,
   StoreFixture,
 } from './fixture.js'
+export type { SessionStoreSuiteOptions } from './suites.js'
 export {
   assertLocalAccountStoreConformance,
   assertRateLimitStoreConformance,
