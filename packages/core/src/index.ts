@@ -199,6 +199,8 @@ export type {
   MemorySessionStoreOptions,
   PasswordHasher,
   PasswordRules,
+  ProviderSession,
+  ProviderSessionMatch,
   RateLimitDecision,
   RateLimitStore,
   RefreshFamilyRecord,
@@ -372,6 +374,8 @@ export { accounts, transactions } from './oauth/index.js'
 export type {
   AddressClass,
   Auth0OidcProviderOptions,
+  BackchannelLogoutOptions,
+  BackchannelLogoutResult,
   BeginOAuthInput,
   CompleteOAuthInput,
   DiscoverOidcProviderOptions,
@@ -402,9 +406,12 @@ export type {
   ProviderCallbackRequest,
   ProviderCallbackResult,
   StepUpAuthorizedInput,
+  VerifiedLogoutToken,
   VerifiedProviderIdentity,
 } from './oidc/index.js'
 export {
+  BACKCHANNEL_LOGOUT_EVENT,
+  BackchannelLogout,
   classifyAddress,
   discoverAuth0OidcProvider,
   discoverGoogleOidcProvider,

@@ -16,6 +16,7 @@ import { rateLimitCases } from './rate-limit-cases.js'
 import { refreshCases } from './refresh-cases.js'
 import { sessionCases } from './session-cases.js'
 import { sessionEpochCases } from './session-epoch-cases.js'
+import { sessionTagCases } from './session-tag-cases.js'
 
 function suiteOf<Fixture extends StoreFixture<unknown>>(
   name: string,
@@ -53,14 +54,18 @@ export interface SessionStoreSuiteOptions {
 /**
  * The `SessionStore` suite: exact round trip, idle and absolute expiry at their boundaries, touch that
  * only moves forward (also under 16 concurrent touches), is capped and never revives, id rotation with
- * `replaces`, duplicates, listing, the three kinds of revoke, and typed invalid-input errors; with
+ * `replaces`, duplicates, listing, the four kinds of revoke, and typed invalid-input errors; with
  * `accountEpoch`, `getWithAccountEpoch` answering the account's current epoch.
  */
 export function sessionStoreSuite(
   factory: SessionStoreFactory,
   options: SessionStoreSuiteOptions = {},
 ): ConformanceSuite<SessionStoreFixture> {
-  const cases = options.accountEpoch === true ? [...sessionCases, ...sessionEpochCases] : sessionCases
+  const cases = [
+    ...sessionCases,
+    ...sessionTagCases,
+    ...(options.accountEpoch === true ? sessionEpochCases : []),
+  ]
   return suiteOf('SessionStore conformance', cases, factory)
 }
 

@@ -85,6 +85,7 @@ export {
   passwordRules,
   validatePassword,
 } from './password.js'
+export type { ProviderSession, ProviderSessionMatch } from './provider-session.js'
 export type {
   ConsumeRateLimitRequest,
   RateLimitDecision,

@@ -34,6 +34,11 @@ import {
   resetAccountPassword,
   verifyCredentials,
 } from './password-flows.js'
+import {
+  type ProviderSessionMatch,
+  providerSessionMatchTags,
+  providerSessionTags,
+} from './provider-session.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { subscribeLocalCaches } from './revocation-subscriber.js'
 import { defined, type LocalRuntime, localRuntime } from './runtime.js'
@@ -252,7 +257,21 @@ export class LocalAccounts {
       'login.succeeded',
       defined({ accountId: account.accountId, clientAddress: this.clientAddress(info) }),
     )
-    return this.#establish(account, generation, transport, request.replacesSessionId, info, undefined)
+    const tags =
+      request.providerSession === undefined
+        ? undefined
+        : providerSessionTags(request.providerSession, this.#runtime.random)
+    return this.#establish(account, generation, transport, request.replacesSessionId, info, undefined, tags)
+  }
+
+  /**
+   * Ends the local sessions established from an identity-provider session (`establishSignIn` with
+   * `providerSession`) that a back-channel logout names: by `sid`, by `sub`, or both. How many ended.
+   */
+  async revokeProviderSessions(match: ProviderSessionMatch): Promise<number> {
+    const tags = providerSessionMatchTags(match)
+    if (tags.length === 0 || this.#sessions === undefined) return 0
+    return this.#sessions.revokeTagged(tags)
   }
 
   /**
@@ -458,6 +477,7 @@ export class LocalAccounts {
     replacesSessionId: string | undefined,
     info: LocalRequestInfo,
     amr: readonly string[] | undefined,
+    handleTags?: readonly string[],
   ): Promise<LocalSignIn> {
     this.#runtime.epochs.remember(account.accountId, account.securityEpoch, generation)
     if (transport === 'tokens')
@@ -468,6 +488,7 @@ export class LocalAccounts {
       replaces: replacesSessionId,
       clientAddress: this.clientAddress(info),
       userAgent: info.userAgent,
+      handleTags,
     })
   }
 

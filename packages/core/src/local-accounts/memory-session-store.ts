@@ -95,6 +95,14 @@ export class MemorySessionStore implements SessionStore {
 
   async revoke(request: RevokeSessionsRequest): Promise<number> {
     const target = validateRevokeSessions(request)
+    if (target.by === 'tags') {
+      const tagged = [...this.#sessions.values()].filter((session) =>
+        target.tags.every((tag) => session.handle.includes(tag)),
+      )
+      for (const session of tagged) this.#delete(session.digest)
+      await this.#announce(tagged.map((session) => ({ kind: 'session', digest: session.digest })))
+      return tagged.length
+    }
     let digest: string | undefined
     if (target.by === 'digest') digest = target.digest
     else if (target.by === 'handle') digest = this.#handles.get(target.accountId)?.get(target.handle)

@@ -102,6 +102,13 @@ export class SessionCache {
     }
   }
 
+  /** Drops every cached session whose handle contains each of `tags`. */
+  clearTagged(tags: readonly string[]): void {
+    for (const [digest, entry] of [...this.#entries]) {
+      if (tags.every((tag) => entry.record.handle.includes(tag))) this.delete(digest)
+    }
+  }
+
   /** Drops everything (notices may have been lost). */
   clear(): void {
     this.#entries.clear()

@@ -84,10 +84,12 @@ export class SessionManager {
     readonly replaces?: string | undefined
     readonly clientAddress?: string | undefined
     readonly userAgent?: string | undefined
+    /** Tags the handle starts with (`providerSessionTags`), so a back-channel logout can name it. */
+    readonly handleTags?: readonly string[] | undefined
   }): Promise<SessionSignIn> {
     const { settings, random } = this.#runtime
     const sessionId = newOpaqueToken(SESSION_ID_BYTES, random)
-    const handle = newOpaqueToken(HANDLE_BYTES, random)
+    const handle = `${(request.handleTags ?? []).join('')}${newOpaqueToken(HANDLE_BYTES, random)}`
     const now = this.#runtime.clock()
     const absolute = now + settings.absoluteMs
     const session: SessionRecord = {
@@ -316,6 +318,20 @@ export class SessionManager {
     })
     for (const session of live) {
       if (session.digest !== keep) this.#revoked(accountId, session.handle, reason, options.clientAddress)
+    }
+    return removed
+  }
+
+  /**
+   * Ends every session, of any account, whose handle carries all of `tags` (a back-channel logout). The
+   * store announces each one, so every instance's cache drops it; this instance's cache is flushed of
+   * them by its own notices, or at once when it has none (the entries are unknown here).
+   */
+  async revokeTagged(tags: readonly string[]): Promise<number> {
+    const removed = await this.#store.revoke({ handleTags: tags })
+    if (removed > 0) {
+      this.#runtime.trust.moved()
+      this.#cache.clearTagged(tags)
     }
     return removed
   }

@@ -159,7 +159,10 @@ export class PostgresSessionStore implements SessionStore {
   async revoke(request: RevokeSessionsRequest): Promise<number> {
     const target = validateRevokeSessions(request)
     let where: SQL | undefined
-    if (target.by === 'digest') where = eq(sessions.digest, target.digest)
+    if (target.by === 'tags') {
+      // A back-channel logout: no index names the provider session, so this scans (rare by nature).
+      where = and(...target.tags.map((tag) => sql`strpos(${sessions.handle}, ${tag}) > 0`))
+    } else if (target.by === 'digest') where = eq(sessions.digest, target.digest)
     else if (target.by === 'handle') {
       where = and(eq(sessions.accountId, target.accountId), eq(sessions.handle, target.handle))
     } else {
