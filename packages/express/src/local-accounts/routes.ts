@@ -4,6 +4,7 @@ import {
   LocalAccounts,
   type LocalSignIn,
   type LocalTransport,
+  type ProviderSession,
   type SessionSignIn,
   type TokenSignIn,
 } from '@portcullis/core/local-accounts'
@@ -47,7 +48,12 @@ export interface LocalAccountRoutes extends RequestHandler {
   establishSignIn(
     request: Request,
     response: Response,
-    input: { readonly accountId: string; readonly transport?: LocalTransport },
+    input: {
+      readonly accountId: string
+      readonly transport?: LocalTransport
+      /** The OAuth sign-in's `identity`, so a back-channel logout of that provider session ends it. */
+      readonly providerSession?: ProviderSession
+    },
   ): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: Request, response: Response): Promise<SessionSignIn>
@@ -303,11 +309,12 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
     async establishSignIn(
       request: Request,
       response: Response,
-      input: { readonly accountId: string; readonly transport?: LocalTransport },
+      input: Parameters<LocalAccountRoutes['establishSignIn']>[2],
     ) {
       const signIn = await local.establishSignIn({
         accountId: input.accountId,
         ...(input.transport === undefined ? {} : { transport: input.transport }),
+        ...(input.providerSession === undefined ? {} : { providerSession: input.providerSession }),
         replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
         request: requestInfo(request),
       })

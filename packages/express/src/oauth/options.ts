@@ -1,6 +1,11 @@
 import { integerBetween, type OptionsShape } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
-import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
+import type {
+  BackchannelLogout,
+  LocalSession,
+  OAuthLifecycleService,
+  VerifiedProviderIdentity,
+} from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { Request, Response } from 'express'
 import type { Security } from '../security/create-security.js'
@@ -61,6 +66,12 @@ export interface OAuthRoutesOptions {
   readonly maxBodyBytes?: number
   /** Development relaxation of the browser-binding cookie (see `OAuthCookieOptions`). */
   readonly cookies?: OAuthCookieOptions
+  /**
+   * Enables `POST {base}/auth/oauth/{provider}/backchannel-logout` (OpenID Connect Back-Channel Logout 1.0):
+   * register that URL as the client's `backchannel_logout_uri` at the provider. Sign in with
+   * `establishSignIn({ providerSession: signIn.identity })` so the provider's sessions can be named.
+   */
+  readonly backchannelLogout?: BackchannelLogout
   /** Receives `oauth.*` and `step_up.*` events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
@@ -109,6 +120,13 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
   },
   maxBodyBytes: { kind: 'number', check: integerBetween(64, 1024 * 1024) },
   cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },
+  backchannelLogout: {
+    kind: 'object',
+    check: (value: unknown) =>
+      typeof (value as { handle?: unknown }).handle === 'function'
+        ? undefined
+        : 'must be a BackchannelLogout',
+  },
   events: { kind: 'function' },
   onEventSinkError: { kind: 'function' },
 }

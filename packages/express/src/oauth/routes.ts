@@ -3,6 +3,7 @@ import { anonymous } from '@portcullis/core/policy'
 import { json, urlencoded } from 'express'
 import type { SecureRouter } from '../routing/secure-router.js'
 import { logout, revoke, unlink } from './account-routes.js'
+import { backchannelLogout } from './backchannel-route.js'
 import { link, login, reauthenticate, revalidate, scopes } from './begin-routes.js'
 import { callback } from './callback.js'
 import type { OAuthRouteContext } from './context.js'
@@ -27,6 +28,7 @@ import { OAUTH_MAX_BODY_BYTES, OAUTH_ROUTES_OPTIONS, type OAuthRoutesOptions } f
  * | `POST logout` | yes | `signOut`, then the provider's end-session URL |
  * | `POST revalidate` | yes | begins a revalidation (no credential) |
  * | `POST reauthenticate/{purpose}` | yes | begins a reauthentication (OIDC providers, policy purposes only) |
+ * | `POST backchannel-logout` | - | with `backchannelLogout`: the provider's back-channel logout (form `logout_token`) |
  *
  * Every response is `Cache-Control: no-store`. Bodies (JSON or forms) are at most `maxBodyBytes`; a larger
  * one is 413 `request.body_too_large`.
@@ -78,5 +80,14 @@ export function createOAuthRoutes(options: OAuthRoutesOptions): SecureRouter {
     ...body,
     reauthenticate(context),
   )
+  if (options.backchannelLogout !== undefined) {
+    router.post(
+      at('backchannel-logout'),
+      { auth: anonymous(), openapi: docs.backchannelLogout },
+      noStore,
+      urlencoded({ extended: false, limit }),
+      backchannelLogout(context),
+    )
+  }
   return router
 }
