@@ -2,6 +2,7 @@ import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
+import { BackchannelLogout } from '@portcullis/core/oidc'
 import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
@@ -14,7 +15,13 @@ import {
   type ResourceRoutePath,
   StepUpCookies,
 } from '@portcullis/express'
-import { PostgresApiKeyStore, type PostgresClient, PostgresStepUpStore } from '@portcullis/postgres'
+import {
+  PostgresApiKeyStore,
+  type PostgresClient,
+  PostgresRateLimitStore,
+  PostgresRevocationNotices,
+  PostgresStepUpStore,
+} from '@portcullis/postgres'
 import { accountRoutes } from './accounts/account-routes.js'
 import {
   createLocalAccounts,
@@ -68,8 +75,11 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
   const events = new SecurityEventLog()
+  // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches.
+  const notices = new PostgresRevocationNotices({ client: postgres })
+  await notices.start()
   const store = new PostgresApiKeyStore({ client: postgres })
-  const service = new ApiKeyService({ store, peppers: keys.peppers, prefix: 'demo' })
+  const service = new ApiKeyService({ store, peppers: keys.peppers, prefix: 'demo', notices })
   const usage = new ApiKeyUsageRecorder({ store, flushIntervalMs: 5_000 })
   // One JWKS provider per process, shared by every JWT verifier (the OIDC providers will join it).
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
@@ -80,6 +90,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     trustedOrigins: options.trustedOrigins,
     trustedProxies: options.trustedProxies,
     events: events.sink,
+    notices,
   })
   // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
   const cookies = isInsecureLoopback(publicOrigin)
@@ -131,9 +142,19 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     lifecycle: oauth.lifecycle,
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
     afterUnlink: '/account',
-    signIn: async ({ accountId }, request, response) => {
-      await localRoutes.establishSignIn(request, response, { accountId, transport: 'session' })
+    signIn: async ({ accountId, identity }, request, response) => {
+      await localRoutes.establishSignIn(request, response, {
+        accountId,
+        transport: 'session',
+        providerSession: identity,
+      })
     },
+    // The providers' back-channel logout (register `{origin}/auth/oauth/{provider}/backchannel-logout`).
+    backchannelLogout: new BackchannelLogout({
+      lifecycle: oauth.lifecycle,
+      revokeSessions: (match) => local.revokeProviderSessions(match),
+      replay: new PostgresRateLimitStore({ client: postgres }),
+    }),
     signOut: async (session, request) => {
       await local.logout({
         accountId: session.accountId,
@@ -186,6 +207,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       })
     },
     async close() {
+      await notices.close()
       await oauth.close()
       await usage.close()
       await jwks.close()

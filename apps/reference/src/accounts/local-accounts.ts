@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { LocalAccounts, type SecurityEventSink } from '@portcullis/core/local-accounts'
 import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
+import type { RevocationNotices } from '@portcullis/core/revocation'
 import {
   type PostgresClient,
   PostgresLocalAccountStore,
@@ -33,6 +34,8 @@ export interface LocalAccountsParts {
   readonly trustedOrigins: readonly string[]
   readonly trustedProxies: readonly string[]
   readonly events: SecurityEventSink
+  /** Revocation notices of every instance (the Postgres listener): cached sessions are then told. */
+  readonly notices: RevocationNotices
 }
 
 /**
@@ -75,6 +78,9 @@ export function createLocalAccounts(parts: LocalAccountsParts): {
       shareBearerHeader: true,
     },
     mechanismNames: { session: SESSION_MECHANISM, bearer: LOCAL_TOKEN_MECHANISM },
+    // A sign-out, password change or back-channel logout on any instance reaches every instance's cache
+    // within moments; should the listener drop, cached entries fall back to the default 5 s bound.
+    revocation: { notices: parts.notices },
     events: parts.events,
   })
   return { local, store }

@@ -49,7 +49,6 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>)
     readonly Grant: GrantModel
     readonly Client: ClientModel
-    on(event: string, listener: (...args: unknown[]) => void): void
     callback(): (req: IncomingMessage, res: ServerResponse) => void
     use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): void
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>
