@@ -6,6 +6,7 @@ import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { clearSessionCookie, LocalAccounts } from '@portcullis/core/local-accounts'
 import { transactions } from '@portcullis/core/oauth'
 import {
+  BackchannelLogout,
   discoverGoogleOidcProvider,
   GitHubOAuthProvider,
   OAuthLifecycleService,
@@ -30,6 +31,7 @@ import {
   PostgresOAuthAccountStore,
   PostgresOAuthTransactionStore,
   PostgresRateLimitStore,
+  PostgresRevocationNotices,
   PostgresSessionStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
@@ -118,13 +120,19 @@ export const lifecycle = new OAuthLifecycleService({
   stepUp,
 })
 
+// One LISTEN connection per instance: a sign-out anywhere reaches every instance's session cache.
+const notices = new PostgresRevocationNotices({ client: database })
+await notices.start()
+const rateLimits = new PostgresRateLimitStore({ client: database })
+
 const local = new LocalAccounts({
   profile: 'session',
   accounts: new PostgresLocalAccountStore({ client: database }),
   sessions: new PostgresSessionStore({ client: database }),
-  rateLimits: new PostgresRateLimitStore({ client: database }),
+  rateLimits,
   hasher: argon2idPasswordHasher(),
   publicOrigin: ORIGIN,
+  revocation: { notices },
 })
 
 export const security = createSecurity({
@@ -146,9 +154,13 @@ export const oauthRoutes = createOAuthRoutes({
   lifecycle,
   // The signed-in user of link, scopes, unlink, revoke, logout, revalidate and reauthenticate.
   currentSession: currentLocalSession(security),
-  // After a verified login: a real local session (cookie set on the response, fixation-safe).
-  signIn: async ({ accountId }, request, response) => {
-    const signIn = await localRoutes.establishSignIn(request, response, { accountId })
+  // After a verified login: a real local session (cookie set on the response, fixation-safe). The
+  // provider session (`identity`: issuer, subject, sid) goes into its handle for back-channel logout.
+  signIn: async ({ accountId, identity }, request, response) => {
+    const signIn = await localRoutes.establishSignIn(request, response, {
+      accountId,
+      providerSession: identity,
+    })
     // JSON clients see this; never return the session id itself.
     return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken } : undefined
   },
@@ -162,6 +174,13 @@ export const oauthRoutes = createOAuthRoutes({
       response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
     }
   },
+  // POST /auth/oauth/{provider}/backchannel-logout: register it as the client's backchannel_logout_uri.
+  backchannelLogout: new BackchannelLogout({
+    lifecycle,
+    revokeSessions: (match) => local.revokeProviderSessions(match),
+    // Used jti's, shared by every instance: a replayed logout token is refused everywhere.
+    replay: rateLimits,
+  }),
   events: (event) => {
     console.info('security event', event.type)
   },

@@ -261,7 +261,7 @@ describe('the listener', () => {
   it('is never trusted after close, and publish refuses what is not a notice', async () => {
     const listener = await listening()
     expect(await codeOf(listener.notices.publish({ kind: 'account', accountId: '' }))).toBe(
-      'postgres.revocation_notice',
+      'revocation.invalid_notice',
     )
     await listener.notices.close()
     expect(listener.notices.trusted()).toBe(false)

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { ConfigurationError } from '@portcullis/core'
+import { ConfigurationError, InvalidInputError } from '@portcullis/core'
 import {
   decodeRevocationNotice,
   encodeRevocationNotice,
@@ -109,7 +109,7 @@ export class PostgresRevocationNotices implements RevocationNotices {
   async publish(notice: RevocationNotice): Promise<void> {
     const checked = revocationNotice(notice)
     if (checked === undefined) {
-      throw new ConfigurationError('postgres.revocation_notice', 'not a revocation notice')
+      throw new InvalidInputError('revocation.invalid_notice', 'not a revocation notice')
     }
     try {
       await this.#pool.query('select pg_notify($1, $2)', [this.channel, encodeRevocationNotice(checked)])
