@@ -18,9 +18,9 @@ import { createSecurity } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
+  PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRevocationNotices,
   PostgresSessionStore,
@@ -59,7 +59,7 @@ async function instance(
   if (notices instanceof PostgresRevocationNotices) await notices.start()
   const local = new LocalAccounts({
     profile: 'session',
-    accounts: new PostgresLocalAccountStore({ client }),
+    accounts: new PostgresAccountStore({ client }),
     sessions: new PostgresSessionStore({ client }),
     rateLimits: new PostgresRateLimitStore({ client }),
     hasher,
@@ -98,7 +98,7 @@ plain.get('/key', handler)
 const plainServer = await listen(plain)
 
 const accountId = randomUUID()
-await new PostgresLocalAccountStore({ client: clientA }).createAccount({
+await new PostgresAccountStore({ client: clientA }).createAccount({
   accountId,
   username: 'bench',
   passwordHash: '$plain$x',

@@ -1,4 +1,4 @@
-import type { ApiKeyService, ApiKeyStore } from '@portcullis/core/api-keys'
+import type { ApiKeyDirectory, ApiKeyService, ApiKeyStore } from '@portcullis/core/api-keys'
 import type { PostgresClient } from '@portcullis/postgres'
 import type { DemoDirectory } from './directory/demo-directory.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
@@ -9,7 +9,12 @@ export interface ReferenceContext {
   readonly postgres: PostgresClient
   readonly directory: DemoDirectory
   readonly events: SecurityEventLog
-  readonly apiKeys: { readonly service: ApiKeyService; readonly store: ApiKeyStore }
+  readonly apiKeys: {
+    readonly service: ApiKeyService
+    readonly store: ApiKeyStore
+    /** Lists an owner's keys (the same Postgres store, as its `ApiKeyDirectory` port). */
+    readonly directory: ApiKeyDirectory
+  }
   /** The origin browsers and clients use. */
   readonly publicOrigin: string
   /** The demo OpenID Provider, when it runs. */

@@ -1,3 +1,4 @@
+import { AccountService } from '@portcullis/core/accounts'
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
@@ -6,6 +7,7 @@ import { BackchannelLogout } from '@portcullis/core/oidc'
 import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
+  createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
   currentLocalSession,
@@ -16,6 +18,7 @@ import {
   StepUpCookies,
 } from '@portcullis/express'
 import {
+  PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
   PostgresRateLimitStore,
@@ -83,8 +86,11 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const usage = new ApiKeyUsageRecorder({ store, flushIntervalMs: 5_000 })
   // One JWKS provider per process, shared by every JWT verifier (the OIDC providers will join it).
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
-  const { local, store: localStore } = createLocalAccounts({
+  // One account store: passwords, provider identities, the security epoch; local accounts and OAuth share it.
+  const accountStore = new PostgresAccountStore({ client: postgres })
+  const local = createLocalAccounts({
     postgres,
+    accounts: accountStore,
     keys,
     publicOrigin,
     trustedOrigins: options.trustedOrigins,
@@ -99,6 +105,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
   const oauth = await createOAuthLifecycle({
     postgres,
+    accountStore,
     keys,
     publicOrigin,
     jwks,
@@ -142,6 +149,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     lifecycle: oauth.lifecycle,
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
     afterUnlink: '/account',
+    // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
     signIn: async ({ accountId, identity }, request, response) => {
       await localRoutes.establishSignIn(request, response, {
         accountId,
@@ -155,6 +163,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       revokeSessions: (match) => local.revokeProviderSessions(match),
       replay: new PostgresRateLimitStore({ client: postgres }),
     }),
+    // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
+    renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
     signOut: async (session, request) => {
       await local.logout({
         accountId: session.accountId,
@@ -164,6 +174,12 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     ...(cookies === undefined ? {} : { cookies }),
     events: events.sink,
   })
+  const accounts = new AccountService({
+    accounts: accountStore,
+    local,
+    stepUp,
+    providerTokens: oauth.lifecycle,
+  })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin)
   let registry: MCPResourceRegistry<ResourceRoutePath> | undefined
@@ -171,7 +187,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     postgres,
     directory,
     events,
-    apiKeys: { service, store },
+    apiKeys: { service, store, directory: store },
     publicOrigin,
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
@@ -184,13 +200,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     accountRouters: [
       localRoutes,
       oauthRoutes,
-      accountRoutes(security, context, {
-        local,
-        store: localStore,
-        stepUp,
-        recoverySeed: keys.demoSessionKey,
-        oauthDirectory: oauth.directory,
-      }),
+      createAccountRoutes({ security, local, service: accounts }),
+      accountRoutes(security, context, { local, service: accounts, recoverySeed: keys.demoSessionKey }),
     ],
     signer: keys.workloadSigner,
     trustedProxies: options.trustedProxies,
@@ -200,8 +211,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     seedDemoUsers() {
       return seedDemoUsers({
         local,
-        store: localStore,
-        oauthDirectory: oauth.directory,
+        store: accountStore,
         directory,
         seed: keys.demoSessionKey,
       })

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ApiKeyService } from '@portcullis/core/api-keys'
 import { accounts } from '@portcullis/core/oauth'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import {
   createPostgresClient,
@@ -213,9 +215,9 @@ describe('protector rotation', () => {
     const rotated = await cli('protector', 'rotate')
     expect(rotated.code).toBe(0)
     expect(rotated.stdout).toContain(
-      're-encrypted 3, already current 0, changed concurrently 0, failed 0 (of 3)',
+      're-encrypted 3, changed concurrently 0, unreadable 0 (of 3 under other keys)',
     )
-    expect(rotated.stderr).toMatch(/re-encrypting \[#{30}\] 100% 3\/3/)
+    expect(rotated.stderr).toContain('re-encrypting: 3 envelope(s), done')
     const after = await readSecretsFile(secretsFile())
     expect(after.protector.active.version).not.toBe(before.protector.active.version)
     expect(after.protector.retained).toEqual([before.protector.active])
@@ -245,10 +247,49 @@ describe('protector rotation', () => {
   it('a second run finds nothing to do; status counts envelopes per key', async () => {
     const again = await cli('protector', 'reencrypt')
     expect(again.code).toBe(0)
-    expect(again.stdout).toContain('re-encrypted 0, already current 3')
+    expect(again.stdout).toContain(
+      're-encrypted 0, changed concurrently 0, unreadable 0 (of 0 under other keys)',
+    )
     const status = await cli('protector', 'status')
     const { protector } = await readSecretsFile(secretsFile())
     expect(status.stdout).toMatch(new RegExp(`${protector.active.version} +active +3 envelope`))
+  })
+
+  it('reports an envelope no configured key opens, by record and key, exits 1 and leaves it in place', async () => {
+    const foreign = new AESGCMOAuthTransactionProtector({
+      activeKey: new OAuthTransactionProtectorKey('foreign-1', randomBytes(32)),
+    })
+    const outsider = new PostgresOAuthAccountStore({
+      client,
+      provider: 'demo',
+      clientId: 'portcullis-reference',
+      protector: foreign,
+    })
+    const secret = tokens('dave')
+    const { link } = await outsider.login({
+      identity: identity('dave'),
+      grant: { scopes: ['openid'] },
+      tokens: secret,
+      provisionUnknown: true,
+      now: new Date(),
+    })
+    const envelopeOf = async () =>
+      (
+        await client.pool.query<{ envelope: string }>(
+          'select envelope from portcullis_oauth_token_vault where provider_account_id = $1',
+          [link.providerAccountId],
+        )
+      ).rows[0]?.envelope
+    const before = await envelopeOf()
+    const run = await cli('protector', 'reencrypt')
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain('unreadable 1 (of 1 under other keys)')
+    expect(run.stdout).toContain(
+      `unreadable: demo/portcullis-reference token vault ${link.providerAccountId} (version 1), key foreign-1`,
+    )
+    expect(`${run.stdout}${run.stderr}`).not.toContain(secret.accessToken)
+    expect(await envelopeOf()).toBe(before)
+    await outsider.discardTokens({ providerAccountId: link.providerAccountId })
   })
 
   it('refuses to rotate keys that come from a secret store (PORTCULLIS_SECRETS)', async () => {

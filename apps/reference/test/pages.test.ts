@@ -102,6 +102,25 @@ describe('pages', () => {
     expect(await (await page('/keys', 'bob')).text()).not.toContain(keyId)
   })
 
+  it('the key page lists the user’s own keys with their state, and no service key of the same id', async () => {
+    const rotated = await app.apiKeys.issue({ ownerId: 'demo-bob', ownerKind: 'user', label: 'to-rotate' })
+    const replacement = await app.apiKeys.rotate(rotated.keyId, { overlapSeconds: 3600 })
+    const revoked = await app.apiKeys.issue({ ownerId: 'demo-bob', ownerKind: 'user', label: 'to-revoke' })
+    await app.apiKeys.revoke(revoked.keyId)
+    const service = await app.apiKeys.issue({ ownerId: 'demo-bob', ownerKind: 'service', label: 'svc' })
+    const body = await (await page('/keys', 'bob')).text()
+    const rows = [...body.matchAll(/<tr data-key-id="([^"]+)">[\s\S]*?data-testid="status">(\w+)</g)].map(
+      ([, keyId, status]) => [keyId, status],
+    )
+    const states = Object.fromEntries(rows)
+    expect([states[rotated.keyId], states[replacement.keyId], states[revoked.keyId]]).toEqual([
+      'overlap',
+      'active',
+      'revoked',
+    ])
+    expect(body).not.toContain(service.keyId)
+  })
+
   it('a key limited to one tenant cannot read another tenant of its owner', async () => {
     const issued = await post('/keys', 'bob', 'label=acme-only&scopes=all&tenant=acme&days=7')
     const key = /data-testid="issued-key">([^<]+)</.exec(await issued.text())?.[1] ?? ''

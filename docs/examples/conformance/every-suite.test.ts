@@ -1,7 +1,7 @@
 // Runs every conformance suite under vitest, one test per invariant. Replace each memory
 // implementation with your own; keep one fresh instance per factory call.
 import { randomBytes } from 'node:crypto'
-import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
+import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
 import {
   oauthTransactionProtectorSuite,
   oauthTransactionStoreSuite,
@@ -11,6 +11,7 @@ import { describeConformance } from '@portcullis/conformance/vitest'
 import {
   AESGCMOAuthTransactionProtector,
   accounts,
+  MemoryAccountStore,
   MemoryStepUpStore,
   OAuthTransactionProtectorKey,
   transactions,
@@ -41,10 +42,20 @@ describeConformance(
 
 describeConformance(
   oauthAccountStoreSuite(() => {
+    const accountStore = new MemoryAccountStore()
+    const store = accountStore.oauth({ provider: 'example', clientId: 'client', protector: protector() })
+    return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+  }),
+)
+
+// Re-encryption after a key rotation: the suite hands in the protector it rotates, and each case needs a
+// store over a provider registration (or storage) of its own.
+describeConformance(
+  oauthVaultReencryptionSuite((rotating) => {
     const store = new accounts.MemoryOAuthAccountStore({
       provider: 'example',
       clientId: 'client',
-      protector: protector(),
+      protector: rotating,
     })
     return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
   }),

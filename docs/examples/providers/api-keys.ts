@@ -1,9 +1,11 @@
 // API keys: `<prefix>_<keyId>_<secret>`, stored as HMAC-SHA256 digests under a versioned pepper.
 import {
+  type ApiKeyDirectory,
   ApiKeyPepperRing,
   ApiKeyService,
   ApiKeyUsageRecorder,
   apiKey,
+  apiKeyStatus,
   decodeApiKeyPepper,
   MemoryApiKeyStore,
   required,
@@ -66,3 +68,17 @@ export async function lifecycle(): Promise<void> {
   // Revoke: immediate, and it also ends an overlap.
   await apiKeys.revoke(replacement.keyId)
 }
+
+// A management page: the owner's keys, newest first, metadata only (the directory never returns a digest).
+// Both built-in stores are also `ApiKeyDirectory`s; page on with `after: <the last key of a page>`.
+export async function keysOf(directory: ApiKeyDirectory, ownerId: string) {
+  const keys = await directory.listByOwner({ ownerId, ownerKind: 'service' }, { limit: 50 })
+  return keys.map((key) => ({
+    keyId: key.keyId,
+    label: key.label ?? '',
+    state: apiKeyStatus(key, Date.now()), // active | overlap | expired | revoked
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? 'never',
+  }))
+}
+
+export const listed = keysOf(store, 'svc-reporting')

@@ -197,6 +197,20 @@ describe('PostgresApiKeyStore input and failures', () => {
     )
   })
 
+  it("lists an owner's keys in one statement that never selects the digest or pepper version", async () => {
+    const client = db.connect(2)
+    const { service, store } = apiKeyInstance(client)
+    const issued = await service.issue({ ownerId: 'svc-listing', label: 'listed' })
+    let listed: Awaited<ReturnType<typeof store.listByOwner>> = []
+    const statements = await statementsOf(client, async () => {
+      listed = await store.listByOwner({ ownerId: 'svc-listing', ownerKind: 'service' })
+    })
+    expect(statements).toHaveLength(1)
+    expect(statements[0]).toMatch(/^select .* from "portcullis_api_keys" where/)
+    expect(statements[0]).not.toMatch(/digest|pepper_version/)
+    expect(listed.map((summary) => [summary.keyId, summary.label])).toEqual([[issued.keyId, 'listed']])
+  })
+
   it('a database outage is postgres.unavailable for the store and `unavailable` for the service', async () => {
     const down = createPostgresClient({
       connectionString: 'postgres://app:s3cret@127.0.0.1:1/x',
@@ -211,6 +225,7 @@ describe('PostgresApiKeyStore input and failures', () => {
         () => store.rotate({ currentKeyId: record.keyId, replacement: sampleApiKeyRecord(), now: at(1) }),
         () => store.revoke(record.keyId, at(1)),
         () => store.recordUsage([{ keyId: record.keyId, usedAt: at(1) }]),
+        () => store.listByOwner({ ownerId: record.ownerId, ownerKind: record.ownerKind }),
       ]) {
         const error = await attempt().catch((caught: unknown) => caught)
         expect((error as { code?: string }).code).toBe('postgres.unavailable')

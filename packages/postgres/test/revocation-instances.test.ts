@@ -9,9 +9,9 @@ import {
 } from '@portcullis/core/local-accounts'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
+  PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRevocationNotices,
   PostgresSessionStore,
@@ -76,7 +76,7 @@ async function instance(
   const keys = counted(new PostgresApiKeyStore({ client }), ['get'])
   const local = new LocalAccounts({
     profile: 'session',
-    accounts: new PostgresLocalAccountStore({ client }),
+    accounts: new PostgresAccountStore({ client }),
     sessions: sessions.store,
     rateLimits: new PostgresRateLimitStore({ client }),
     hasher,
@@ -100,7 +100,7 @@ async function outcome(mechanism: AuthenticationMechanism | undefined, signIn: S
 
 async function accountWithSessions(a: LocalAccounts, count: number) {
   const accountId = randomUUID()
-  await new PostgresLocalAccountStore({ client: db.client }).createAccount({
+  await new PostgresAccountStore({ client: db.client }).createAccount({
     accountId,
     username: `user.${randomBytes(6).toString('hex')}`,
     passwordHash: '$plain$x',

@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
   migrate,
+  PostgresAccountStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRefreshTokenStore,
   PostgresRevocationNotices,
   PostgresSessionStore,
@@ -107,7 +107,7 @@ describe('stores announce revocations in the transaction of the change', () => {
 
   it('accounts: an epoch bump and a password change announce the account; a rehash does not', async () => {
     const listener = await listening()
-    const store = new PostgresLocalAccountStore({ client: db.client })
+    const store = new PostgresAccountStore({ client: db.client })
     const accountId = randomUUID()
     const created = await store.createAccount({
       accountId,
@@ -272,7 +272,7 @@ describe('the listener', () => {
 describe('PostgresSessionStore.getWithAccountEpoch', () => {
   it("answers a live session with its account's current epoch in one statement, null epoch for a gone account", async () => {
     const sessions = new PostgresSessionStore({ client: db.client })
-    const accounts = new PostgresLocalAccountStore({ client: db.client })
+    const accounts = new PostgresAccountStore({ client: db.client })
     const accountId = randomUUID()
     await accounts.createAccount({
       accountId,

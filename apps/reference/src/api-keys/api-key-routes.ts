@@ -24,7 +24,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   const router = security.router()
   const auth = { auth: required(SESSION_MECHANISM) }
   const form = formBody()
-  const { service, store } = context.apiKeys
+  const { service, store, directory } = context.apiKeys
 
   const viewer = (request: SecuredRequest): Viewer => {
     const found = viewerOf(request.security, context.directory)
@@ -42,7 +42,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
         area: 'keys',
         viewer: who,
         body: keysPage({
-          keys: await listOwnedKeys(context.postgres, who.accountId),
+          keys: await listOwnedKeys(directory, who.accountId),
           tenants: Object.keys(user?.tenants ?? {}),
           ...(notice === undefined ? {} : { notice }),
         }),
@@ -51,10 +51,11 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     )
   }
 
-  /** The key, if it exists and belongs to the viewer. */
+  /** The key, if it exists and belongs to the viewer (as a user: the principal the listing shows). */
   const owned = async (keyId: string, who: Viewer) => {
     const record = await store.get(keyId)
-    if (record === undefined || record.ownerId !== who.accountId) throw notFound()
+    if (record === undefined || record.ownerId !== who.accountId || record.ownerKind !== 'user')
+      throw notFound()
     return record
   }
 

@@ -1,21 +1,26 @@
-/** A progress bar on stderr: redrawn in place on a terminal, a line per tenth otherwise. */
-export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
-  let lastTenth = -1
+/**
+ * A running count on stderr when the total is not known up front: redrawn in place on a terminal, at
+ * most a line a second otherwise, and always the final count.
+ */
+export function progressCounter(
+  label: string,
+  stream: NodeJS.WriteStream = process.stderr,
+  clock: () => number = Date.now,
+) {
+  let lastLine = Number.NEGATIVE_INFINITY
+  const line = (count: number) => `${label}: ${count} envelope(s)`
   return {
-    update(done: number, total: number): void {
-      const ratio = total === 0 ? 1 : Math.min(1, done / total)
-      const filled = Math.round(ratio * 30)
-      const text = `${label} [${'#'.repeat(filled)}${'.'.repeat(30 - filled)}] ${Math.round(ratio * 100)}% ${done}/${total}`
+    update(count: number): void {
       if (stream.isTTY) {
-        stream.write(`\r${text}`)
-        if (ratio === 1) stream.write('\n')
+        stream.write(`\r${line(count)}`)
         return
       }
-      const tenth = Math.floor(ratio * 10)
-      if (tenth !== lastTenth) {
-        lastTenth = tenth
-        stream.write(`${text}\n`)
-      }
+      if (clock() - lastLine < 1000) return
+      lastLine = clock()
+      stream.write(`${line(count)}\n`)
+    },
+    done(count: number): void {
+      stream.write(stream.isTTY ? `\r${line(count)}, done\n` : `${line(count)}, done\n`)
     },
   }
 }

@@ -1,5 +1,7 @@
+import type { accounts } from '@portcullis/core/oauth'
 import type { PostgresClient } from '@portcullis/postgres'
-import { envelopeCounts, type ReencryptionReport, reencryptVault } from '../protection/reencrypt-vault.js'
+import { envelopeCounts } from '../protection/envelope-counts.js'
+import { reencryptVault } from '../protection/reencrypt-vault.js'
 import { versionedSecret } from '../secrets/generate.js'
 import { protectorOf } from '../secrets/key-material.js'
 import { SECRETS_VARIABLE } from '../secrets/secret-source.js'
@@ -7,7 +9,7 @@ import type { ReferenceSecrets, SecretRing } from '../secrets/secrets.js'
 import { writeSecretsFile } from '../secrets/secrets-file.js'
 import { type Arguments, integerOption, onlyOptions, UsageError } from './arguments.js'
 import { type CliEnvironment, cliSecrets, secretsPath, withDatabase } from './environment.js'
-import { progressBar } from './progress.js'
+import { progressCounter } from './progress.js'
 
 function printCounts(
   cli: CliEnvironment,
@@ -32,15 +34,32 @@ function printCounts(
   }
 }
 
+/** One unreadable envelope by registration and record: never its content. */
+function describeUnreadable(entry: accounts.UnreadableVaultEnvelope): string {
+  const record =
+    entry.kind === 'vault-tokens'
+      ? `token vault ${entry.providerAccountId} (version ${entry.version})`
+      : `revocation retry ${entry.retryId} (${entry.providerAccountId})`
+  return `${entry.provider}/${entry.clientId} ${record}, key ${entry.keyVersion ?? '(damaged)'}`
+}
+
 async function reencrypt(cli: CliEnvironment, postgres: PostgresClient, ring: SecretRing, batchSize: number) {
-  const bar = progressBar('re-encrypting', cli.stderr)
-  const report: ReencryptionReport = await reencryptVault(postgres, protectorOf(ring), {
+  const progress = progressCounter('re-encrypting', cli.stderr)
+  const report = await reencryptVault(postgres, cli.config, protectorOf(ring), {
     batchSize,
-    onProgress: (done, total) => bar.update(done, total),
+    onProgress: ({ scanned }) => progress.update(scanned),
   })
+  progress.done(report.scanned)
   cli.print(
-    `re-encrypted ${report.resealed}, already current ${report.current}, changed concurrently ${report.raced}, failed ${report.failed} (of ${report.scanned})`,
+    `re-encrypted ${report.resealed}, changed concurrently ${report.raced}, unreadable ${report.unreadable.length} (of ${report.scanned} under other keys)`,
   )
+  for (const entry of report.unreadable) cli.print(`  unreadable: ${describeUnreadable(entry)}`)
+  if (report.unreadable.length > 0) {
+    cli.print('  keep the key that sealed them retained (or re-link those accounts) before dropping it')
+  }
+  if (report.raced > 0) {
+    cli.print('  envelopes changed concurrently were written by the app; run "protector status" to check')
+  }
   printCounts(cli, 'envelopes by key after:', await envelopeCounts(postgres), ring)
   return report
 }
@@ -94,13 +113,13 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
         cli.print(
           'restart every running instance now so it seals with the new key; then "protector drop-retained"',
         )
-        return report.failed === 0 ? 0 : 1
+        return report.unreadable.length === 0 ? 0 : 1
       })
     }
     case 'reencrypt': {
       const { secrets } = await cliSecrets(cli)
       return withDatabase(cli, async (postgres) =>
-        (await reencrypt(cli, postgres, secrets.protector, batchSize)).failed === 0 ? 0 : 1,
+        (await reencrypt(cli, postgres, secrets.protector, batchSize)).unreadable.length === 0 ? 0 : 1,
       )
     }
     case 'drop-retained': {

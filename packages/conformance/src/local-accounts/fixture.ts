@@ -1,10 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import type {
-  LocalAccountStore,
-  RateLimitStore,
-  RefreshTokenStore,
-  SessionStore,
-} from '@portcullis/core/local-accounts'
+import type { AccountStore } from '@portcullis/core/accounts'
+import type { RateLimitStore, RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
 import type { Check } from '../suite/suite.js'
 
 /**
@@ -18,18 +14,16 @@ export interface StoreFixture<Store> {
   dispose?(): Promise<void> | void
 }
 
-export type LocalAccountStoreFixture = StoreFixture<LocalAccountStore>
 export interface SessionStoreFixture extends StoreFixture<SessionStore> {
   /**
    * The account store over the same storage, for the `accountEpoch` cases of `sessionStoreSuite`
    * (`getWithAccountEpoch` reads the epoch it keeps).
    */
-  readonly accounts?: LocalAccountStore
+  readonly accounts?: AccountStore
 }
 export type RefreshTokenStoreFixture = StoreFixture<RefreshTokenStore>
 export type RateLimitStoreFixture = StoreFixture<RateLimitStore>
 
-export type LocalAccountStoreFactory = () => LocalAccountStoreFixture | Promise<LocalAccountStoreFixture>
 export type SessionStoreFactory = () => SessionStoreFixture | Promise<SessionStoreFixture>
 export type RefreshTokenStoreFactory = () => RefreshTokenStoreFixture | Promise<RefreshTokenStoreFixture>
 export type RateLimitStoreFactory = () => RateLimitStoreFixture | Promise<RateLimitStoreFixture>

@@ -1,6 +1,4 @@
 export type {
-  LocalAccountStoreFactory,
-  LocalAccountStoreFixture,
   RateLimitStoreFactory,
   RateLimitStoreFixture,
   RefreshTokenStoreFactory,
@@ -11,11 +9,9 @@ export type {
 } from './fixture.js'
 export type { SessionStoreSuiteOptions } from './suites.js'
 export {
-  assertLocalAccountStoreConformance,
   assertRateLimitStoreConformance,
   assertRefreshTokenStoreConformance,
   assertSessionStoreConformance,
-  localAccountStoreSuite,
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
   sessionStoreSuite,

@@ -1,6 +1,5 @@
+import { type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import {
-  type LocalAccountStore,
-  MemoryLocalAccountStore,
   MemorySessionStore,
   type SessionStore,
   type SessionWithAccountEpoch,
@@ -10,7 +9,7 @@ import { runSuite } from '../suite/suite.js'
 import { sessionStoreSuite } from './index.js'
 
 /** The memory session store with `getWithAccountEpoch` over a memory account store; `stale` keeps epoch 1. */
-function joinedStore(accounts: LocalAccountStore, stale: boolean): SessionStore {
+function joinedStore(accounts: AccountStore, stale: boolean): SessionStore {
   const sessions = new MemorySessionStore()
   return {
     create: (request) => sessions.create(request),
@@ -21,7 +20,7 @@ function joinedStore(accounts: LocalAccountStore, stale: boolean): SessionStore 
     async getWithAccountEpoch(digest, now): Promise<SessionWithAccountEpoch | null> {
       const session = await sessions.get(digest, now)
       if (session === null) return null
-      const account = await accounts.findAccount({ accountId: session.accountId })
+      const account = await accounts.getAccount(session.accountId)
       return { session, accountEpoch: account === null ? null : stale ? 1 : account.securityEpoch }
     },
   }
@@ -31,7 +30,7 @@ const failing = async (stale: boolean) => {
   const results = await runSuite(
     sessionStoreSuite(
       () => {
-        const accounts = new MemoryLocalAccountStore()
+        const accounts = new MemoryAccountStore()
         return { store: joinedStore(accounts, stale), accounts }
       },
       { accountEpoch: true },
@@ -51,12 +50,9 @@ describe('the accountEpoch cases of the SessionStore suite', () => {
 
   it('catch a store without getWithAccountEpoch', async () => {
     const results = await runSuite(
-      sessionStoreSuite(
-        () => ({ store: new MemorySessionStore(), accounts: new MemoryLocalAccountStore() }),
-        {
-          accountEpoch: true,
-        },
-      ),
+      sessionStoreSuite(() => ({ store: new MemorySessionStore(), accounts: new MemoryAccountStore() }), {
+        accountEpoch: true,
+      }),
     )
     expect(results.filter((result) => !result.passed).map((result) => result.id)).toEqual([
       'session.account-epoch',

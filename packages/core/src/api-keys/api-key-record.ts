@@ -29,8 +29,11 @@ export interface ApiKeyRecord {
 
 export type ApiKeyStatus = 'active' | 'overlap' | 'expired' | 'revoked'
 
+/** The lifecycle fields `apiKeyStatus` reads: a record, or a listing's `ApiKeySummary`. */
+export type ApiKeyLifetime = Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt' | 'overlapUntil'>
+
 /** Validity at `now` (ms): expired at `expiresAt`; after `revokedAt`, alive only through `overlapUntil`. */
-export function apiKeyStatus(record: ApiKeyRecord, now: number): ApiKeyStatus {
+export function apiKeyStatus(record: ApiKeyLifetime, now: number): ApiKeyStatus {
   if (record.expiresAt !== undefined && now >= record.expiresAt.getTime()) return 'expired'
   if (record.revokedAt === undefined || now < record.revokedAt.getTime()) return 'active'
   if (record.overlapUntil !== undefined && now <= record.overlapUntil.getTime()) return 'overlap'

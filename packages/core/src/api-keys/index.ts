@@ -1,3 +1,11 @@
+export type {
+  ApiKeyDirectory,
+  ApiKeyListOptions,
+  ApiKeyListRequest,
+  ApiKeyOwner,
+  ApiKeySummary,
+} from './api-key-directory.js'
+export { apiKeySummary, requireApiKeyListRequest } from './api-key-directory.js'
 export type { ApiKeyErrorCode } from './api-key-error.js'
 export { ApiKeyError } from './api-key-error.js'
 export { formatApiKey, parseApiKey } from './api-key-format.js'
@@ -5,7 +13,7 @@ export type { ApiKeyMechanismOptions } from './api-key-mechanism.js'
 export { apiKey } from './api-key-mechanism.js'
 export type { ApiKeyPepper } from './api-key-pepper.js'
 export { ApiKeyPepperRing, decodeApiKeyPepper } from './api-key-pepper.js'
-export type { ApiKeyRecord, ApiKeyStatus } from './api-key-record.js'
+export type { ApiKeyLifetime, ApiKeyRecord, ApiKeyStatus } from './api-key-record.js'
 export { apiKeyStatus, assertApiKeyRecord } from './api-key-record.js'
 export type {
   ApiKeyServiceOptions,

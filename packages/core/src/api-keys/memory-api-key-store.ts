@@ -1,5 +1,14 @@
 import type { CredentialRestrictions } from '../authentication/principal.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import {
+  type ApiKeyDirectory,
+  type ApiKeyListOptions,
+  type ApiKeyOwner,
+  type ApiKeySummary,
+  apiKeySummary,
+  compareApiKeysNewestFirst,
+  requireApiKeyListRequest,
+} from './api-key-directory.js'
 import { ApiKeyError } from './api-key-error.js'
 import { type ApiKeyRecord, apiKeyStatus, assertApiKeyRecord } from './api-key-record.js'
 import type { ApiKeyRotation, ApiKeyStore, ApiKeyUsage } from './api-key-store.js'
@@ -46,10 +55,10 @@ export interface MemoryApiKeyStoreOptions {
 }
 
 /**
- * The in-process `ApiKeyStore` for tests, demos and single-instance apps. Each operation runs without
- * awaiting between its checks and its writes, which makes it atomic on the event loop.
+ * The in-process `ApiKeyStore` (and `ApiKeyDirectory`) for tests, demos and single-instance apps. Each
+ * operation runs without awaiting between its checks and its writes, which makes it atomic on the event loop.
  */
-export class MemoryApiKeyStore implements ApiKeyStore {
+export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #records = new Map<string, ApiKeyRecord>()
   readonly #notices: RevocationNotices | undefined
 
@@ -105,6 +114,16 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     await this.#notices?.publish({ kind: 'api-key', keyId })
   }
 
+  async listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {
+    const { ownerId, ownerKind, limit, after } = requireApiKeyListRequest(owner, options)
+    return [...this.#records.values()]
+      .filter((record) => record.ownerId === ownerId && record.ownerKind === ownerKind)
+      .filter((record) => after === undefined || compareApiKeysNewestFirst(after, record) < 0)
+      .sort(compareApiKeysNewestFirst)
+      .slice(0, limit)
+      .map(apiKeySummary)
+  }
+
   async recordUsage(usage: readonly ApiKeyUsage[]): Promise<void> {
     for (const { keyId, usedAt } of usage) {
       const current = this.#records.get(keyId)
@@ -112,5 +131,22 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       if (current.lastUsedAt !== undefined && current.lastUsedAt >= usedAt) continue
       this.#records.set(keyId, { ...current, lastUsedAt: new Date(usedAt) })
     }
+  }
+
+  /**
+   * Removes every key a user account owns (for `MemoryAccountStore({ cascade })`: an account deletion
+   * takes its keys in the same step). Service keys are never touched. How many went.
+   */
+  deleteAccountData(accountId: string): number {
+    const removed: string[] = []
+    for (const [keyId, record] of this.#records) {
+      if (record.ownerKind !== 'user' || record.ownerId !== accountId) continue
+      this.#records.delete(keyId)
+      removed.push(keyId)
+    }
+    // Delivered in this synchronous step (memory notices deliver before `publish` returns); a key id from
+    // this store is always a valid notice, so the returned promise cannot reject.
+    for (const keyId of removed) void this.#notices?.publish({ kind: 'api-key', keyId })
+    return removed.length
   }
 }

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { cookiePair, localFixture, requestSource, scryptHasher } from '../../test/support/local-accounts.js'
+import { MemoryAccountStore } from '../accounts/memory-store.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { MemoryRevocationNotices } from '../revocation/memory-revocation-notices.js'
 import type { RevocationNotices, RevocationSubscriber } from '../revocation/revocation-notices.js'
 import { LocalAccounts } from './local-accounts.js'
 import type { LocalAccountsOptions } from './local-accounts-options.js'
-import { MemoryLocalAccountStore } from './memory-account-store.js'
-import { MemoryRateLimitStore } from './memory-rate-limit-store.js'
-import { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
-import { MemorySessionStore } from './memory-session-store.js'
-import type { SessionRecord, SessionWithAccountEpoch } from './session-store.js'
+import { MemoryRateLimitStore } from './rate-limits/memory-rate-limit-store.js'
+import { MemorySessionStore } from './sessions/memory-session-store.js'
+import type { SessionRecord, SessionWithAccountEpoch } from './sessions/session-store.js'
 import type { SessionSignIn, TokenSignIn } from './sign-in.js'
+import { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
 
 const PASSWORD = 'correct horse battery staple'
 const credentials = { username: 'alice', password: PASSWORD }
@@ -74,7 +74,7 @@ function countingSessions(sessions: MemorySessionStore) {
 /** Two instances (A and B) over shared memory stores and one in-process notice bus. */
 async function twoInstances(notices: RevocationNotices, revocation: LocalAccountsOptions['revocation'] = {}) {
   const stores = {
-    accounts: new MemoryLocalAccountStore({ notices }),
+    accounts: new MemoryAccountStore({ notices }),
     sessions: new MemorySessionStore({ notices }),
     refreshTokens: new MemoryRefreshTokenStore({ notices }),
   }
@@ -222,9 +222,9 @@ describe('revocation notices across instances', () => {
 
 describe('strict mode in one statement', () => {
   it('reads the session and its account epoch with one store call and no account lookup', async () => {
-    const accounts = new MemoryLocalAccountStore()
+    const accounts = new MemoryAccountStore()
     const sessions = new MemorySessionStore()
-    const calls = { joined: 0, get: 0, findAccount: 0 }
+    const calls = { joined: 0, get: 0, getAccount: 0 }
     const joinedStore = wrap(sessions, {
       get: (digest: string, now: Date) => {
         calls.get += 1
@@ -234,14 +234,14 @@ describe('strict mode in one statement', () => {
         calls.joined += 1
         const session = await sessions.get(digest, now)
         if (session === null) return null
-        const account = await accounts.findAccount({ accountId: session.accountId })
+        const account = await accounts.getAccount(session.accountId)
         return { session, accountEpoch: account?.securityEpoch ?? null }
       },
     })
     const countedAccounts = wrap(accounts, {
-      findAccount: (query: Parameters<MemoryLocalAccountStore['findAccount']>[0]) => {
-        calls.findAccount += 1
-        return accounts.findAccount(query)
+      getAccount: (accountId: string) => {
+        calls.getAccount += 1
+        return accounts.getAccount(accountId)
       },
     })
     const local = new LocalAccounts({
@@ -262,7 +262,7 @@ describe('strict mode in one statement', () => {
     }
     expect(calls.joined - before.joined).toBe(3)
     expect(calls.get - before.get).toBe(0)
-    expect(calls.findAccount - before.findAccount).toBe(0)
+    expect(calls.getAccount - before.getAccount).toBe(0)
     await accounts.bumpSecurityEpoch({ accountId, now: new Date() })
     expect(await kind(local.mechanisms[0], cookie(session))).toBe('invalid')
   })

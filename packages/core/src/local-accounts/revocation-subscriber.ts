@@ -1,8 +1,8 @@
 import type { RevocationNotice } from '../revocation/notice.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { LocalRuntime } from './runtime.js'
-import type { SessionManager } from './session-manager.js'
-import type { TokenManager } from './token-manager.js'
+import type { SessionManager } from './sessions/session-manager.js'
+import type { TokenManager } from './tokens/token-manager.js'
 
 /**
  * Subscribes the caches of one `LocalAccounts` to revocation notices: a session notice drops that

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { integerBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
 import type { ProviderSessionMatch } from '../local-accounts/provider-session.js'
-import type { RateLimitStore } from '../local-accounts/rate-limit-store.js'
+import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
 import { logoutTokenRejected, OIDCError, OIDCErrorCodes } from './errors.js'
 import type { VerifiedLogoutToken } from './logout-token.js'
 

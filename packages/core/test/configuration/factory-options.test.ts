@@ -22,6 +22,7 @@ import {
   drainRevocationRetries,
   MemoryOAuthAccountStore,
   OAuthAccountService,
+  reencryptOAuthVault,
 } from '../../src/oauth/accounts/index.js'
 import {
   MemoryOAuthTransactionStore,
@@ -573,6 +574,42 @@ const factories: readonly Factory[] = [
         'drainRevocationRetries.lease',
       ],
       ...common('drainRevocationRetries'),
+    ],
+  },
+  {
+    name: 'reencryptOAuthVault',
+    valid: () => ({
+      stores: [new MemoryOAuthAccountStore({ provider: 'acme', clientId: 'c', protector: newProtector() })],
+      protector: newProtector(),
+    }),
+    create: (options) => reencryptOAuthVault(options as never),
+    rows: [
+      ['no stores', without('stores'), 'configuration.missing_option', 'reencryptOAuthVault.stores'],
+      [
+        'a store that cannot list envelopes',
+        with_({ stores: [{ provider: 'acme', clientId: 'c' }] }),
+        'configuration.invalid_option',
+        'reencryptOAuthVault.stores[0]',
+      ],
+      [
+        'a protector that cannot seal',
+        with_({ protector: { activeKeyVersion: 'v1' } }),
+        'configuration.invalid_option',
+        'reencryptOAuthVault.protector',
+      ],
+      [
+        'a batch size of 0',
+        with_({ batchSize: 0 }),
+        'configuration.invalid_option',
+        'reencryptOAuthVault.batchSize',
+      ],
+      [
+        'a typo of batchSize',
+        with_({ batch: 10 }),
+        'configuration.unknown_option',
+        'reencryptOAuthVault.batch',
+      ],
+      ...common('reencryptOAuthVault'),
     ],
   },
   {

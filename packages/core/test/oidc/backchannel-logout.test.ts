@@ -7,12 +7,12 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MemoryAccountStore } from '../../src/accounts/memory-store.js'
 import type { AuthenticationOutcome } from '../../src/authentication/outcome.js'
 import { isPortcullisError } from '../../src/errors/portcullis-error.js'
 import { LocalAccounts } from '../../src/local-accounts/local-accounts.js'
-import { MemoryLocalAccountStore } from '../../src/local-accounts/memory-account-store.js'
-import { MemoryRateLimitStore } from '../../src/local-accounts/memory-rate-limit-store.js'
-import { MemorySessionStore } from '../../src/local-accounts/memory-session-store.js'
+import { MemoryRateLimitStore } from '../../src/local-accounts/rate-limits/memory-rate-limit-store.js'
+import { MemorySessionStore } from '../../src/local-accounts/sessions/memory-session-store.js'
 import type { SessionSignIn } from '../../src/local-accounts/sign-in.js'
 import { BackchannelLogout } from '../../src/oidc/backchannel-logout.js'
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/oidc/logout-token.js'
@@ -27,7 +27,7 @@ let receiverUrl: string
 /** What the receiver answers oidc-provider's POSTs with. */
 let handle: (form: URLSearchParams) => Promise<void> = async () => {}
 const notices = new MemoryRevocationNotices()
-const accounts = new MemoryLocalAccountStore()
+const accounts = new MemoryAccountStore()
 const sessions = new MemorySessionStore({ notices })
 const rateLimits = new MemoryRateLimitStore()
 const instance = () =>
@@ -75,7 +75,7 @@ afterAll(async () => {
 
 async function signedIn(subject: string) {
   const outcome = await fixture.signIn(subject)
-  if ((await accounts.findAccount({ accountId: outcome.accountId })) === null) {
+  if ((await accounts.getAccount(outcome.accountId)) === null) {
     await accounts.createAccount({
       accountId: outcome.accountId,
       username: `user.${subject}`.toLowerCase(),

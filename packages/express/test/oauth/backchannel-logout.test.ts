@@ -5,9 +5,9 @@
 // instance and by a second instance sharing the stores and the revocation notices.
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   LocalAccounts,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemorySessionStore,
   type SecurityEvent,
@@ -30,7 +30,7 @@ import { HttpClient } from './support/http-client.js'
 
 const notices = new MemoryRevocationNotices()
 const stores = {
-  accounts: new MemoryLocalAccountStore(),
+  accounts: new MemoryAccountStore(),
   sessions: new MemorySessionStore({ notices }),
   rateLimits: new MemoryRateLimitStore(),
 }
@@ -61,7 +61,7 @@ function app(local: LocalAccounts): express.Express {
     lifecycle: fixture.lifecycle,
     currentSession: currentLocalSession(security),
     signIn: async ({ accountId, identity }, request, response) => {
-      if ((await stores.accounts.findAccount({ accountId })) === null) {
+      if ((await stores.accounts.getAccount(accountId)) === null) {
         await stores.accounts.createAccount({
           accountId,
           username: `user.${identity.subject}`.toLowerCase(),

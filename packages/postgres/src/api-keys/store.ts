@@ -1,9 +1,13 @@
 import { ConfigurationError } from '@portcullis/core'
 import {
+  type ApiKeyDirectory,
   ApiKeyError,
+  type ApiKeyListOptions,
+  type ApiKeyOwner,
   type ApiKeyRecord,
   type ApiKeyRotation,
   type ApiKeyStore,
+  type ApiKeySummary,
   type ApiKeyUsage,
   assertApiKeyRecord,
 } from '@portcullis/core/api-keys'
@@ -11,6 +15,7 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { notifyRevocations, revocationChannel } from '../revocation/channel.js'
+import { listApiKeysByOwner } from './listing.js'
 import { findApiKeyRow } from './lookup.js'
 import { toRecord, toRow } from './records.js'
 import { apiKeysTable as keys } from './tables.js'
@@ -69,7 +74,7 @@ function requireRecord(record: ApiKeyRecord): ApiKeyRecord {
  * usage is one UPDATE that only moves `lastUsedAt` forward. `revoke` and `rotate` send the revoked key's
  * `api-key` notice in their transaction, so every instance's verified-lookup cache evicts it.
  */
-export class PostgresApiKeyStore implements ApiKeyStore {
+export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #client: PostgresApiKeyStoreOptions['client']
   readonly #preparedStatements: boolean
   readonly #channel: string
@@ -163,6 +168,10 @@ export class PostgresApiKeyStore implements ApiKeyStore {
       if (revoked.length === 0) throw notFound()
       await notifyRevocations(tx, this.#channel, [{ kind: 'api-key', keyId }])
     })
+  }
+
+  listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {
+    return listApiKeysByOwner(this.#client.db, owner, options)
   }
 
   recordUsage(usage: readonly ApiKeyUsage[]): Promise<void> {

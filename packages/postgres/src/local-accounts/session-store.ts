@@ -15,6 +15,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import type { RevocationNotice } from '@portcullis/core/revocation'
 import { and, asc, eq, gt, ne, type SQL, sql } from 'drizzle-orm'
+import { accountsTable as accounts } from '../accounts/tables.js'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import {
@@ -24,7 +25,7 @@ import {
   preparedStatements,
   storeContext,
 } from './client.js'
-import { localAccountsTable as accounts, type SessionRow, sessionsTable as sessions } from './tables.js'
+import { type SessionRow, sessionsTable as sessions } from './tables.js'
 
 export interface PostgresSessionStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */

@@ -2,9 +2,11 @@ import { ConfigurationError } from '@portcullis/core'
 import type { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { PostgresClient } from '../client/postgres-client.js'
+import { revocationChannel } from '../revocation/channel.js'
 import type { AccountStoreContext } from './context.js'
 import * as directory from './directory.js'
 import * as links from './links.js'
+import * as reencryption from './reencryption.js'
 import { requireId } from './request-input.js'
 import * as retries from './retries.js'
 import * as vault from './vault.js'
@@ -14,7 +16,7 @@ type Request<K extends keyof Port> = Port[K] extends (request: infer R) => unkno
 
 export interface PostgresOAuthAccountStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
-  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements'>
+  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements' | 'schema'>
   readonly provider: string
   readonly clientId: string
   /** Required: retained tokens and retry records are only ever stored as protector envelopes. */
@@ -26,10 +28,12 @@ export interface PostgresOAuthAccountStoreOptions {
  * transaction (or one statement): identity and account rows are locked with `SELECT ... FOR UPDATE`,
  * concurrent first logins meet on the `(provider, issuer, subject)` unique key with `ON CONFLICT`,
  * refresh is a single conditional UPDATE on a version that never restarts, and retry claims lease rows
- * with `FOR UPDATE SKIP LOCKED`. Stores of several providers share the accounts table, so an account's
- * login-method count spans every provider. Safe across processes and app instances.
+ * with `FOR UPDATE SKIP LOCKED`. It is the provider view of the one account schema
+ * (`PostgresAccountStore.oauth(...)` makes one): an account's sign-in methods are its password and its
+ * identities at every provider. Safe across processes and app instances. As an
+ * `OAuthVaultReencryption` it lets `reencryptOAuthVault` re-seal its envelopes after a key rotation.
  */
-export class PostgresOAuthAccountStore implements Port {
+export class PostgresOAuthAccountStore implements Port, accounts.OAuthVaultReencryption {
   readonly provider: string
   readonly clientId: string
   readonly #context: AccountStoreContext
@@ -67,19 +71,12 @@ export class PostgresOAuthAccountStore implements Port {
       provider: this.provider,
       clientId: this.clientId,
       protector: options.protector,
+      channel: revocationChannel(options.client.schema),
     }
-  }
-
-  registerAccount(request: Request<'registerAccount'>): Promise<boolean> {
-    return directory.registerAccount(this.#context, request)
   }
 
   getAccount(accountId: string): Promise<accounts.AccountRecord | null> {
     return directory.getAccount(this.#context, accountId)
-  }
-
-  adjustLoginMethods(request: Request<'adjustLoginMethods'>): Promise<accounts.AdjustLoginMethodsOutcome> {
-    return directory.adjustLoginMethods(this.#context, request)
   }
 
   login(request: Request<'login'>): Promise<accounts.OAuthLoginOutcome> {
@@ -128,6 +125,16 @@ export class PostgresOAuthAccountStore implements Port {
 
   completeRevocationRetry(request: Request<'completeRevocationRetry'>): Promise<boolean> {
     return retries.completeRevocationRetry(this.#context, request)
+  }
+
+  listStaleEnvelopes(
+    request: accounts.ListStaleEnvelopesRequest,
+  ): Promise<readonly accounts.StaleVaultEnvelope[]> {
+    return reencryption.listStaleEnvelopes(this.#context, request)
+  }
+
+  rewriteEnvelope(request: accounts.RewriteEnvelopeRequest): Promise<boolean> {
+    return reencryption.rewriteEnvelope(this.#context, request)
   }
 
   toJSON(): { provider: string; clientId: string } {

@@ -6,7 +6,6 @@ export { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } from './e
 export type { InstantInput } from './input.js'
 export { requireBoundedInteger, requireId, requireVersion } from './input.js'
 export type { OAuthVaultInspector } from './inspector.js'
-export { MemoryAccountDirectory } from './memory-state.js'
 export type { MemoryOAuthAccountStoreOptions } from './memory-store.js'
 export { inspectMemoryOAuthAccountStore, MemoryOAuthAccountStore } from './memory-store.js'
 export type {
@@ -18,7 +17,6 @@ export type {
 } from './port.js'
 export type {
   AccountRecord,
-  AdjustLoginMethodsOutcome,
   ClaimedRevocationRetry,
   LinkedProviderAccount,
   LinkOutcome,
@@ -32,6 +30,20 @@ export type {
   StoredProviderTokens,
   UnlinkOutcome,
 } from './records.js'
+export type {
+  OAuthVaultReencryptionReport,
+  ReencryptOAuthVaultOptions,
+  UnreadableVaultEnvelope,
+} from './reencryption.js'
+export { reencryptOAuthVault } from './reencryption.js'
+export type {
+  ListStaleEnvelopesRequest,
+  OAuthVaultReencryption,
+  RewriteEnvelopeRequest,
+  StaleVaultEnvelope,
+} from './reencryption-port.js'
+// For store implementations of OAuthVaultReencryption: the same request checks and envelope comparison.
+export { requireEnvelopeRewrite, requireStaleEnvelopeListing, sameEnvelope } from './reencryption-port.js'
 // For store implementations: the vault codec and the input checks every store applies, so a durable
 // store seals, binds and validates exactly as the memory store does.
 export {
