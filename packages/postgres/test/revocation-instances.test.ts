@@ -17,7 +17,7 @@ import {
   PostgresSessionStore,
 } from '../src/index.js'
 import { peppers } from './support/api-keys.js'
-import { migratedDatabase } from './support/database.js'
+import { migratedDatabase, realProtector } from './support/database.js'
 
 /**
  * Two app instances (A and B), each with its own pool and its own listener, on one database. B's session
@@ -212,6 +212,86 @@ describe('a killed listener under load', () => {
     }
     // Refused because the notice evicted the entry: one read per session after its eviction.
     expect(b.sessionReads() - reads).toBeLessThanOrEqual(signIns.length * 2)
+  })
+})
+
+describe('epoch moves and deletions in the account store reach the other instance', () => {
+  const protector = realProtector()
+  const now = () => new Date()
+  type Move = (parts: {
+    readonly store: PostgresAccountStore
+    readonly accountId: string
+    readonly provider: string
+    readonly providerAccountId: string
+  }) => Promise<unknown>
+  const moves: readonly (readonly [string, Move])[] = [
+    [
+      'a password change',
+      ({ store, accountId }) =>
+        store.setPassword({ accountId, passwordHash: '$plain$new', bumpEpoch: true, now: now() }),
+    ],
+    ['sign-out everywhere', ({ store, accountId }) => store.bumpSecurityEpoch({ accountId, now: now() })],
+    ['removing the password', ({ store, accountId }) => store.removePassword({ accountId, now: now() })],
+    [
+      'unlinking the provider identity',
+      ({ store, accountId, provider, providerAccountId }) =>
+        store
+          .oauth({ provider, clientId: `client-${provider}`, protector })
+          .unlink({ accountId, provider, providerAccountId }),
+    ],
+    [
+      'disabling the account',
+      ({ store, accountId }) => store.setAccountStatus({ accountId, status: 'disabled', now: now() }),
+    ],
+    ['deleting the account', ({ store, accountId }) => store.deleteAccount({ accountId, now: now() })],
+  ]
+
+  it.each(moves)(
+    '%s on A: B refuses the sessions it had cached when the notice arrives, well inside its 60 s bound',
+    async (_, move) => {
+      const a = await instance(db.connect(2), { maxStalenessSeconds: 60, reconnectDelayMs: 100 })
+      const b = await instance(db.connect(2), { maxStalenessSeconds: 60, reconnectDelayMs: 100 })
+      const { accountId, signIns } = await accountWithSessions(a.local, 2)
+      const store = new PostgresAccountStore({ client: db.client })
+      const provider = `provider-${randomBytes(4).toString('hex')}`
+      const linked = await store.oauth({ provider, clientId: `client-${provider}`, protector }).link({
+        accountId,
+        identity: { provider, issuer: 'https://idp.example/', subject: randomUUID() },
+        grant: { scopes: ['openid'], expiresAt: new Date(Date.now() + 3_600_000) },
+        now: now(),
+      })
+      const sessionOf = b.local.mechanisms[0]
+      for (const signIn of signIns) expect(await outcome(sessionOf, signIn)).toBe('authenticated')
+      // B serves these from its caches now: without a notice it would keep doing so for 60 s.
+      const reads = b.sessionReads()
+      for (const signIn of signIns) expect(await outcome(sessionOf, signIn)).toBe('authenticated')
+      expect(b.sessionReads()).toBe(reads)
+      await move({ store, accountId, provider, providerAccountId: linked.link.providerAccountId })
+      for (const signIn of signIns) expect(await eventuallyRefused(sessionOf, signIn)).toBe(true)
+    },
+  )
+
+  it("deleting the account on A: B refuses the account's API key it had cached when the notice arrives", async () => {
+    const a = await instance(db.connect(2), { maxStalenessSeconds: 60, reconnectDelayMs: 100 })
+    const b = await instance(db.connect(2), { maxStalenessSeconds: 60, reconnectDelayMs: 100 })
+    const { accountId } = await accountWithSessions(a.local, 1)
+    const key = await a.apiKeys.issue({ ownerId: accountId, ownerKind: 'user' })
+    expect((await b.apiKeys.verify(key.value)).kind).toBe('valid')
+    const reads = b.keyReads()
+    expect((await b.apiKeys.verify(key.value)).kind).toBe('valid')
+    expect(b.keyReads()).toBe(reads)
+    const deleted = await new PostgresAccountStore({ client: db.client }).deleteAccount({
+      accountId,
+      now: now(),
+    })
+    expect(deleted.outcome).toBe('deleted')
+    const deadline = Date.now() + 2_000
+    let kind = (await b.apiKeys.verify(key.value)).kind
+    while (kind === 'valid' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      kind = (await b.apiKeys.verify(key.value)).kind
+    }
+    expect(kind).toBe('invalid')
   })
 })
 

@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { cookiePair, localFixture, requestSource, scryptHasher } from '../../test/support/local-accounts.js'
 import { MemoryAccountStore } from '../accounts/memory-store.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
+import { AESGCMOAuthTransactionProtector } from '../protection/aes-gcm-protector.js'
+import { OAuthTransactionProtectorKey } from '../protection/key.js'
 import { MemoryRevocationNotices } from '../revocation/memory-revocation-notices.js'
 import type { RevocationNotices, RevocationSubscriber } from '../revocation/revocation-notices.js'
 import { LocalAccounts } from './local-accounts.js'
@@ -218,6 +221,56 @@ describe('revocation notices across instances', () => {
     Object.assign(slow, { get: (digest: string, now: Date) => a.sessions.get(digest, now) })
     expect(await kind(c.mechanisms[0], cookie(session))).toBe('invalid')
   })
+})
+
+describe('epoch moves and deletions in the memory account store reach the other instance', () => {
+  const protector = new AESGCMOAuthTransactionProtector({
+    activeKey: new OAuthTransactionProtectorKey('test-1', randomBytes(32)),
+  })
+  const now = () => new Date()
+  type Move = (store: MemoryAccountStore, accountId: string, providerAccountId: string) => Promise<unknown>
+  const view = (store: MemoryAccountStore) => store.oauth({ provider: 'idp', clientId: 'client', protector })
+  const moves: readonly (readonly [string, Move])[] = [
+    [
+      'a password change in the store',
+      (store, accountId) =>
+        store.setPassword({ accountId, passwordHash: '$x$new', bumpEpoch: true, now: now() }),
+    ],
+    ['an epoch bump', (store, accountId) => store.bumpSecurityEpoch({ accountId, now: now() })],
+    ['removing the password', (store, accountId) => store.removePassword({ accountId, now: now() })],
+    [
+      'unlinking the provider identity',
+      (store, accountId, providerAccountId) =>
+        view(store).unlink({ accountId, provider: 'idp', providerAccountId }),
+    ],
+    [
+      'disabling the account',
+      (store, accountId) => store.setAccountStatus({ accountId, status: 'disabled', now: now() }),
+    ],
+    ['deleting the account', (store, accountId) => store.deleteAccount({ accountId, now: now() })],
+  ]
+
+  it.each(moves)(
+    '%s refuses the sessions and access tokens another instance had cached, at once',
+    async (_, move) => {
+      const { a, b, accountId } = await twoInstances(new MemoryRevocationNotices(), {
+        maxStalenessSeconds: 60,
+      })
+      const linked = await view(a.accounts).link({
+        accountId,
+        identity: { provider: 'idp', issuer: 'https://idp.example/', subject: 'subject-1' },
+        grant: { scopes: ['openid'], expiresAt: new Date(Date.now() + 3_600_000) },
+        now: now(),
+      })
+      const session = (await a.local.login(credentials, { transport: 'session' })) as SessionSignIn
+      const pair = (await a.local.login(credentials, { transport: 'tokens' })) as TokenSignIn
+      expect(await kind(b.mechanisms[0], cookie(session))).toBe('authenticated')
+      expect(await kind(b.mechanisms[1], bearer(pair))).toBe('authenticated')
+      await move(a.accounts, accountId, linked.link.providerAccountId)
+      expect(await kind(b.mechanisms[0], cookie(session))).toBe('invalid')
+      expect(await kind(b.mechanisms[1], bearer(pair))).toBe('invalid')
+    },
+  )
 })
 
 describe('strict mode in one statement', () => {
