@@ -77,6 +77,9 @@ const sessions = new PostgresSessionStore({ client: database })
 const rateLimits = new PostgresRateLimitStore({ client: database })
 const stepUpStore = new PostgresStepUpStore({ client: database })
 const transactionStore = new PostgresOAuthTransactionStore({ client: database, protector })
+// One LISTEN connection per instance: a sign-out anywhere reaches every instance's session cache.
+const notices = new PostgresRevocationNotices({ client: database })
+await notices.start()
 
 // docs:oauth-wiring:start
 const stepUp = new StepUpService({ store: stepUpStore })
@@ -122,10 +125,6 @@ const lifecycle = new OAuthLifecycleService({
   transactionStore,
   stepUp,
 })
-
-// One LISTEN connection per instance: a sign-out anywhere reaches every instance's session cache.
-const notices = new PostgresRevocationNotices({ client: database })
-await notices.start()
 
 // Passwords and sessions of the same accounts: one account store, no second one to keep in step.
 const local = new LocalAccounts({
