@@ -1,5 +1,4 @@
 import type { EpochVerdict } from '../epoch-cache.js'
-import type { LocalSessionView } from '../local-credentials.js'
 import { digestOpaqueToken, newOpaqueToken } from '../opaque-token.js'
 import { defined, type LocalRuntime } from '../runtime.js'
 import type { SessionRevocationReason } from '../security-events.js'
@@ -14,6 +13,7 @@ import {
   type SessionStore,
   type SessionWithAccountEpoch,
 } from './session-store.js'
+import type { LocalSessionView } from './session-view.js'
 
 /** The verdict on a presented session id. */
 export type SessionCheck =
