@@ -3,6 +3,7 @@ import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
+import { BackchannelLogout } from '@portcullis/core/oidc'
 import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
@@ -20,6 +21,8 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
+  PostgresRateLimitStore,
+  PostgresRevocationNotices,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 import { accountRoutes } from './accounts/account-routes.js'
@@ -75,8 +78,11 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
   const events = new SecurityEventLog()
+  // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches.
+  const notices = new PostgresRevocationNotices({ client: postgres })
+  await notices.start()
   const store = new PostgresApiKeyStore({ client: postgres })
-  const service = new ApiKeyService({ store, peppers: keys.peppers, prefix: 'demo' })
+  const service = new ApiKeyService({ store, peppers: keys.peppers, prefix: 'demo', notices })
   const usage = new ApiKeyUsageRecorder({ store, flushIntervalMs: 5_000 })
   // One JWKS provider per process, shared by every JWT verifier (the OIDC providers will join it).
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
@@ -90,6 +96,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     trustedOrigins: options.trustedOrigins,
     trustedProxies: options.trustedProxies,
     events: events.sink,
+    notices,
   })
   // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
   const cookies = isInsecureLoopback(publicOrigin)
@@ -143,9 +150,19 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
     afterUnlink: '/account',
     // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
-    signIn: async ({ accountId }, request, response) => {
-      await localRoutes.establishSignIn(request, response, { accountId, transport: 'session' })
+    signIn: async ({ accountId, identity }, request, response) => {
+      await localRoutes.establishSignIn(request, response, {
+        accountId,
+        transport: 'session',
+        providerSession: identity,
+      })
     },
+    // The providers' back-channel logout (register `{origin}/auth/oauth/{provider}/backchannel-logout`).
+    backchannelLogout: new BackchannelLogout({
+      lifecycle: oauth.lifecycle,
+      revokeSessions: (match) => local.revokeProviderSessions(match),
+      replay: new PostgresRateLimitStore({ client: postgres }),
+    }),
     // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
     renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
     signOut: async (session, request) => {
@@ -200,6 +217,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       })
     },
     async close() {
+      await notices.close()
       await oauth.close()
       await usage.close()
       await jwks.close()

@@ -8,6 +8,7 @@ import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { clearSessionCookie, LocalAccounts } from '@portcullis/core/local-accounts'
 import { transactions } from '@portcullis/core/oauth'
 import {
+  BackchannelLogout,
   discoverGoogleOidcProvider,
   GitHubOAuthProvider,
   OAuthLifecycleService,
@@ -32,6 +33,7 @@ import {
   PostgresAccountStore,
   PostgresOAuthTransactionStore,
   PostgresRateLimitStore,
+  PostgresRevocationNotices,
   PostgresSessionStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
@@ -75,6 +77,9 @@ const sessions = new PostgresSessionStore({ client: database })
 const rateLimits = new PostgresRateLimitStore({ client: database })
 const stepUpStore = new PostgresStepUpStore({ client: database })
 const transactionStore = new PostgresOAuthTransactionStore({ client: database, protector })
+// One LISTEN connection per instance: a sign-out anywhere reaches every instance's session cache.
+const notices = new PostgresRevocationNotices({ client: database })
+await notices.start()
 
 // docs:oauth-wiring:start
 const stepUp = new StepUpService({ store: stepUpStore })
@@ -130,6 +135,7 @@ const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'open',
   publicOrigin: ORIGIN,
+  revocation: { notices },
 })
 
 const security = createSecurity({
@@ -152,8 +158,12 @@ const oauthRoutes = createOAuthRoutes({
   // The signed-in user of link, scopes, unlink, revoke, logout, revalidate and reauthenticate.
   currentSession: currentLocalSession(security),
   // After a verified login (a first one included): a real local session, fixation-safe.
-  signIn: async ({ accountId, provisioned }, request, response) => {
-    const signIn = await localRoutes.establishSignIn(request, response, { accountId })
+  // The provider session (`identity`: issuer, subject, sid) goes into its handle for back-channel logout.
+  signIn: async ({ accountId, identity, provisioned }, request, response) => {
+    const signIn = await localRoutes.establishSignIn(request, response, {
+      accountId,
+      providerSession: identity,
+    })
     // `provisioned`: this sign-in created the account; start your onboarding here.
     // JSON clients see what this returns; never return the session id itself.
     return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken, provisioned } : undefined
@@ -170,6 +180,13 @@ const oauthRoutes = createOAuthRoutes({
       response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
     }
   },
+  // POST /auth/oauth/{provider}/backchannel-logout: register it as the client's backchannel_logout_uri.
+  backchannelLogout: new BackchannelLogout({
+    lifecycle,
+    revokeSessions: (match) => local.revokeProviderSessions(match),
+    // Used jti's, shared by every instance: a replayed logout token is refused everywhere.
+    replay: rateLimits,
+  }),
 })
 
 // Password step-up, the account's sign-in methods, adding and removing the password, deleting it all.

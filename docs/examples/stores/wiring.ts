@@ -10,6 +10,7 @@ import {
   createPostgresClient,
   migrate,
   PostgresAccountStore,
+  PostgresRevocationNotices,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 
@@ -30,6 +31,11 @@ export const database = createPostgresClient({
 // lock, the others wait for it and then find nothing to do.
 const report = await migrate(database)
 if (report.applied.length > 0) console.info(`schema migrated to version ${report.current}`)
+
+// One LISTEN connection per instance: revocations on any instance reach this one's caches. Pass it to
+// LocalAccounts (`revocation.notices`) and ApiKeyService (`notices`); close it at shutdown.
+export const notices = new PostgresRevocationNotices({ client: database })
+await notices.start()
 
 // The vault key comes from the environment or a secret store; every instance needs the same key.
 const protector = new AESGCMOAuthTransactionProtector({

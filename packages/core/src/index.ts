@@ -75,6 +75,7 @@ export type {
   ApiKeyUsageStats,
   ApiKeyVerification,
   IssueApiKeyRequest,
+  MemoryApiKeyStoreOptions,
   RotateApiKeyRequest,
 } from './api-keys/index.js'
 export {
@@ -245,8 +246,12 @@ export type {
   LoginFailureReason,
   LoginRateLimit,
   MemoryRateLimitStoreOptions,
+  MemoryRefreshTokenStoreOptions,
+  MemorySessionStoreOptions,
   PasswordHasher,
   PasswordRules,
+  ProviderSession,
+  ProviderSessionMatch,
   RateLimitDecision,
   RateLimitStore,
   RefreshFamilyRecord,
@@ -271,6 +276,7 @@ export type {
   SessionRevocationReason,
   SessionSignIn,
   SessionStore,
+  SessionWithAccountEpoch,
   TokenSignIn,
   TouchSessionRequest,
   ValidatedSessionRevocation,
@@ -411,6 +417,8 @@ export { accounts, transactions } from './oauth/index.js'
 export type {
   AddressClass,
   Auth0OidcProviderOptions,
+  BackchannelLogoutOptions,
+  BackchannelLogoutResult,
   BeginOAuthInput,
   CompleteOAuthInput,
   DiscoverOidcProviderOptions,
@@ -441,9 +449,12 @@ export type {
   ProviderCallbackRequest,
   ProviderCallbackResult,
   StepUpAuthorizedInput,
+  VerifiedLogoutToken,
   VerifiedProviderIdentity,
 } from './oidc/index.js'
 export {
+  BACKCHANNEL_LOGOUT_EVENT,
+  BackchannelLogout,
   classifyAddress,
   discoverAuth0OidcProvider,
   discoverGoogleOidcProvider,
@@ -516,6 +527,20 @@ export {
   parseProtectedEnvelope,
   serializeProtectedEnvelope,
 } from './protection/index.js'
+export type {
+  RevocationNotice,
+  RevocationNoticeKind,
+  RevocationNotices,
+  RevocationSubscriber,
+} from './revocation/index.js'
+export {
+  decodeRevocationNotice,
+  encodeRevocationNotice,
+  MAX_NOTICE_IDENTIFIER_LENGTH,
+  MemoryRevocationNotices,
+  revocationNotice,
+  revocationNoticePrefix,
+} from './revocation/index.js'
 export type {
   MemoryStepUpStoreOptions,
   StepUpBinding,

@@ -42,7 +42,7 @@ export {
   localRouteTable,
   sessionBody,
 } from './local-accounts/routes.js'
-export type { EpochChange, SignInRequest } from './local-accounts/sign-in.js'
+export type { EpochChange, EstablishSignInInput, SignInRequest } from './local-accounts/sign-in.js'
 export { establishSignIn, renewSignIn, rotateSession } from './local-accounts/sign-in.js'
 export type { DiscoveredRoute, MCPRouteDeclaration } from './mcp/declaration.js'
 export { declarationMark } from './mcp/declaration.js'

@@ -52,6 +52,15 @@ register(
     apiKeys: new PostgresApiKeyStore({ client: db.client }),
   })),
 )
-register(sessionStoreSuite(fixture((client) => new PostgresSessionStore({ client }))))
+register(
+  sessionStoreSuite(
+    () => ({
+      store: new PostgresSessionStore({ client: db.client }),
+      peer: new PostgresSessionStore({ client: other }),
+      accounts: new PostgresAccountStore({ client: db.client }),
+    }),
+    { accountEpoch: true },
+  ),
+)
 register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))
 register(rateLimitStoreSuite(fixture((client) => new PostgresRateLimitStore({ client }))))

@@ -67,6 +67,24 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/postgres/bench/refresh-cas.bench.ts',
   },
   {
+    id: 'session-listener-vs-get',
+    what: 'Session route (Postgres store, revocation listener) vs a plain GET of the same route',
+    budget: 0.75,
+    bench: 'apps/reference/bench/revocation.bench.ts',
+  },
+  {
+    id: 'api-key-listener-vs-get',
+    what: 'API-key route (Postgres store, revocation listener) vs a plain GET of the same route',
+    budget: 0.8,
+    bench: 'apps/reference/bench/revocation.bench.ts',
+  },
+  {
+    id: 'session-strict-one-statement-vs-get',
+    what: 'Session route in strict mode (one SQL statement per request) vs a plain GET of the same route',
+    budget: 0.45,
+    bench: 'apps/reference/bench/revocation.bench.ts',
+  },
+  {
     id: 'fastify-session-vs-get',
     what: 'Fastify session route (Postgres store, default settings) vs a plain Fastify GET of the same route',
     budget: 0.75,

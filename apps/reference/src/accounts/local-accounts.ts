@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { LocalAccounts, type SecurityEventSink } from '@portcullis/core/local-accounts'
+import type { RevocationNotices } from '@portcullis/core/revocation'
 import {
   type PostgresAccountStore,
   type PostgresClient,
@@ -34,6 +35,8 @@ export interface LocalAccountsParts {
   readonly trustedOrigins: readonly string[]
   readonly trustedProxies: readonly string[]
   readonly events: SecurityEventSink
+  /** Revocation notices of every instance (the Postgres listener): cached sessions are then told. */
+  readonly notices: RevocationNotices
 }
 
 /**
@@ -72,6 +75,9 @@ export function createLocalAccounts(parts: LocalAccountsParts): LocalAccounts {
       shareBearerHeader: true,
     },
     mechanismNames: { session: SESSION_MECHANISM, bearer: LOCAL_TOKEN_MECHANISM },
+    // A sign-out, password change or back-channel logout on any instance reaches every instance's cache
+    // within moments; should the listener drop, cached entries fall back to the default 5 s bound.
+    revocation: { notices: parts.notices },
     events: parts.events,
   })
 }

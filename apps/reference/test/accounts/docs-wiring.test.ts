@@ -23,6 +23,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { transactions } from '@portcullis/core/oauth'
 import {
+  BackchannelLogout,
   discoverOidcProvider,
   GitHubOAuthProvider,
   OAuthLifecycleService,
@@ -34,6 +35,7 @@ import {
   type OAuthTransactionProtector,
   OAuthTransactionProtectorKey,
 } from '@portcullis/core/protection'
+import { MemoryRevocationNotices, type RevocationNotices } from '@portcullis/core/revocation'
 import { MemoryStepUpStore, StepUpService, type StepUpStore } from '@portcullis/core/step-up'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import {
@@ -50,6 +52,7 @@ import {
   PostgresAccountStore,
   PostgresOAuthTransactionStore,
   PostgresRateLimitStore,
+  PostgresRevocationNotices,
   PostgresSessionStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
@@ -71,6 +74,7 @@ interface Stores {
   readonly rateLimits: RateLimitStore
   readonly stepUpStore: StepUpStore
   readonly transactionStore: ConstructorParameters<typeof transactions.OAuthTransactionService>[0]['store']
+  readonly notices: RevocationNotices
 }
 
 interface Providers {
@@ -81,7 +85,7 @@ interface Providers {
 
 /** The docs' wiring, verbatim between the markers, over the given stores and providers. */
 function wire(stores: Stores, providers: Providers) {
-  const { accountStore, sessions, rateLimits, stepUpStore, transactionStore } = stores
+  const { accountStore, sessions, rateLimits, stepUpStore, transactionStore, notices } = stores
   const { google, github, protector } = providers
   // docs:oauth-wiring:start
   const stepUp = new StepUpService({ store: stepUpStore })
@@ -137,6 +141,7 @@ function wire(stores: Stores, providers: Providers) {
     hasher: argon2idPasswordHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    revocation: { notices },
   })
 
   const security = createSecurity({
@@ -159,8 +164,12 @@ function wire(stores: Stores, providers: Providers) {
     // The signed-in user of link, scopes, unlink, revoke, logout, revalidate and reauthenticate.
     currentSession: currentLocalSession(security),
     // After a verified login (a first one included): a real local session, fixation-safe.
-    signIn: async ({ accountId, provisioned }, request, response) => {
-      const signIn = await localRoutes.establishSignIn(request, response, { accountId })
+    // The provider session (`identity`: issuer, subject, sid) goes into its handle for back-channel logout.
+    signIn: async ({ accountId, identity, provisioned }, request, response) => {
+      const signIn = await localRoutes.establishSignIn(request, response, {
+        accountId,
+        providerSession: identity,
+      })
       // `provisioned`: this sign-in created the account; start your onboarding here.
       // JSON clients see what this returns; never return the session id itself.
       return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken, provisioned } : undefined
@@ -177,6 +186,13 @@ function wire(stores: Stores, providers: Providers) {
         response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
       }
     },
+    // POST /auth/oauth/{provider}/backchannel-logout: register it as the client's backchannel_logout_uri.
+    backchannelLogout: new BackchannelLogout({
+      lifecycle,
+      revokeSessions: (match) => local.revokeProviderSessions(match),
+      // Used jti's, shared by every instance: a replayed logout token is refused everywhere.
+      replay: rateLimits,
+    }),
   })
 
   // Password step-up, the account's sign-in methods, adding and removing the password, deleting it all.
@@ -192,7 +208,6 @@ function wire(stores: Stores, providers: Providers) {
   app.use(localRoutes) // the CSRF guard runs before the other routes' unsafe methods
   app.use(oauthRoutes)
   app.use(accountRoutes)
-
   // docs:oauth-wiring:end
   return { app, lifecycle }
 }
@@ -225,11 +240,13 @@ describe('docs/oauth.md wiring', () => {
 async function memoryStores(
   protector: OAuthTransactionProtector,
 ): Promise<Stores & { close(): Promise<void> }> {
-  const sessions = new MemorySessionStore()
+  const notices = new MemoryRevocationNotices()
+  const sessions = new MemorySessionStore({ notices })
   const stepUpStore = new MemoryStepUpStore()
   return {
     // In one process, the account store removes an account's sessions and step-up credentials itself.
-    accountStore: new MemoryAccountStore({ cascade: [sessions, stepUpStore] }),
+    accountStore: new MemoryAccountStore({ cascade: [sessions, stepUpStore], notices }),
+    notices,
     sessions,
     rateLimits: new MemoryRateLimitStore(),
     stepUpStore,
@@ -244,13 +261,17 @@ async function postgresStores(
   const database = await createTestDatabase()
   const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
   await migrate(client)
+  const notices = new PostgresRevocationNotices({ client })
+  await notices.start()
   return {
+    notices,
     accountStore: new PostgresAccountStore({ client }),
     sessions: new PostgresSessionStore({ client }),
     rateLimits: new PostgresRateLimitStore({ client }),
     stepUpStore: new PostgresStepUpStore({ client }),
     transactionStore: new PostgresOAuthTransactionStore({ client, protector }),
     async close() {
+      await notices.close()
       await client.close()
       await database.close()
     },

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import type { AccountStore } from '@portcullis/core/accounts'
 import type { RateLimitStore, RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
 import type { Check } from '../suite/suite.js'
 
@@ -13,7 +14,13 @@ export interface StoreFixture<Store> {
   dispose?(): Promise<void> | void
 }
 
-export type SessionStoreFixture = StoreFixture<SessionStore>
+export interface SessionStoreFixture extends StoreFixture<SessionStore> {
+  /**
+   * The account store over the same storage, for the `accountEpoch` cases of `sessionStoreSuite`
+   * (`getWithAccountEpoch` reads the epoch it keeps).
+   */
+  readonly accounts?: AccountStore
+}
 export type RefreshTokenStoreFixture = StoreFixture<RefreshTokenStore>
 export type RateLimitStoreFixture = StoreFixture<RateLimitStore>
 

@@ -7,6 +7,7 @@ export type {
   SessionStoreFixture,
   StoreFixture,
 } from './fixture.js'
+export type { SessionStoreSuiteOptions } from './suites.js'
 export {
   assertRateLimitStoreConformance,
   assertRefreshTokenStoreConformance,

@@ -11,6 +11,8 @@ import type {
 import { rateLimitCases } from './rate-limit-cases.js'
 import { refreshCases } from './refresh-cases.js'
 import { sessionCases } from './session-cases.js'
+import { sessionEpochCases } from './session-epoch-cases.js'
+import { sessionTagCases } from './session-tag-cases.js'
 
 function suiteOf<Fixture extends StoreFixture<unknown>>(
   name: string,
@@ -25,13 +27,30 @@ function suiteOf<Fixture extends StoreFixture<unknown>>(
   }
 }
 
+export interface SessionStoreSuiteOptions {
+  /**
+   * The store implements the optional `getWithAccountEpoch` (one statement for a session and its account's
+   * epoch): adds its cases, which need `accounts` in the fixture.
+   */
+  readonly accountEpoch?: boolean
+}
+
 /**
  * The `SessionStore` suite: exact round trip, idle and absolute expiry at their boundaries, touch that
  * only moves forward (also under 16 concurrent touches), is capped and never revives, id rotation with
- * `replaces`, duplicates, listing, the three kinds of revoke, and typed invalid-input errors.
+ * `replaces`, duplicates, listing, the four kinds of revoke, and typed invalid-input errors; with
+ * `accountEpoch`, `getWithAccountEpoch` answering the account's current epoch.
  */
-export function sessionStoreSuite(factory: SessionStoreFactory): ConformanceSuite<SessionStoreFixture> {
-  return suiteOf('SessionStore conformance', sessionCases, factory)
+export function sessionStoreSuite(
+  factory: SessionStoreFactory,
+  options: SessionStoreSuiteOptions = {},
+): ConformanceSuite<SessionStoreFixture> {
+  const cases = [
+    ...sessionCases,
+    ...sessionTagCases,
+    ...(options.accountEpoch === true ? sessionEpochCases : []),
+  ]
+  return suiteOf('SessionStore conformance', cases, factory)
 }
 
 /**
@@ -55,8 +74,11 @@ export function rateLimitStoreSuite(factory: RateLimitStoreFactory): Conformance
 }
 
 /** Runs every `SessionStore` case; throws an `AggregateError` naming each violated invariant. */
-export function assertSessionStoreConformance(factory: SessionStoreFactory): Promise<void> {
-  return assertSuite(sessionStoreSuite(factory))
+export function assertSessionStoreConformance(
+  factory: SessionStoreFactory,
+  options: SessionStoreSuiteOptions = {},
+): Promise<void> {
+  return assertSuite(sessionStoreSuite(factory, options))
 }
 
 /** Runs every `RefreshTokenStore` case; throws an `AggregateError` naming each violated invariant. */

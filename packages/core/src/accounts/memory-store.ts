@@ -1,6 +1,7 @@
 import { duplicateRecord } from '../local-accounts/store-errors.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import {
   type AccountRow,
   type MemoryAccountData,
@@ -45,6 +46,12 @@ export interface MemoryAccountStoreOptions {
    * account's records from them in the same step, as a shared SQL schema would in one transaction.
    */
   readonly cascade?: readonly MemoryAccountData[]
+  /**
+   * Where epoch moves and deletions are announced: every change that moves an account's security epoch
+   * (password change or reset, password removal, unlink, sign-out everywhere, disabling) and every
+   * deletion publishes an `account` notice before the call resolves.
+   */
+  readonly notices?: RevocationNotices
 }
 
 function toRecord(accountId: string, account: AccountRow, password: PasswordRow): PasswordRecord {
@@ -70,7 +77,7 @@ export class MemoryAccountStore implements AccountStore {
   readonly #tables: MemoryAccountTables
 
   constructor(options: MemoryAccountStoreOptions = {}) {
-    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])])
+    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])], options.notices)
   }
 
   oauth(registration: OAuthStoreRegistration): MemoryOAuthAccountStore {
@@ -157,7 +164,7 @@ export class MemoryAccountStore implements AccountStore {
   async setPassword(request: SetPasswordRequest): Promise<PasswordRecord | null> {
     const change = validateSetPassword(request)
     const tables = this.#tables
-    return tables.queue.run(() => {
+    return tables.queue.run(async () => {
       const account = tables.accounts.get(change.accountId)
       const password = tables.passwords.get(change.accountId)
       if (account === undefined || password === undefined) return null
@@ -174,7 +181,10 @@ export class MemoryAccountStore implements AccountStore {
         passwordChangedAt: change.rehash ? password.passwordChangedAt : change.now,
       }
       tables.passwords.set(change.accountId, updated)
-      if (change.bumpEpoch) tables.bumpEpoch(change.accountId, change.now)
+      if (change.bumpEpoch) {
+        tables.bumpEpoch(change.accountId, change.now)
+        await tables.announce(change.accountId)
+      }
       return toRecord(change.accountId, tables.accounts.get(change.accountId) ?? account, updated)
     })
   }
@@ -203,35 +213,43 @@ export class MemoryAccountStore implements AccountStore {
   async removePassword(request: AccountChangeRequest): Promise<RemoveSignInMethodOutcome> {
     const { accountId, now } = validateAccountChange(request)
     const tables = this.#tables
-    return tables.queue.run((): RemoveSignInMethodOutcome => {
+    return tables.queue.run(async (): Promise<RemoveSignInMethodOutcome> => {
       const password = tables.passwords.get(accountId)
       if (!tables.accounts.has(accountId) || password === undefined) return { outcome: 'not-found' }
       if (tables.methodCount(accountId) <= 1) return { outcome: 'final-method' }
       tables.passwords.delete(accountId)
       tables.byUsername.delete(password.username)
-      return { outcome: 'removed', securityEpoch: tables.bumpEpoch(accountId, now) ?? 1 }
+      const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+      await tables.announce(accountId)
+      return { outcome: 'removed', securityEpoch }
     })
   }
 
   async bumpSecurityEpoch(request: AccountChangeRequest): Promise<number | null> {
     const { accountId, now } = validateAccountChange(request)
-    return this.#tables.queue.run(() => this.#tables.bumpEpoch(accountId, now))
+    const tables = this.#tables
+    return tables.queue.run(async () => {
+      const securityEpoch = tables.bumpEpoch(accountId, now)
+      if (securityEpoch !== null) await tables.announce(accountId)
+      return securityEpoch
+    })
   }
 
   async setAccountStatus(request: SetAccountStatusRequest): Promise<Account | null> {
     const { accountId, status, now } = validateSetAccountStatus(request)
     const tables = this.#tables
-    return tables.queue.run(() => {
+    return tables.queue.run(async () => {
       const account = tables.accounts.get(accountId)
       if (account === undefined) return null
+      const disabling = status === 'disabled' && account.status !== 'disabled'
       const next: AccountRow = {
         ...account,
         status,
-        securityEpoch:
-          account.securityEpoch + (status === 'disabled' && account.status !== 'disabled' ? 1 : 0),
+        securityEpoch: account.securityEpoch + (disabling ? 1 : 0),
         updatedAt: now,
       }
       tables.accounts.set(accountId, next)
+      if (disabling) await tables.announce(accountId)
       return accountRecord({ accountId, ...next })
     })
   }
@@ -239,7 +257,7 @@ export class MemoryAccountStore implements AccountStore {
   async deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome> {
     const { accountId } = validateAccountChange(request)
     const tables = this.#tables
-    return tables.queue.run((): DeleteAccountOutcome => {
+    return tables.queue.run(async (): Promise<DeleteAccountOutcome> => {
       if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
       const retained: string[] = []
       for (const state of tables.providers.values()) {
@@ -263,6 +281,7 @@ export class MemoryAccountStore implements AccountStore {
       }
       tables.accounts.delete(accountId)
       for (const holder of tables.cascade) holder.deleteAccountData(accountId)
+      await tables.announce(accountId)
       return { outcome: 'deleted' }
     })
   }

@@ -1,4 +1,5 @@
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { AccountStatus } from './records.js'
 
 /** One account in memory. */
@@ -47,9 +48,19 @@ export class MemoryAccountTables {
   readonly providers = new Map<string, StoreState>()
   readonly queue = new SerialQueue()
   readonly cascade: readonly MemoryAccountData[]
+  readonly #notices: RevocationNotices | undefined
 
-  constructor(cascade: readonly MemoryAccountData[] = []) {
+  constructor(cascade: readonly MemoryAccountData[] = [], notices?: RevocationNotices) {
     this.cascade = cascade
+    this.#notices = notices
+  }
+
+  /**
+   * Publishes the account's revocation notice (its epoch moved, or it was deleted). Called in the queued
+   * step right after the change, so the notice is delivered before the operation resolves.
+   */
+  async announce(accountId: string): Promise<void> {
+    await this.#notices?.publish({ kind: 'account', accountId })
   }
 
   /** The link, vault and retry rows of one provider (created on first use). */

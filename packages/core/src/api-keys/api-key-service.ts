@@ -8,6 +8,7 @@ import {
 } from '../cache/verified-cache.js'
 import { numberBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { isStrictIdentifier } from '../jwks/strict-identifier.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { ApiKeyError } from './api-key-error.js'
 import {
   API_KEY_ID_BYTES,
@@ -18,6 +19,7 @@ import {
   isApiKeyId,
   parseApiKey,
 } from './api-key-format.js'
+import { ApiKeyLookupCache } from './api-key-lookup-cache.js'
 import type { ApiKeyPepperRing } from './api-key-pepper.js'
 import { type ApiKeyRecord, apiKeyStatus, assertRestrictions } from './api-key-record.js'
 import type { ApiKeyStore } from './api-key-store.js'
@@ -41,6 +43,20 @@ export interface ApiKeyServiceOptions {
    * maxTtlSeconds: 300 }`; `false` turns it off.
    */
   readonly digestMemo?: false | VerifiedCacheOptions
+  /**
+   * Revocation notices shared by every instance (`PostgresRevocationNotices`, or the memory store's
+   * `MemoryRevocationNotices`). With them, keys that verified are answered from the verified-lookup cache
+   * while the notices are trusted, with no store read; a revocation or rotation on any instance evicts
+   * the key everywhere within moments. While they are not trusted (listener down), every request reads
+   * the store, as without them.
+   */
+  readonly notices?: RevocationNotices
+  /**
+   * Bounds of the verified-lookup cache (used only with `notices`): keyed by the SHA-256 of the presented
+   * key, successes only. `maxTtlSeconds` is a safety bound (notices evict at once). Default
+   * `{ maxEntries: 10000, maxTtlSeconds: 300 }`; `false` turns it off.
+   */
+  readonly lookupCache?: false | VerifiedCacheOptions
 }
 
 export interface IssueApiKeyRequest {
@@ -77,6 +93,16 @@ const API_KEY_SERVICE_OPTIONS: OptionsShape<ApiKeyServiceOptions> = {
   randomBytes: { kind: 'function' },
   maxOverlapSeconds: { kind: 'number', check: numberBetween(0) },
   digestMemo: { kind: ['false', 'object'], shape: verifiedCacheOptions('api_key.invalid_config') },
+  notices: {
+    kind: 'object',
+    code: 'api_key.invalid_config',
+    check: (value) =>
+      typeof (value as { trusted?: unknown }).trusted === 'function' &&
+      typeof (value as { subscribe?: unknown }).subscribe === 'function'
+        ? undefined
+        : 'must be a RevocationNotices (trusted, subscribe, publish)',
+  },
+  lookupCache: { kind: ['false', 'object'], shape: verifiedCacheOptions('api_key.invalid_config') },
 }
 
 type MemoizedDigest = { readonly pepperVersion: string; readonly digest: Buffer }
@@ -103,6 +129,12 @@ function digestMemo(options: ApiKeyServiceOptions['digestMemo'], clock: () => nu
   return new VerifiedCache<MemoizedDigest>(maxEntries, maxTtlMs, clock)
 }
 
+function lookupCache(options: ApiKeyServiceOptions, clock: () => number): ApiKeyLookupCache | undefined {
+  if (options.notices === undefined || options.lookupCache === false) return undefined
+  const bounds = verifiedCacheBounds(options.lookupCache ?? {}, 'lookupCache', 'api_key.invalid_config')
+  return new ApiKeyLookupCache(options.notices, { ...bounds, clock })
+}
+
 /** Equal contents of two arrays of the same length, without leaving the loop early. */
 function sameBytes(left: Uint8Array, right: Uint8Array): boolean {
   let difference = 0
@@ -121,6 +153,7 @@ export class ApiKeyService {
   readonly #random: (size: number) => Uint8Array
   readonly #maxOverlapSeconds: number
   readonly #memo: VerifiedCache<MemoizedDigest> | undefined
+  readonly #lookups: ApiKeyLookupCache | undefined
 
   constructor(options: ApiKeyServiceOptions) {
     readOptions(options, 'ApiKeyService', API_KEY_SERVICE_OPTIONS)
@@ -132,6 +165,12 @@ export class ApiKeyService {
     this.#random = options.randomBytes ?? nodeRandomBytes
     this.#maxOverlapSeconds = options.maxOverlapSeconds ?? 7 * 86_400
     this.#memo = digestMemo(options.digestMemo, this.#clock)
+    this.#lookups = lookupCache(options, this.#clock)
+  }
+
+  /** Keys held by the verified-lookup cache (0 without notices). */
+  get cachedLookups(): number {
+    return this.#lookups?.size ?? 0
   }
 
   async issue(request: IssueApiKeyRequest): Promise<IssuedApiKey> {
@@ -193,12 +232,22 @@ export class ApiKeyService {
   }
 
   /**
-   * Malformed values cost no store lookup; well-formed ones exactly one. Settles synchronously when the
-   * store answers synchronously. Never throws, never rejects.
+   * Malformed values cost no store lookup; well-formed ones at most one (none when the verified-lookup
+   * cache answers, see `notices`). Settles synchronously when the cache or the store answers
+   * synchronously. Never throws, never rejects.
    */
   verify(value: string): ApiKeyVerification | Promise<ApiKeyVerification> {
     const parts = parseApiKey(value, this.prefix)
     if (parts === undefined) return MALFORMED
+    const lookups = this.#lookups?.usable === true ? this.#lookups : undefined
+    const cacheKey =
+      lookups === undefined && this.#memo === undefined ? undefined : VerifiedCache.keyOf(value)
+    if (lookups !== undefined && cacheKey !== undefined) {
+      const hit = lookups.get(cacheKey)
+      if (hit !== undefined) return this.#status(hit)
+    }
+    const lookup =
+      lookups === undefined ? undefined : { readAt: this.#clock(), generation: lookups.generation }
     let answer: ReturnType<ApiKeyStore['get']>
     try {
       answer = this.#store.get(parts.keyId)
@@ -206,14 +255,28 @@ export class ApiKeyService {
       return storeUnavailable(error)
     }
     if (typeof (answer as { then?: unknown } | undefined)?.then !== 'function') {
-      return this.#check(value, parts, answer as ApiKeyRecord | undefined)
+      return this.#check(parts, answer as ApiKeyRecord | undefined, cacheKey, lookup)
     }
-    return Promise.resolve(answer).then((record) => this.#check(value, parts, record), storeUnavailable)
+    return Promise.resolve(answer).then(
+      (record) => this.#check(parts, record, cacheKey, lookup),
+      storeUnavailable,
+    )
   }
 
-  #check(value: string, parts: ApiKeyParts, record: ApiKeyRecord | undefined): ApiKeyVerification {
+  #status(record: ApiKeyRecord): ApiKeyVerification {
+    const status = apiKeyStatus(record, this.#clock())
+    if (status === 'expired' || status === 'revoked') return { kind: 'invalid', reason: `api-key: ${status}` }
+    return { kind: 'valid', record }
+  }
+
+  #check(
+    parts: ApiKeyParts,
+    record: ApiKeyRecord | undefined,
+    cacheKey: string | undefined,
+    lookup: { readonly readAt: number; readonly generation: number } | undefined,
+  ): ApiKeyVerification {
     if (record === undefined || record.keyId !== parts.keyId) return UNKNOWN
-    const memoKey = this.#memo === undefined ? undefined : VerifiedCache.keyOf(value)
+    const memoKey = this.#memo === undefined ? undefined : cacheKey
     const memoized = memoKey === undefined ? undefined : this.#memo?.get(memoKey)
     const remembered = memoized !== undefined && memoized.pepperVersion === record.pepperVersion
     const expected = remembered
@@ -226,12 +289,15 @@ export class ApiKeyService {
     // for a value that already matched this key's record: comparing it involves no attacker-chosen bytes and
     // only catches a record whose digest changed since, so a plain comparison is enough there.
     if (!(remembered ? sameBytes(expected, stored) : timingSafeEqual(expected, stored))) return MISMATCH
-    const status = apiKeyStatus(record, this.#clock())
-    if (status === 'expired' || status === 'revoked') return { kind: 'invalid', reason: `api-key: ${status}` }
+    const verdict = this.#status(record)
+    if (verdict.kind !== 'valid') return verdict
     if (memoKey !== undefined && !remembered) {
       this.#memo?.set(memoKey, { pepperVersion: record.pepperVersion, digest: expected })
     }
-    return { kind: 'valid', record }
+    if (lookup !== undefined && cacheKey !== undefined) {
+      this.#lookups?.set(cacheKey, record, lookup.readAt, lookup.generation)
+    }
+    return verdict
   }
 
   #mint(

@@ -26,4 +26,5 @@ export type { ApiKeyRotation, ApiKeyStore, ApiKeyUsage } from './api-key-store.j
 export type { ApiKeyUsageRecorderOptions, ApiKeyUsageStats } from './api-key-usage-recorder.js'
 export { ApiKeyUsageRecorder } from './api-key-usage-recorder.js'
 export { IssuedApiKey } from './issued-api-key.js'
+export type { MemoryApiKeyStoreOptions } from './memory-api-key-store.js'
 export { MemoryApiKeyStore } from './memory-api-key-store.js'

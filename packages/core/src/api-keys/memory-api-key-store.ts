@@ -1,4 +1,5 @@
 import type { CredentialRestrictions } from '../authentication/principal.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import {
   type ApiKeyDirectory,
   type ApiKeyListOptions,
@@ -44,12 +45,26 @@ function copy(record: ApiKeyRecord): ApiKeyRecord {
   return result
 }
 
+export interface MemoryApiKeyStoreOptions {
+  /**
+   * Where revocations are announced: a revoked key, and the current key of a rotation, are published as
+   * `api-key` notices before the call resolves. Give the same `MemoryRevocationNotices` to
+   * `ApiKeyService({ notices })` for its verified-lookup cache.
+   */
+  readonly notices?: RevocationNotices
+}
+
 /**
  * The in-process `ApiKeyStore` (and `ApiKeyDirectory`) for tests, demos and single-instance apps. Each
  * operation runs without awaiting between its checks and its writes, which makes it atomic on the event loop.
  */
 export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #records = new Map<string, ApiKeyRecord>()
+  readonly #notices: RevocationNotices | undefined
+
+  constructor(options: MemoryApiKeyStoreOptions = {}) {
+    this.#notices = options.notices
+  }
 
   get(keyId: string): ApiKeyRecord | undefined {
     const record = this.#records.get(keyId)
@@ -87,6 +102,7 @@ export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
     assertApiKeyRecord(revoked)
     this.#records.set(currentKeyId, revoked)
     this.#records.set(replacement.keyId, copy(replacement))
+    await this.#notices?.publish({ kind: 'api-key', keyId: currentKeyId })
   }
 
   async revoke(keyId: string, now: Date): Promise<void> {
@@ -95,6 +111,7 @@ export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
     const { overlapUntil: _ended, ...rest } = current
     const revokedAt = current.revokedAt !== undefined && current.revokedAt < now ? current.revokedAt : now
     this.#records.set(keyId, { ...rest, revokedAt: new Date(revokedAt) })
+    await this.#notices?.publish({ kind: 'api-key', keyId })
   }
 
   async listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {
@@ -121,12 +138,15 @@ export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
    * takes its keys in the same step). Service keys are never touched. How many went.
    */
   deleteAccountData(accountId: string): number {
-    let removed = 0
+    const removed: string[] = []
     for (const [keyId, record] of this.#records) {
       if (record.ownerKind !== 'user' || record.ownerId !== accountId) continue
       this.#records.delete(keyId)
-      removed += 1
+      removed.push(keyId)
     }
-    return removed
+    // Delivered in this synchronous step (memory notices deliver before `publish` returns); a key id from
+    // this store is always a valid notice, so the returned promise cannot reject.
+    for (const keyId of removed) void this.#notices?.publish({ kind: 'api-key', keyId })
+    return removed.length
   }
 }

@@ -37,9 +37,10 @@ export class AccountEpochs {
     reason: EpochBumpReason,
     clientAddress: string | undefined,
   ): Promise<number | null> {
+    const generation = this.#runtime.epochs.generation
     const epoch = await this.#accounts.bumpSecurityEpoch({ accountId, now: new Date(this.#runtime.clock()) })
     if (epoch === null) return null
-    await this.moved({ accountId, securityEpoch: epoch, reason, clientAddress })
+    await this.moved({ accountId, securityEpoch: epoch, reason, clientAddress, generation })
     return epoch
   }
 
@@ -48,8 +49,10 @@ export class AccountEpochs {
     readonly securityEpoch: number
     readonly reason: EpochBumpReason
     readonly clientAddress?: string | undefined
+    /** The caches' generation read before the store moved the epoch; without it the next check reads. */
+    readonly generation?: number
   }): Promise<void> {
-    this.#runtime.epochs.remember(request.accountId, request.securityEpoch)
+    this.#believe(request.accountId, request.securityEpoch, request.generation)
     this.#runtime.emit('epoch.bumped', {
       accountId: request.accountId,
       epoch: request.securityEpoch,
@@ -68,7 +71,7 @@ export class AccountEpochs {
     const info = request.request ?? {}
     const { sessionHandle, familyId } = request.credentials
     const result: { session?: SessionSignIn; tokens?: TokenSignIn } = {}
-    this.#runtime.epochs.remember(request.accountId, request.securityEpoch)
+    this.#believe(request.accountId, request.securityEpoch, undefined)
     if (sessionHandle !== undefined && this.#sessions !== undefined) {
       result.session = await this.#sessions.create({
         accountId: request.accountId,
@@ -81,6 +84,15 @@ export class AccountEpochs {
       result.tokens = await this.#tokens.issue(request.accountId, request.securityEpoch, request.amr)
     }
     return result
+  }
+
+  /**
+   * Believes an epoch this instance moved, unless a notice may have reached the caches since the move
+   * (no `generation` read before it): then the entry is dropped and the next check reads the store.
+   */
+  #believe(accountId: string, securityEpoch: number, generation: number | undefined): void {
+    if (generation === undefined) this.#runtime.epochs.forget(accountId)
+    else this.#runtime.epochs.remember(accountId, securityEpoch, generation)
   }
 
   deleted(accountId: string): void {

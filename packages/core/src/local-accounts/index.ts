@@ -39,6 +39,7 @@ export {
   validatePassword,
 } from './passwords/password.js'
 export { MAX_USERNAME_LENGTH, normalizeUsername } from './passwords/username.js'
+export type { ProviderSession, ProviderSessionMatch } from './provider-session.js'
 export type { ClientAddressInput } from './rate-limits/client-address.js'
 export {
   MAX_FORWARDED_HOPS,
@@ -75,6 +76,7 @@ export type { CsrfCheckInput, CsrfDecision, CsrfRefusalReason } from './sessions
 export { assertCsrf, CsrfRefusedError, checkCsrf, csrfTokenForSession } from './sessions/csrf.js'
 export type { CsrfSeed, LocalCsrfInput } from './sessions/local-csrf.js'
 export { LocalCsrf } from './sessions/local-csrf.js'
+export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js'
 export { MemorySessionStore } from './sessions/memory-session-store.js'
 export type { SessionCookie, SessionCookieOptions, SessionCookieRead } from './sessions/session-cookie.js'
 export {
@@ -94,6 +96,7 @@ export type {
   RevokeSessionsRequest,
   SessionRecord,
   SessionStore,
+  SessionWithAccountEpoch,
   TouchSessionRequest,
   ValidatedSessionRevocation,
 } from './sessions/session-store.js'
@@ -136,6 +139,7 @@ export {
 export { TOKEN_FAMILY_ATTRIBUTE } from './tokens/access-token-mechanism.js'
 export type { LocalJWKSProviderOptions } from './tokens/local-jwks-provider.js'
 export { LocalJWKSProvider } from './tokens/local-jwks-provider.js'
+export type { MemoryRefreshTokenStoreOptions } from './tokens/memory-refresh-token-store.js'
 export { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
 export type {
   CreateRefreshFamilyRequest,

@@ -1,6 +1,7 @@
 import type { AccountStore } from '../accounts/port.js'
 import { integerBetween, type OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
 import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
@@ -78,9 +79,22 @@ export interface LocalRateLimitOptions {
 
 export interface LocalRevocationOptions {
   /**
-   * How old a cached session or security epoch may be before the store is read again: the longest time a
-   * revoked session, or a token of an account whose epoch moved, still works on an instance that did not
-   * do the revoking. Default 5; 0 is strict mode (the store is read on every request); at most 60.
+   * Revocation notices shared by every instance (`PostgresRevocationNotices` over the stores' database, or
+   * `MemoryRevocationNotices` with the memory stores). While they are trusted (the listener is up), a
+   * revocation anywhere evicts the cached session or epoch on every instance within moments, so cached
+   * entries are believed for `safetyTtlSeconds`; while they are not, `maxStalenessSeconds` applies.
+   */
+  readonly notices?: RevocationNotices
+  /**
+   * How long a cached session or security epoch is believed while the notices are trusted: a safety bound
+   * only, since notices evict entries at once. Default 300; 1 to 3600.
+   */
+  readonly safetyTtlSeconds?: number
+  /**
+   * How old a cached session or security epoch may be before the store is read again when no notices are
+   * trusted (none configured, or the listener is down): the longest time a revoked session, or a token of
+   * an account whose epoch moved, still works on an instance that did not do the revoking. Default 5; 0
+   * is strict mode (the store is read on every request while notices are not trusted); at most 60.
    */
   readonly maxStalenessSeconds?: number
   /** Sessions held by the per-instance lookup cache. Default 10000. */
@@ -201,6 +215,16 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
   revocation: {
     kind: 'object',
     shape: {
+      notices: {
+        kind: 'object',
+        code: CODE,
+        check: (value) =>
+          typeof (value as { trusted?: unknown }).trusted === 'function' &&
+          typeof (value as { subscribe?: unknown }).subscribe === 'function'
+            ? undefined
+            : 'must be a RevocationNotices (trusted, subscribe, publish)',
+      },
+      safetyTtlSeconds: SECONDS(1, 3600),
       maxStalenessSeconds: SECONDS(0, 60),
       maxCachedSessions: SECONDS(1, 1_000_000),
       maxCachedAccounts: SECONDS(1, 1_000_000),
@@ -228,6 +252,8 @@ export interface LocalSettings {
   readonly perAccount: LoginRateLimit
   readonly perAddress: LoginRateLimit
   readonly stalenessMs: number
+  /** How long a cached entry is believed while revocation notices are trusted. */
+  readonly trustedTtlMs: number
   readonly maxCachedSessions: number
   readonly maxCachedAccounts: number
   readonly registration: RegistrationPolicy
@@ -273,6 +299,7 @@ export function localSettings(options: LocalAccountsOptions): LocalSettings {
     perAccount: options.rateLimit?.perAccount ?? { limit: 10, windowSeconds: 900 },
     perAddress: options.rateLimit?.perAddress ?? { limit: 100, windowSeconds: 900 },
     stalenessMs: (revocation.maxStalenessSeconds ?? 5) * 1000,
+    trustedTtlMs: (revocation.safetyTtlSeconds ?? 300) * 1000,
     maxCachedSessions: revocation.maxCachedSessions ?? 10_000,
     maxCachedAccounts: revocation.maxCachedAccounts ?? 10_000,
     registration: options.registration ?? 'closed',

@@ -27,8 +27,14 @@ import {
   resetAccountPassword,
   verifyCredentials,
 } from './passwords/password-flows.js'
+import {
+  type ProviderSessionMatch,
+  providerSessionMatchTags,
+  providerSessionTags,
+} from './provider-session.js'
 import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
+import { subscribeLocalCaches } from './revocation-subscriber.js'
 import { defined, type LocalRuntime } from './runtime.js'
 import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './security-events.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
@@ -98,6 +104,14 @@ export class LocalAccounts {
       tokens: parts.tokens,
       clientAddress: (info) => this.clientAddress(info),
     })
+    const notices = options.revocation?.notices
+    if (notices !== undefined) {
+      subscribeLocalCaches(notices, {
+        runtime: parts.runtime,
+        sessions: parts.sessions,
+        tokens: parts.tokens,
+      })
+    }
   }
 
   /** The transports this profile can establish. */
@@ -139,10 +153,11 @@ export class LocalAccounts {
     const transport = chooseTransport(this.profile, options.transport)
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
+    const generation = this.#runtime.epochs.generation
     const account = await verifyCredentials(this.#flows, body, clientAddress)
     refuseDisabled(this.#runtime, account, clientAddress)
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    return this.#establish(account, transport, options.replacesSessionId, info, ['pwd'])
+    return this.#establish(account, generation, transport, options.replacesSessionId, info, ['pwd'])
   }
 
   /**
@@ -159,13 +174,28 @@ export class LocalAccounts {
       throw invalidLocalInput('accountId must be a non-empty string')
     }
     const transport = chooseTransport(this.profile, request.transport)
+    const generation = this.#runtime.epochs.generation
     const account = await this.#accounts.getAccount(request.accountId)
     if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
     const info = request.request ?? {}
     const clientAddress = this.clientAddress(info)
     refuseDisabled(this.#runtime, account, clientAddress)
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    return this.#establish(account, transport, request.replacesSessionId, info, undefined)
+    const tags =
+      request.providerSession === undefined
+        ? undefined
+        : providerSessionTags(request.providerSession, this.#runtime.random)
+    return this.#establish(account, generation, transport, request.replacesSessionId, info, undefined, tags)
+  }
+
+  /**
+   * Ends the local sessions established from an identity-provider session (`establishSignIn` with
+   * `providerSession`) that a back-channel logout names: by `sid`, by `sub`, or both. How many ended.
+   */
+  async revokeProviderSessions(match: ProviderSessionMatch): Promise<number> {
+    const tags = providerSessionMatchTags(match)
+    if (tags.length === 0 || this.#sessions === undefined) return 0
+    return this.#sessions.revokeTagged(tags)
   }
 
   /**
@@ -369,12 +399,14 @@ export class LocalAccounts {
 
   async #establish(
     account: { readonly accountId: string; readonly securityEpoch: number },
+    generation: number,
     transport: LocalTransport,
     replacesSessionId: string | undefined,
     info: LocalRequestInfo,
     amr: readonly string[] | undefined,
+    handleTags?: readonly string[],
   ): Promise<LocalSignIn> {
-    this.#runtime.epochs.remember(account.accountId, account.securityEpoch)
+    this.#runtime.epochs.remember(account.accountId, account.securityEpoch, generation)
     if (transport === 'tokens')
       return this.#tokenManager().issue(account.accountId, account.securityEpoch, amr)
     return this.#sessionManager().create({
@@ -383,6 +415,7 @@ export class LocalAccounts {
       replaces: replacesSessionId,
       clientAddress: this.clientAddress(info),
       userAgent: info.userAgent,
+      handleTags,
     })
   }
 

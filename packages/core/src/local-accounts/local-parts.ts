@@ -51,6 +51,7 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     clock,
     random,
     loadEpoch: async (accountId) => (await options.accounts.getAccount(accountId))?.securityEpoch ?? null,
+    notices: options.revocation?.notices,
     sink: options.events,
     onSinkError: options.onEventSinkError,
   })

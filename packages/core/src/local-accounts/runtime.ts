@@ -1,3 +1,5 @@
+import { CacheTrust } from '../revocation/cache-trust.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { EpochCache } from './epoch-cache.js'
 import type { LocalSettings } from './local-accounts-options.js'
 import {
@@ -14,6 +16,8 @@ export interface LocalRuntime {
   /** Milliseconds since the epoch. */
   readonly clock: () => number
   readonly random: (size: number) => Uint8Array
+  /** How long cached sessions and epochs are believed now, and their shared generation. */
+  readonly trust: CacheTrust
   readonly epochs: EpochCache
   emit<Type extends SecurityEventType>(type: Type, fields: SecurityEventFields[Type]): void
 }
@@ -23,15 +27,18 @@ export function localRuntime(options: {
   readonly clock: () => number
   readonly random: (size: number) => Uint8Array
   readonly loadEpoch: (accountId: string) => Promise<number | null>
+  readonly notices: RevocationNotices | undefined
   readonly sink: SecurityEventSink | undefined
   readonly onSinkError: SecurityEventSinkErrorHandler | undefined
 }): LocalRuntime {
   const { settings, clock, random, sink, onSinkError } = options
+  const trust = new CacheTrust(options.notices, settings.stalenessMs, settings.trustedTtlMs)
   return {
     settings,
     clock,
     random,
-    epochs: new EpochCache(options.loadEpoch, settings.stalenessMs, settings.maxCachedAccounts, clock),
+    trust,
+    epochs: new EpochCache(options.loadEpoch, trust, settings.maxCachedAccounts, clock),
     emit(type, fields) {
       if (sink === undefined) return
       // A clock that throws must not fail the request either.

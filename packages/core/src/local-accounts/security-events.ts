@@ -9,7 +9,12 @@ export type LoginFailureReason =
   | 'hashing_busy'
 
 /** Why a session ended before its expiry. */
-export type SessionRevocationReason = 'logout' | 'revoked_by_account' | 'revoked_by_admin' | 'epoch_bumped'
+export type SessionRevocationReason =
+  | 'logout'
+  | 'revoked_by_account'
+  | 'revoked_by_admin'
+  | 'epoch_bumped'
+  | 'backchannel_logout'
 
 /** Why an account's security epoch moved (which invalidates its sessions and tokens). */
 export type EpochBumpReason =
@@ -92,6 +97,10 @@ export interface SecurityEventFields {
   'oauth.revalidated': { readonly accountId: string; readonly provider: string }
   /** A provider reauthentication for `purpose` succeeded and issued a step-up credential. */
   'oauth.reauthenticated': { readonly accountId: string; readonly provider: string; readonly purpose: string }
+  /** An OIDC back-channel logout of the provider ended `sessions` local sessions. */
+  'oauth.backchannel_logout': { readonly provider: string; readonly sessions: number }
+  /** A back-channel logout request was refused (`reason`: which check failed; never a token or claim). */
+  'oauth.backchannel_logout_refused': { readonly provider: string; readonly reason: string }
   /** A password sign-in method was added to an account that signed in with provider identities only. */
   'account.password_added': { readonly accountId: string; readonly clientAddress?: string }
   /** The account's password sign-in method was removed (the epoch moved too). */

@@ -1,4 +1,5 @@
 import type { LocalTransport } from './local-accounts-options.js'
+import type { ProviderSession } from './provider-session.js'
 
 /**
  * A session sign-in: the session id goes into the cookie (`setCookie`) and nowhere else. `util.inspect`
@@ -56,6 +57,12 @@ export interface EstablishSignInRequest {
   /** The session id the request already carries, if any: replaced in the same transaction (no fixation). */
   readonly replacesSessionId?: string | undefined
   readonly request?: LocalRequestInfo
+  /**
+   * The identity-provider session this sign-in comes from (pass the OAuth sign-in's `identity`): the
+   * session's handle then carries tags of its subject and `sid`, so an OIDC back-channel logout of that
+   * provider session ends it (`LocalAccounts.revokeProviderSessions`).
+   */
+  readonly providerSession?: ProviderSession | undefined
 }
 
 const HIDDEN = '[redacted]'

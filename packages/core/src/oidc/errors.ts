@@ -32,6 +32,8 @@ export const OIDCErrorCodes = {
   dependencyUnavailable: 'oidc.dependency.unavailable',
   /** A closed provider or discovery client was used. */
   closed: 'oidc.closed',
+  /** A back-channel logout token did not verify (signature, claims, replay) or names no one. 400. */
+  logoutTokenRejected: 'oidc.logout_token.rejected',
 } as const
 
 export type OIDCErrorCode = (typeof OIDCErrorCodes)[keyof typeof OIDCErrorCodes]
@@ -50,6 +52,7 @@ const CLASS_OF: Readonly<Record<OIDCErrorCode, ErrorClass>> = {
   'oidc.scopes.not_granted': 'invalid-input',
   'oidc.dependency.unavailable': 'unavailable',
   'oidc.closed': 'unavailable',
+  'oidc.logout_token.rejected': 'invalid-input',
 }
 
 export interface OIDCErrorOptions extends PortcullisErrorOptions {
@@ -91,6 +94,10 @@ export function callbackRejected(reason: string, cause?: unknown): OIDCError {
     reason,
     ...(cause === undefined ? {} : { cause }),
   })
+}
+
+export function logoutTokenRejected(reason: string): OIDCError {
+  return new OIDCError(OIDCErrorCodes.logoutTokenRejected, 'the logout token was rejected', { reason })
 }
 
 export function confirmationRefused(reason: string): OIDCError {

@@ -46,6 +46,8 @@ export interface VerifiedIdToken {
   readonly email?: string
   readonly emailVerified: boolean
   readonly name?: string
+  /** `sid`: the provider's session, which a back-channel logout names. */
+  readonly sessionId?: string
 }
 
 const MAX_ID_TOKEN_BYTES = 16 * 1024
@@ -58,7 +60,8 @@ function digestEquals(left: string, right: string): boolean {
   return timingSafeEqual(a, b)
 }
 
-function expectedIssuer(rule: IssuerRule, payload: JsonObject): string | undefined {
+/** The issuer a token's `iss` must equal under `rule` (undefined: no acceptable tenant). */
+export function expectedIssuer(rule: IssuerRule, payload: JsonObject): string | undefined {
   if (rule.kind === 'exact') return rule.issuer
   const tid = payload.tid
   if (typeof tid !== 'string' || !TENANT_ID.test(tid)) return undefined
@@ -148,6 +151,8 @@ export async function verifyIdToken(
   }
   const amr = amrValues(payload.amr)
   if (amr === undefined) throw callbackRejected('id-token-amr')
+  const sid = payload.sid
+  if (sid !== undefined && !isStrictIdentifier(sid, 255)) throw callbackRejected('id-token-sid')
 
   const selection = await rules.jwks.selectKey({
     issuer: rules.jwksIssuer,
@@ -175,5 +180,6 @@ export async function verifyIdToken(
     ...(email === undefined ? {} : { email }),
     emailVerified: email !== undefined && payload.email_verified === true,
     ...(name === undefined ? {} : { name }),
+    ...(sid === undefined ? {} : { sessionId: sid as string }),
   })
 }

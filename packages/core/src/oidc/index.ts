@@ -2,6 +2,8 @@
 // (login, link, scope upgrade, revalidate, reauthenticate, unlink, token revocation, logout).
 export type { AddressClass } from './addresses.js'
 export { classifyAddress } from './addresses.js'
+export type { BackchannelLogoutOptions, BackchannelLogoutResult } from './backchannel-logout.js'
+export { BackchannelLogout } from './backchannel-logout.js'
 export type {
   DiscoverOidcProviderOptions,
   OIDCClientAuthentication,
@@ -23,6 +25,8 @@ export type {
   OAuthCallbackOutcome,
 } from './lifecycle-types.js'
 export { OAUTH_STEP_UP_PURPOSES, OAuthBeginResult } from './lifecycle-types.js'
+export type { VerifiedLogoutToken } from './logout-token.js'
+export { BACKCHANNEL_LOGOUT_EVENT } from './logout-token.js'
 export type { OIDCProviderMetadata } from './metadata.js'
 export { OIDCProvider } from './oidc-provider.js'
 export type { HostResolver, OIDCFetch } from './outbound-http.js'

@@ -7,7 +7,7 @@ import { OAuthTransactionService } from '../oauth/transactions/service.js'
 import type { OAuthTransactionStore } from '../oauth/transactions/store.js'
 import { StepUpService } from '../step-up/service.js'
 import { stageRevocation } from './account-revocations.js'
-import { invalidRequest, OIDCError, OIDCErrorCodes } from './errors.js'
+import { invalidRequest, logoutTokenRejected, OIDCError, OIDCErrorCodes } from './errors.js'
 import { type CallbackContext, completeCallback } from './lifecycle-callback.js'
 import {
   type BeginOAuthInput,
@@ -17,6 +17,8 @@ import {
   OAuthBeginResult,
   type OAuthCallbackOutcome,
 } from './lifecycle-types.js'
+import type { VerifiedLogoutToken } from './logout-token.js'
+import type { OIDCProvider } from './oidc-provider.js'
 import { type OAuthProviderRegistration, type Registration, validateRegistration } from './registration.js'
 
 export interface OAuthLifecycleServiceOptions {
@@ -127,6 +129,23 @@ export class OAuthLifecycleService {
   canReauthenticate(provider: string, purpose: string): boolean {
     const registration = this.#registrations.get(provider)
     return registration?.provider.kind === 'oidc' && registration.reauthentication.has(purpose)
+  }
+
+  /**
+   * Verifies a back-channel logout token of an OIDC provider registration (see `OIDCProvider.verifyLogoutToken`);
+   * `oidc.provider.unknown` for an unknown name, `oidc.logout_token.rejected` for a plain OAuth provider.
+   */
+  verifyLogoutToken(
+    provider: string,
+    token: unknown,
+    options: { readonly maxAgeSeconds: number },
+  ): Promise<VerifiedLogoutToken> {
+    const registration = this.#registration(provider)
+    const oidc = registration.provider as Partial<Pick<OIDCProvider, 'verifyLogoutToken'>>
+    if (registration.provider.kind !== 'oidc' || typeof oidc.verifyLogoutToken !== 'function') {
+      return Promise.reject(logoutTokenRejected('not-oidc'))
+    }
+    return oidc.verifyLogoutToken(token, { now: this.#now(), maxAgeSeconds: options.maxAgeSeconds })
   }
 
   /** Starts a round trip: stores the transaction and returns the provider URL and the binding cookie value. */

@@ -2,6 +2,7 @@ import * as client from 'openid-client'
 import type { TokenEndpointClient } from '../oauth/accounts/token-endpoint.js'
 import { callbackRejected } from './errors.js'
 import { type IdTokenRules, verifyIdToken } from './id-token.js'
+import { type VerifiedLogoutToken, verifyLogoutToken } from './logout-token.js'
 import type { OIDCProviderMetadata } from './metadata.js'
 import type { OutboundHttpClient } from './outbound-http.js'
 import { mapProviderError } from './provider-errors.js'
@@ -178,10 +179,23 @@ export class OIDCProvider implements OAuthIdentityProvider {
         ...(verified.authTime === undefined ? {} : { authTime: new Date(verified.authTime * 1000) }),
         ...(verified.acr === undefined ? {} : { acr: verified.acr }),
         amr: verified.amr,
+        ...(verified.sessionId === undefined ? {} : { sessionId: verified.sessionId }),
       }),
       tokens,
       grantedScopes,
     }
+  }
+
+  /**
+   * Verifies an OpenID Connect Back-Channel Logout token of this provider (signature with its JWKS,
+   * issuer, audience, `iat` within `maxAgeSeconds`, events, no nonce, `sub` and/or `sid`); see
+   * `verifyLogoutToken`. Replay is the caller's to refuse.
+   */
+  verifyLogoutToken(
+    token: unknown,
+    options: { readonly now: Date; readonly maxAgeSeconds: number },
+  ): Promise<VerifiedLogoutToken> {
+    return verifyLogoutToken(token, this.#idToken, options)
   }
 
   endSessionUrl(request: {

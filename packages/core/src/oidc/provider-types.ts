@@ -12,6 +12,8 @@ export interface VerifiedProviderIdentity extends ProviderIdentity {
   readonly authTime?: Date
   readonly acr?: string
   readonly amr: readonly string[]
+  /** The ID token's `sid` (the provider's session), which a back-channel logout names. */
+  readonly sessionId?: string
 }
 
 /** What a provider hands the lifecycle after a verified callback. */

@@ -4,13 +4,17 @@ import { MemoryApiKeyStore } from '../../src/api-keys/memory-api-key-store.js'
 
 /** A real memory store wrapped to count lookups and to simulate an outage on demand. */
 export class InstrumentedApiKeyStore implements ApiKeyStore {
-  readonly inner = new MemoryApiKeyStore()
+  readonly inner: MemoryApiKeyStore
   lookups = 0
   usageWrites: ApiKeyUsage[][] = []
   down = false
   usageDown = false
   /** Alters what `get` answers, as an out-of-band edit of the stored row would. */
   rewrite: ((record: ApiKeyRecord) => ApiKeyRecord) | undefined
+
+  constructor(inner = new MemoryApiKeyStore()) {
+    this.inner = inner
+  }
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
     this.lookups++

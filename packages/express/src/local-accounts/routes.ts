@@ -1,13 +1,8 @@
 import { readOptions } from '@portcullis/core/errors'
-import type {
-  LocalAccounts,
-  LocalSignIn,
-  LocalTransport,
-  SessionSignIn,
-  TokenSignIn,
-} from '@portcullis/core/local-accounts'
+import type { LocalAccounts, LocalSignIn, SessionSignIn, TokenSignIn } from '@portcullis/core/local-accounts'
 import {
   type EpochChange,
+  type EstablishSignInInput,
   establishSignIn,
   LOCAL_ROUTE_TABLE_OPTIONS,
   type LocalRouteTableOptions,
@@ -45,11 +40,7 @@ export interface LocalAccountRoutes extends RequestHandler {
    * (the cookie is set on `response`, replacing the one the request came with) or a token pair (returned;
    * the caller sends it). Nothing is sent.
    */
-  establishSignIn(
-    request: Request,
-    response: Response,
-    input: { readonly accountId: string; readonly transport?: LocalTransport },
-  ): Promise<LocalSignIn>
+  establishSignIn(request: Request, response: Response, input: EstablishSignInInput): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: Request, response: Response): Promise<SessionSignIn>
   /**
@@ -101,11 +92,7 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
     requestInfo: requestInfo(request),
   })
   return Object.assign(guard, {
-    async establishSignIn(
-      request: Request,
-      response: Response,
-      input: { readonly accountId: string; readonly transport?: LocalTransport },
-    ) {
+    async establishSignIn(request: Request, response: Response, input: EstablishSignInInput) {
       const signIn = await establishSignIn(local, signInRequest(request), input)
       if (signIn.transport === 'session') response.append('Set-Cookie', signIn.setCookie)
       return signIn

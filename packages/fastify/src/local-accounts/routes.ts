@@ -1,8 +1,9 @@
 import { readOptions } from '@portcullis/core/errors'
-import type { LocalSignIn, LocalTransport, SessionSignIn, TokenSignIn } from '@portcullis/core/local-accounts'
+import type { LocalSignIn, SessionSignIn, TokenSignIn } from '@portcullis/core/local-accounts'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '@portcullis/http/body'
 import {
   type EpochChange,
+  type EstablishSignInInput,
   establishSignIn,
   LOCAL_ROUTE_TABLE_OPTIONS,
   type LocalRouteTableOptions,
@@ -31,7 +32,7 @@ export interface LocalAccountRoutes {
   establishSignIn(
     request: FastifyRequest,
     reply: FastifyReply,
-    input: { readonly accountId: string; readonly transport?: LocalTransport },
+    input: EstablishSignInInput,
   ): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: FastifyRequest, reply: FastifyReply): Promise<SessionSignIn>

@@ -1,6 +1,6 @@
 import { type OptionsShape, readOptions } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
-import type { LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
+import type { BackchannelLogout, LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { OAuthCookieOptions } from '@portcullis/http/cookies'
 import {
@@ -46,6 +46,12 @@ export interface OAuthRoutesOptions {
   readonly afterUnlink?: string
   /** Development relaxation of the browser-binding cookie (see `OAuthCookieOptions`). */
   readonly cookies?: OAuthCookieOptions
+  /**
+   * Enables `POST {base}/auth/oauth/{provider}/backchannel-logout` (OpenID Connect Back-Channel Logout 1.0):
+   * register that URL as the client's `backchannel_logout_uri` at the provider. Sign in with
+   * `establishSignIn({ providerSession: signIn.identity })` so the provider's sessions can be named.
+   */
+  readonly backchannelLogout?: BackchannelLogout
   /** Receives `oauth.*` and `step_up.*` events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler

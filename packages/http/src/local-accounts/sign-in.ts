@@ -5,6 +5,7 @@ import type {
   LocalRequestInfo,
   LocalSignIn,
   LocalTransport,
+  ProviderSession,
   SessionSignIn,
   TokenSignIn,
 } from '@portcullis/core/local-accounts'
@@ -16,6 +17,14 @@ export interface SignInRequest {
   readonly requestInfo: LocalRequestInfo
 }
 
+/** What `establishSignIn` is given. */
+export interface EstablishSignInInput {
+  readonly accountId: string
+  readonly transport?: LocalTransport
+  /** The OAuth sign-in's `identity`, so a back-channel logout of that provider session ends it. */
+  readonly providerSession?: ProviderSession
+}
+
 /**
  * Establishes a local sign-in for an account authenticated some other way (OAuth callbacks): a session
  * (its `Set-Cookie` replaces the one the request came with) or a token pair (the caller sends it).
@@ -23,11 +32,12 @@ export interface SignInRequest {
 export function establishSignIn(
   local: LocalAccounts,
   request: SignInRequest,
-  input: { readonly accountId: string; readonly transport?: LocalTransport },
+  input: EstablishSignInInput,
 ): Promise<LocalSignIn> {
   return local.establishSignIn({
     accountId: input.accountId,
     ...(input.transport === undefined ? {} : { transport: input.transport }),
+    ...(input.providerSession === undefined ? {} : { providerSession: input.providerSession }),
     replacesSessionId: local.csrf.sessionIdFrom(request.cookieHeader),
     request: request.requestInfo,
   })

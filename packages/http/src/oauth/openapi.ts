@@ -119,6 +119,29 @@ export function oauthDocumentation(providers: readonly string[]) {
         properties: { endSessionUrl: { type: ['string', 'null'] } },
       }),
     }),
+    backchannelLogout: doc({
+      summary:
+        'OpenID Connect Back-Channel Logout: the provider ends the local sessions of one of its sessions',
+      description:
+        "Called by the provider, not by browsers: a form with one `logout_token`, verified with the provider's keys. 200 with an empty body when done (also when no local session matched).",
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: {
+              type: 'object',
+              required: ['logout_token'],
+              properties: { logout_token: { type: 'string' } },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'The matching local sessions ended.' },
+        '400': problem('The logout token was refused (`oidc.logout_token.rejected`).'),
+        '503': problem("The provider's keys or the replay store were unavailable."),
+      },
+    }),
     revalidate: doc({
       summary: 'Confirm control of the linked identity (no step-up credential)',
       requestBody: formOrJson(RETURN_TO),

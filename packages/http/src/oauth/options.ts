@@ -1,6 +1,11 @@
 import { integerBetween } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
-import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
+import type {
+  BackchannelLogout,
+  LocalSession,
+  OAuthLifecycleService,
+  VerifiedProviderIdentity,
+} from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import { OAUTH_COOKIE_OPTIONS, type OAuthCookieOptions, type StepUpCookies } from '../cookies/cookies.js'
 import type { HttpExchange } from '../exchange/exchange.js'
@@ -58,6 +63,8 @@ export interface OAuthRouteTableOptions<N> {
   readonly afterLogout?: string
   readonly afterUnlink?: string
   readonly cookies?: OAuthCookieOptions
+  /** Enables `POST {base}/auth/oauth/{provider}/backchannel-logout` (OpenID Connect Back-Channel Logout 1.0). */
+  readonly backchannelLogout?: BackchannelLogout
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
 }
@@ -88,6 +95,13 @@ export const OAUTH_ROUTE_OPTIONS = {
   afterLogout: { kind: 'string', check: localPath },
   afterUnlink: { kind: 'string', check: localPath },
   cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },
+  backchannelLogout: {
+    kind: 'object',
+    check: (value: unknown) =>
+      typeof (value as { handle?: unknown }).handle === 'function'
+        ? undefined
+        : 'must be a BackchannelLogout',
+  },
   events: { kind: 'function' },
   onEventSinkError: { kind: 'function' },
 } as const

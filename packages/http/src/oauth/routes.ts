@@ -2,6 +2,7 @@ import { anonymous } from '@portcullis/core/policy'
 import { OAuthBindingCookie } from '../cookies/cookies.js'
 import type { NeutralRoute } from '../exchange/exchange.js'
 import { logout, revoke, unlink } from './account-routes.js'
+import { backchannelLogout } from './backchannel-route.js'
 import { link, login, reauthenticate, revalidate, scopes } from './begin-routes.js'
 import { callback } from './callback.js'
 import type { OAuthRouteContext } from './context.js'
@@ -24,6 +25,7 @@ import type { OAuthRouteTableOptions } from './options.js'
  * | `POST logout` | yes | `signOut`, then the provider's end-session URL |
  * | `POST revalidate` | yes | begins a revalidation (no credential) |
  * | `POST reauthenticate/{purpose}` | yes | begins a reauthentication (OIDC providers, policy purposes only) |
+ * | `POST backchannel-logout` | - | with `backchannelLogout`: the provider's back-channel logout (form `logout_token`) |
  *
  * Every response is `Cache-Control: no-store`.
  */
@@ -52,7 +54,7 @@ export function oauthRouteTable<N>(options: OAuthRouteTableOptions<N>): NeutralR
     handle,
     errors: 'default',
   })
-  return [
+  const routes = [
     route('GET', 'login', { auth: anonymous(), openapi: docs.login }, login(context)),
     route('GET', 'callback', { auth: anonymous(), openapi: docs.callback }, callback(context)),
     route('POST', 'link', { ...signedIn, openapi: docs.link }, link(context)),
@@ -68,4 +70,15 @@ export function oauthRouteTable<N>(options: OAuthRouteTableOptions<N>): NeutralR
       reauthenticate(context),
     ),
   ]
+  if (options.backchannelLogout !== undefined) {
+    routes.push(
+      route(
+        'POST',
+        'backchannel-logout',
+        { auth: anonymous(), openapi: docs.backchannelLogout },
+        backchannelLogout(context),
+      ),
+    )
+  }
+  return routes
 }

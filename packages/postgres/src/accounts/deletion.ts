@@ -9,6 +9,7 @@ import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import { stepUpTable } from '../step-up/tables.js'
 import { accountsTable, passwordsTable } from './tables.js'
 
@@ -56,10 +57,16 @@ export async function deleteAccount(
     await tx.delete(sessionsTable).where(eq(sessionsTable.accountId, accountId))
     await tx.delete(refreshFamiliesTable).where(eq(refreshFamiliesTable.accountId, accountId))
     await tx.delete(stepUpTable).where(eq(stepUpTable.accountId, accountId))
-    await tx
+    const keys = await tx
       .delete(apiKeysTable)
       .where(and(eq(apiKeysTable.ownerKind, 'user'), eq(apiKeysTable.ownerId, accountId)))
+      .returning({ keyId: apiKeysTable.keyId })
     await tx.delete(accountsTable).where(eq(accountsTable.accountId, accountId))
+    // Every instance drops the account's epoch and sessions, and its keys from the verified-lookup caches.
+    await notifyRevocations(tx, context.channel, [
+      { kind: 'account', accountId },
+      ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
+    ])
     return { outcome: 'deleted' }
   })
 }

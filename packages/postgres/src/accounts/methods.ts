@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Transaction } from '../client/transaction.js'
 import { linksTable } from '../oauth-accounts/tables.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import { accountsTable, passwordsTable } from './tables.js'
 
 /**
@@ -23,12 +24,21 @@ export async function lockAndCountMethods(tx: Transaction, accountId: string): P
   return Number(row?.methods ?? 0)
 }
 
-/** Moves the account's security epoch inside a transaction; the new epoch. */
-export async function bumpEpoch(tx: Transaction, accountId: string, now: Date): Promise<number> {
+/**
+ * Moves the account's security epoch inside a transaction and sends the account's revocation notice in
+ * it (delivered only if the transaction commits); the new epoch.
+ */
+export async function bumpEpoch(
+  tx: Transaction,
+  channel: string,
+  accountId: string,
+  now: Date,
+): Promise<number> {
   const [row] = await tx
     .update(accountsTable)
     .set({ securityEpoch: sql`${accountsTable.securityEpoch} + 1`, updatedAt: now })
     .where(eq(accountsTable.accountId, accountId))
     .returning({ securityEpoch: accountsTable.securityEpoch })
+  await notifyRevocations(tx, channel, [{ kind: 'account', accountId }])
   return row?.securityEpoch ?? 1
 }

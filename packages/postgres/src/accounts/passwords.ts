@@ -21,6 +21,7 @@ import { PortcullisError } from '@portcullis/core/errors'
 import { and, eq, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { duplicateOr, type LocalStoreContext } from '../local-accounts/client.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import { bumpEpoch, lockAndCountMethods } from './methods.js'
 import { type AccountRow, accountsTable, invitesTable, type PasswordRow, passwordsTable } from './tables.js'
 
@@ -153,7 +154,11 @@ export async function setPassword(
       )
       .where(eq(accountsTable.accountId, change.accountId))
       .returning()
-    return account === undefined ? null : toRecord(account, password)
+    if (account === undefined) return null
+    if (change.bumpEpoch) {
+      await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId: change.accountId }])
+    }
+    return toRecord(account, password)
   })
 }
 
@@ -201,7 +206,7 @@ export async function removePassword(
     if (password === undefined) return { outcome: 'not-found' }
     if (methods <= 1) return { outcome: 'final-method' }
     await tx.delete(passwordsTable).where(eq(passwordsTable.accountId, accountId))
-    return { outcome: 'removed', securityEpoch: await bumpEpoch(tx, accountId, now) }
+    return { outcome: 'removed', securityEpoch: await bumpEpoch(tx, context.channel, accountId, now) }
   })
 }
 

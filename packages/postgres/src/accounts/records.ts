@@ -13,6 +13,7 @@ import { asc, eq, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { type LocalStoreContext, preparedStatements } from '../local-accounts/client.js'
 import { linksTable } from '../oauth-accounts/tables.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import { type AccountRow, accountsTable, passwordsTable } from './tables.js'
 
 /** The lookup by id, prepared once per connection: it runs on every request that checks a security epoch. */
@@ -74,23 +75,31 @@ export async function listSignInMethods(
   ])
 }
 
-/** One conditional UPDATE (`security_epoch = security_epoch + 1`): no concurrent increment is lost. */
+/**
+ * One conditional UPDATE (`security_epoch = security_epoch + 1`, no concurrent increment is lost) and the
+ * account's revocation notice, in one transaction.
+ */
 export async function bumpSecurityEpoch(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<number | null> {
   const { accountId, now } = validateAccountChange(request)
-  const [row] = await inStatement(() =>
-    context.db
+  return inTransaction(context.pool, async (tx) => {
+    const [row] = await tx
       .update(accountsTable)
       .set({ securityEpoch: sql`${accountsTable.securityEpoch} + 1`, updatedAt: now })
       .where(eq(accountsTable.accountId, accountId))
-      .returning({ securityEpoch: accountsTable.securityEpoch }),
-  )
-  return row === undefined ? null : row.securityEpoch
+      .returning({ securityEpoch: accountsTable.securityEpoch })
+    if (row === undefined) return null
+    await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
+    return row.securityEpoch
+  })
 }
 
-/** Disabling an active account moves its epoch in the same statement; enabling never does. */
+/**
+ * Disabling an active account moves its epoch in the same statement and sends the account's revocation
+ * notice in the transaction; enabling never does.
+ */
 export async function setAccountStatus(
   context: LocalStoreContext,
   request: SetAccountStatusRequest,
@@ -109,6 +118,10 @@ export async function setAccountStatus(
       })
       .where(eq(accountsTable.accountId, accountId))
       .returning()
-    return row === undefined ? null : toAccount(row)
+    if (row === undefined) return null
+    if (status === 'disabled') {
+      await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
+    }
+    return toAccount(row)
   })
 }

@@ -14,6 +14,7 @@ import {
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { notifyRevocations, revocationChannel } from '../revocation/channel.js'
 import { listApiKeysByOwner } from './listing.js'
 import { findApiKeyRow } from './lookup.js'
 import { toRecord, toRow } from './records.js'
@@ -22,7 +23,7 @@ import { recordApiKeyUsage } from './usage.js'
 
 export interface PostgresApiKeyStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
-  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements'>
+  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements' | 'schema'>
 }
 
 const notFound = () => new ApiKeyError('api_key.not_found', 'API key not found')
@@ -70,12 +71,13 @@ function requireRecord(record: ApiKeyRecord): ApiKeyRecord {
  * read per request) is a primary-key SELECT, a named prepared statement unless the client turns them
  * off; `create` and `revoke` are one statement each; `rotate` is one transaction whose conditional
  * UPDATE lets exactly one of concurrent rotations through, on any number of app instances; a batch of
- * usage is one UPDATE that only moves `lastUsedAt` forward. As an `ApiKeyDirectory`, an owner's keys
- * are one SELECT of metadata columns (never the digest).
+ * usage is one UPDATE that only moves `lastUsedAt` forward. `revoke` and `rotate` send the revoked key's
+ * `api-key` notice in their transaction, so every instance's verified-lookup cache evicts it.
  */
 export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #client: PostgresApiKeyStoreOptions['client']
   readonly #preparedStatements: boolean
+  readonly #channel: string
 
   constructor(options: PostgresApiKeyStoreOptions) {
     const client = options?.client
@@ -87,6 +89,7 @@ export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
     }
     this.#client = client
     this.#preparedStatements = client.preparedStatements !== false
+    this.#channel = revocationChannel(client.schema)
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -145,14 +148,15 @@ export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
         .returning({ keyId: keys.keyId })
       if (inserted.length === 0)
         throw new ApiKeyError('api_key.duplicate_key_id', 'API key id already exists')
+      await notifyRevocations(tx, this.#channel, [{ kind: 'api-key', keyId: currentKeyId }])
     })
   }
 
   async revoke(keyId: string, now: Date): Promise<void> {
     const at = requireDate(now, 'now')
     if (!isKeyId(keyId)) throw notFound()
-    const revoked = await inStatement(() =>
-      this.#client.db
+    await inTransaction(this.#client.pool, async (tx) => {
+      const revoked = await tx
         .update(keys)
         // least() skips a null: an earlier revocation is kept, otherwise it is now.
         .set({
@@ -160,9 +164,10 @@ export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
           overlapUntil: null,
         })
         .where(eq(keys.keyId, keyId))
-        .returning({ keyId: keys.keyId }),
-    )
-    if (revoked.length === 0) throw notFound()
+        .returning({ keyId: keys.keyId })
+      if (revoked.length === 0) throw notFound()
+      await notifyRevocations(tx, this.#channel, [{ kind: 'api-key', keyId }])
+    })
   }
 
   listByOwner(owner: ApiKeyOwner, options?: ApiKeyListOptions): Promise<readonly ApiKeySummary[]> {

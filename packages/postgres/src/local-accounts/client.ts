@@ -5,9 +5,10 @@ import type pg from 'pg'
 import { sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement } from '../client/transaction.js'
+import { revocationChannel } from '../revocation/channel.js'
 
 /** What every local-account store takes: the client from `createPostgresClient` (migrated). */
-export type LocalStoreClient = Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements'>
+export type LocalStoreClient = Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements' | 'schema'>
 
 export interface LocalStoreContext {
   readonly db: NodePgDatabase
@@ -15,6 +16,8 @@ export interface LocalStoreContext {
   readonly pool: pg.Pool
   /** Whether the hot-path statements may be named (see `PostgresClientOptions.preparedStatements`). */
   readonly preparedStatements: boolean
+  /** Where revocations are announced (`revocationChannel` of the client's schema). */
+  readonly channel: string
 }
 
 /** Checks the options of a local-account store; a missing or foreign client is a `ConfigurationError`. */
@@ -30,7 +33,12 @@ export function storeContext(
   ) {
     throw new ConfigurationError('local.invalid_config', `${store} needs a client from createPostgresClient`)
   }
-  return { db: client.db, pool: client.pool, preparedStatements: client.preparedStatements !== false }
+  return {
+    db: client.db,
+    pool: client.pool,
+    preparedStatements: client.preparedStatements !== false,
+    channel: revocationChannel(client.schema),
+  }
 }
 
 /** A unique violation (SQLSTATE 23505) becomes `local.store_duplicate`; anything else passes through. */

@@ -12,7 +12,8 @@ import {
   validateRotateRefreshToken,
 } from '@portcullis/core/local-accounts'
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
-import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { inTransaction, type Transaction } from '../client/transaction.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import { duplicateOr, type LocalStoreClient, type LocalStoreContext, storeContext } from './client.js'
 import { refreshFamiliesTable as families, refreshTokensTable as tokens } from './tables.js'
 
@@ -80,7 +81,7 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
             ),
           )
           .returning(familyColumns)
-        if (won === undefined) return reuseOrInvalid(tx, presentedDigest, now)
+        if (won === undefined) return reuseOrInvalid(tx, this.#context.channel, presentedDigest, now)
         const cap = won.absoluteExpiresAt.getTime()
         const expiresAt = new Date(Math.min(next.expiresAt.getTime(), cap))
         await tx
@@ -102,19 +103,21 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
             families.familyId,
             sql`(select ${tokens.familyId} from ${tokens} where ${tokens.digest} = ${target.digest})`,
           )
-    const result = await inStatement(() =>
-      this.#context.db
+    return inTransaction(this.#context.pool, async (tx) => {
+      const revoked = await tx
         .update(families)
         .set({ revokedAt: target.now })
-        .where(and(family, isNull(families.revokedAt), gt(families.absoluteExpiresAt, target.now))),
-    )
-    return result.rowCount === 1
+        .where(and(family, isNull(families.revokedAt), gt(families.absoluteExpiresAt, target.now)))
+        .returning({ familyId: families.familyId })
+      await announce(tx, this.#context.channel, revoked)
+      return revoked.length === 1
+    })
   }
 
   async revokeAccount(request: RevokeAccountRefreshFamiliesRequest): Promise<number> {
     const { accountId, now } = validateRevokeAccountRefreshFamilies(request)
-    const result = await inStatement(() =>
-      this.#context.db
+    return inTransaction(this.#context.pool, async (tx) => {
+      const revoked = await tx
         .update(families)
         .set({ revokedAt: now })
         .where(
@@ -123,14 +126,25 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
             isNull(families.revokedAt),
             gt(families.absoluteExpiresAt, now),
           ),
-        ),
-    )
-    return result.rowCount ?? 0
+        )
+        .returning({ familyId: families.familyId })
+      await announce(tx, this.#context.channel, revoked)
+      return revoked.length
+    })
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return 'PostgresRefreshTokenStore {}'
   }
+}
+
+/** Sends a `refresh-family` notice for each family revoked in `tx`. */
+function announce(tx: Transaction, channel: string, revoked: readonly { familyId: string }[]) {
+  return notifyRevocations(
+    tx,
+    channel,
+    revoked.map(({ familyId }) => ({ kind: 'refresh-family', familyId })),
+  )
 }
 
 /**
@@ -139,6 +153,7 @@ export class PostgresRefreshTokenStore implements RefreshTokenStore {
  */
 async function reuseOrInvalid(
   tx: Transaction,
+  channel: string,
   presentedDigest: string,
   now: Date,
 ): Promise<RotateRefreshTokenOutcome> {
@@ -148,9 +163,11 @@ async function reuseOrInvalid(
     .innerJoin(families, eq(families.familyId, tokens.familyId))
     .where(and(eq(tokens.digest, presentedDigest), gt(families.absoluteExpiresAt, now)))
   if (seen === undefined || seen.rotatedAt === null) return { outcome: 'invalid' }
-  await tx
+  const revoked = await tx
     .update(families)
-    .set({ revokedAt: sql`coalesce(${families.revokedAt}, ${now.toISOString()}::timestamptz)` })
-    .where(eq(families.familyId, seen.familyId))
+    .set({ revokedAt: now })
+    .where(and(eq(families.familyId, seen.familyId), isNull(families.revokedAt)))
+    .returning({ familyId: families.familyId })
+  await announce(tx, channel, revoked)
   return { outcome: 'reused', familyId: seen.familyId, accountId: seen.accountId, rotatedAt: seen.rotatedAt }
 }

@@ -4,6 +4,7 @@ import {
   type RevokeSessionsRequest,
   type SessionRecord,
   type SessionStore,
+  type SessionWithAccountEpoch,
   sessionRecord,
   type TouchSessionRequest,
   validateCreateSession,
@@ -12,8 +13,11 @@ import {
   validateRevokeSessions,
   validateTouchSession,
 } from '@portcullis/core/local-accounts'
+import type { RevocationNotice } from '@portcullis/core/revocation'
 import { and, asc, eq, gt, ne, type SQL, sql } from 'drizzle-orm'
+import { accountsTable as accounts } from '../accounts/tables.js'
 import { inStatement, inTransaction } from '../client/transaction.js'
+import { notifyRevocations } from '../revocation/channel.js'
 import {
   duplicateOr,
   type LocalStoreClient,
@@ -30,19 +34,22 @@ export interface PostgresSessionStoreOptions {
 
 const at = (name: string) => sql`${sql.placeholder(name)}::timestamptz`
 
-/** The per-request statements (`get`, `touch`), prepared once per connection. */
+const live = and(
+  eq(sessions.digest, sql.placeholder('digest')),
+  gt(sessions.idleExpiresAt, at('now')),
+  gt(sessions.absoluteExpiresAt, at('now')),
+)
+
+/** The per-request statements (`get`, `getWithAccountEpoch`, `touch`), prepared once per connection. */
 const hotPath = preparedStatements((db, name) => ({
-  get: db
-    .select()
+  get: db.select().from(sessions).where(live).prepare(name('session_get')),
+  // The session and its account's epoch in one statement (strict mode's one read per request).
+  getWithEpoch: db
+    .select({ session: sessions, accountEpoch: accounts.securityEpoch })
     .from(sessions)
-    .where(
-      and(
-        eq(sessions.digest, sql.placeholder('digest')),
-        gt(sessions.idleExpiresAt, at('now')),
-        gt(sessions.absoluteExpiresAt, at('now')),
-      ),
-    )
-    .prepare(name('session_get')),
+    .leftJoin(accounts, eq(accounts.accountId, sessions.accountId))
+    .where(live)
+    .prepare(name('session_get_with_epoch')),
   touch: db
     .update(sessions)
     .set({
@@ -73,7 +80,10 @@ function toSession(row: SessionRow): SessionRecord {
  * handle)` is unique. `get` and `touch` are single prepared statements (the per-request path); `touch`
  * moves both times forward with `greatest(...)` and caps the idle expiry at the absolute one, so
  * concurrent touches on any number of instances never shorten a session. `create` with `replaces`
- * deletes the old session and inserts the new one in one transaction.
+ * deletes the old session and inserts the new one in one transaction. Every deletion that ends a session
+ * (`revoke`, the replaced session of `create`) sends its revocation notice in the same transaction
+ * (`notifyRevocations`): one `session` notice per session, one `account` notice for all of an account's.
+ * `getWithAccountEpoch` joins the account's security epoch in (one statement).
  */
 export class PostgresSessionStore implements SessionStore {
   readonly #context: LocalStoreContext
@@ -95,8 +105,14 @@ export class PostgresSessionStore implements SessionStore {
         return
       }
       await inTransaction(this.#context.pool, async (tx) => {
-        await tx.delete(sessions).where(eq(sessions.digest, replaces))
+        const replaced = await tx
+          .delete(sessions)
+          .where(eq(sessions.digest, replaces))
+          .returning({ digest: sessions.digest })
         await tx.insert(sessions).values(row)
+        if (replaced.length > 0) {
+          await notifyRevocations(tx, this.#context.channel, [{ kind: 'session', digest: replaces }])
+        }
       })
     } catch (error) {
       throw duplicateOr(error, 'a session with this digest or handle')
@@ -107,6 +123,12 @@ export class PostgresSessionStore implements SessionStore {
     const key = validateGetSession(digest, now)
     const [row] = await hotPath(this.#context, (prepared) => prepared.get.execute(key))
     return row === undefined ? null : toSession(row)
+  }
+
+  async getWithAccountEpoch(digest: string, now: Date): Promise<SessionWithAccountEpoch | null> {
+    const key = validateGetSession(digest, now)
+    const [row] = await hotPath(this.#context, (prepared) => prepared.getWithEpoch.execute(key))
+    return row === undefined ? null : { session: toSession(row.session), accountEpoch: row.accountEpoch }
   }
 
   async touch(request: TouchSessionRequest): Promise<boolean> {
@@ -138,7 +160,10 @@ export class PostgresSessionStore implements SessionStore {
   async revoke(request: RevokeSessionsRequest): Promise<number> {
     const target = validateRevokeSessions(request)
     let where: SQL | undefined
-    if (target.by === 'digest') where = eq(sessions.digest, target.digest)
+    if (target.by === 'tags') {
+      // A back-channel logout: no index names the provider session, so this scans (rare by nature).
+      where = and(...target.tags.map((tag) => sql`strpos(${sessions.handle}, ${tag}) > 0`))
+    } else if (target.by === 'digest') where = eq(sessions.digest, target.digest)
     else if (target.by === 'handle') {
       where = and(eq(sessions.accountId, target.accountId), eq(sessions.handle, target.handle))
     } else {
@@ -147,8 +172,17 @@ export class PostgresSessionStore implements SessionStore {
         target.exceptDigest === undefined ? undefined : ne(sessions.digest, target.exceptDigest),
       )
     }
-    const result = await inStatement(() => this.#context.db.delete(sessions).where(where))
-    return result.rowCount ?? 0
+    return inTransaction(this.#context.pool, async (tx) => {
+      const removed = await tx.delete(sessions).where(where).returning({ digest: sessions.digest })
+      const notices: RevocationNotice[] =
+        target.by === 'account'
+          ? removed.length === 0
+            ? []
+            : [{ kind: 'account', accountId: target.accountId }]
+          : removed.map(({ digest }) => ({ kind: 'session', digest }))
+      await notifyRevocations(tx, this.#context.channel, notices)
+      return removed.length
+    })
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

@@ -16,6 +16,8 @@ export interface AccountStoreContext {
   readonly provider: string
   readonly clientId: string
   readonly protector: OAuthTransactionProtector
+  /** Where revocations are announced (`revocationChannel` of the client's schema): an unlink's epoch move. */
+  readonly channel: string
 }
 
 export function unknownAccount(): accounts.OAuthAccountError {

@@ -254,7 +254,7 @@ export async function unlink(
     return {
       status: 'unlinked',
       providerAccountId,
-      securityEpoch: await bumpEpoch(tx, accountId, new Date()),
+      securityEpoch: await bumpEpoch(tx, context.channel, accountId, new Date()),
     }
   })
 }

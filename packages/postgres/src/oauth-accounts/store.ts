@@ -2,6 +2,7 @@ import { ConfigurationError } from '@portcullis/core'
 import type { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { PostgresClient } from '../client/postgres-client.js'
+import { revocationChannel } from '../revocation/channel.js'
 import type { AccountStoreContext } from './context.js'
 import * as directory from './directory.js'
 import * as links from './links.js'
@@ -15,7 +16,7 @@ type Request<K extends keyof Port> = Port[K] extends (request: infer R) => unkno
 
 export interface PostgresOAuthAccountStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
-  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements'>
+  readonly client: Pick<PostgresClient, 'db' | 'pool' | 'preparedStatements' | 'schema'>
   readonly provider: string
   readonly clientId: string
   /** Required: retained tokens and retry records are only ever stored as protector envelopes. */
@@ -70,6 +71,7 @@ export class PostgresOAuthAccountStore implements Port, accounts.OAuthVaultReenc
       provider: this.provider,
       clientId: this.clientId,
       protector: options.protector,
+      channel: revocationChannel(options.client.schema),
     }
   }
 

@@ -107,6 +107,7 @@ export class V5OAuthAccountStore {
       provider,
       clientId,
       protector,
+      channel: 'portcullis_revocations_v5',
     }
   }
 

@@ -179,6 +179,7 @@ export async function changeAccountPassword(
     throw invalidCredentials()
   }
   const passwordHash = await parts.hasher.hash(next)
+  const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
     accountId,
     passwordHash,
@@ -190,7 +191,7 @@ export async function changeAccountPassword(
     throw new LocalAuthError('local.password_changed_concurrently', 'the password was changed concurrently')
   }
   await parts.throttle.succeeded(account.username).catch(() => {})
-  parts.runtime.epochs.remember(accountId, updated.securityEpoch)
+  parts.runtime.epochs.remember(accountId, updated.securityEpoch, generation)
   parts.runtime.emit('password.changed', defined({ accountId, clientAddress }))
   parts.runtime.emit('epoch.bumped', { accountId, epoch: updated.securityEpoch, reason: 'password_changed' })
   return updated
@@ -239,6 +240,7 @@ export async function resetAccountPassword(
 ): Promise<PasswordRecord | null> {
   const password = validatePassword(newPassword, parts.rules)
   const passwordHash = await parts.hasher.hash(password)
+  const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
     accountId,
     passwordHash,
@@ -246,7 +248,7 @@ export async function resetAccountPassword(
     bumpEpoch: true,
   })
   if (updated === null) return null
-  parts.runtime.epochs.remember(accountId, updated.securityEpoch)
+  parts.runtime.epochs.remember(accountId, updated.securityEpoch, generation)
   parts.runtime.emit('password.changed', { accountId })
   parts.runtime.emit('epoch.bumped', { accountId, epoch: updated.securityEpoch, reason: 'password_reset' })
   return updated

@@ -1,3 +1,5 @@
+import type { RevocationNotice } from '../../revocation/notice.js'
+import type { RevocationNotices } from '../../revocation/revocation-notices.js'
 import { duplicateRecord } from '../store-errors.js'
 import {
   type CreateSessionRequest,
@@ -17,6 +19,15 @@ import {
 
 const SWEEP_AT_LEAST = 1024
 
+export interface MemorySessionStoreOptions {
+  /**
+   * Where revocations are announced: every session deleted by `revoke` or replaced by `create` is
+   * published (a `session` notice; an `account` notice for all of an account's sessions) before the call
+   * resolves. Give the same `MemoryRevocationNotices` to `LocalAccounts({ revocation: { notices } })`.
+   */
+  readonly notices?: RevocationNotices
+}
+
 /**
  * In-memory `SessionStore` for tests and single-process development. Each operation validates its
  * input, then reads and writes in one synchronous step. Expired sessions are dropped when the store
@@ -26,7 +37,12 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionRecord>()
   /** account id -> handle -> digest */
   readonly #handles = new Map<string, Map<string, string>>()
+  readonly #notices: RevocationNotices | undefined
   #sweepAt = SWEEP_AT_LEAST
+
+  constructor(options: MemorySessionStoreOptions = {}) {
+    this.#notices = options.notices
+  }
 
   async create(request: CreateSessionRequest): Promise<void> {
     const { session, replaces } = validateCreateSession(request)
@@ -34,10 +50,11 @@ export class MemorySessionStore implements SessionStore {
     const handles = this.#handles.get(session.accountId)
     const holder = handles?.get(session.handle)
     if (holder !== undefined && holder !== replaces) throw duplicateRecord('a session with this handle')
-    if (replaces !== undefined) this.#delete(replaces)
+    const replaced = replaces !== undefined && this.#delete(replaces)
     this.#sessions.set(session.digest, session)
     this.#handlesOf(session.accountId).set(session.handle, session.digest)
     if (this.#sessions.size >= this.#sweepAt) this.#sweep(session.lastSeenAt)
+    if (replaced) await this.#announce([{ kind: 'session', digest: replaces }])
   }
 
   async get(digest: string, now: Date): Promise<SessionRecord | null> {
@@ -78,17 +95,27 @@ export class MemorySessionStore implements SessionStore {
 
   async revoke(request: RevokeSessionsRequest): Promise<number> {
     const target = validateRevokeSessions(request)
-    if (target.by === 'digest') return this.#delete(target.digest) ? 1 : 0
-    const handles = this.#handles.get(target.accountId)
-    if (handles === undefined) return 0
-    if (target.by === 'handle') {
-      const digest = handles.get(target.handle)
-      return digest !== undefined && this.#delete(digest) ? 1 : 0
+    if (target.by === 'tags') {
+      const tagged = [...this.#sessions.values()].filter((session) =>
+        target.tags.every((tag) => session.handle.includes(tag)),
+      )
+      for (const session of tagged) this.#delete(session.digest)
+      await this.#announce(tagged.map((session) => ({ kind: 'session', digest: session.digest })))
+      return tagged.length
+    }
+    let digest: string | undefined
+    if (target.by === 'digest') digest = target.digest
+    else if (target.by === 'handle') digest = this.#handles.get(target.accountId)?.get(target.handle)
+    if (target.by !== 'account') {
+      if (digest === undefined || !this.#delete(digest)) return 0
+      await this.#announce([{ kind: 'session', digest }])
+      return 1
     }
     let removed = 0
-    for (const digest of [...handles.values()]) {
-      if (digest !== target.exceptDigest && this.#delete(digest)) removed += 1
+    for (const held of [...(this.#handles.get(target.accountId)?.values() ?? [])]) {
+      if (held !== target.exceptDigest && this.#delete(held)) removed += 1
     }
+    if (removed > 0) await this.#announce([{ kind: 'account', accountId: target.accountId }])
     return removed
   }
 
@@ -103,6 +130,11 @@ export class MemorySessionStore implements SessionStore {
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemorySessionStore { sessions: ${this.#sessions.size} }`
+  }
+
+  async #announce(notices: readonly RevocationNotice[]): Promise<void> {
+    if (this.#notices === undefined) return
+    for (const notice of notices) await this.#notices.publish(notice)
   }
 
   #handlesOf(accountId: string): Map<string, string> {

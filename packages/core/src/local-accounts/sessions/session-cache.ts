@@ -1,58 +1,64 @@
+import type { CacheTrust } from '../../revocation/cache-trust.js'
 import { type SessionRecord, sessionRecord } from './session-store.js'
 
 interface Entry {
   record: SessionRecord
-  /** Believed until this time: the read time plus the staleness, never past the session's own expiry. */
-  readonly until: number
+  /** When the store answered (or this instance wrote) the record. */
+  readonly readAt: number
 }
 
 /**
  * The per-instance session lookup cache, keyed by the session-id digest (the id itself is never held).
- * An entry is believed for at most `stalenessMs` after it was read from the store and never past the
- * session's idle or absolute expiry; a revocation on this instance removes it at once. Bounded: the oldest
- * entry makes room. `stalenessMs` 0 keeps nothing (strict mode).
+ * An entry is believed for `trust.boundMs()` after it was read (the long safety bound while revocation
+ * notices are trusted, else the staleness setting) and never past the session's idle or absolute expiry;
+ * a revocation on this instance, or a notice from any instance, removes it at once. Bounded: the oldest
+ * entry makes room. Nothing is cached while nothing may be believed (strict mode without notices).
  */
 export class SessionCache {
   readonly #entries = new Map<string, Entry>()
   /** account id -> digests cached for it, so revoking an account's sessions clears them all. */
   readonly #byAccount = new Map<string, Set<string>>()
-  readonly #stalenessMs: number
+  readonly #trust: CacheTrust
   readonly #maxEntries: number
 
-  constructor(stalenessMs: number, maxEntries: number) {
-    this.#stalenessMs = stalenessMs
+  constructor(trust: CacheTrust, maxEntries: number) {
+    this.#trust = trust
     this.#maxEntries = maxEntries
-  }
-
-  get enabled(): boolean {
-    return this.#stalenessMs > 0
   }
 
   get size(): number {
     return this.#entries.size
   }
 
-  /** The cached live session, or undefined (absent, too old, or expired at `now`). */
+  /** The cached live session, or undefined (absent, believed no longer, or expired at `now`). */
   get(digest: string, now: number): SessionRecord | undefined {
     const entry = this.#entries.get(digest)
     if (entry === undefined) return undefined
-    if (now >= entry.until || now >= entry.record.idleExpiresAt.getTime()) {
+    const { record } = entry
+    if (
+      now >= entry.readAt + this.#trust.boundMs() ||
+      now >= record.idleExpiresAt.getTime() ||
+      now >= record.absoluteExpiresAt.getTime()
+    ) {
       this.delete(digest)
       return undefined
     }
-    return entry.record
+    return record
   }
 
-  set(record: SessionRecord, readAt: number): void {
-    if (!this.enabled) return
-    const until = Math.min(readAt + this.#stalenessMs, record.absoluteExpiresAt.getTime())
-    if (until <= readAt) return
+  /**
+   * Caches a record read (or written) at `readAt`, unless the caches' generation moved since `generation`
+   * (a notice arrived while the read was in flight) or nothing may be believed now.
+   */
+  set(record: SessionRecord, readAt: number, generation: number): void {
+    if (generation !== this.#trust.generation || this.#trust.boundMs() <= 0) return
+    if (record.absoluteExpiresAt.getTime() <= readAt) return
     this.delete(record.digest)
     if (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next()
       if (oldest.done !== true) this.delete(oldest.value)
     }
-    this.#entries.set(record.digest, { record, until })
+    this.#entries.set(record.digest, { record, readAt })
     let digests = this.#byAccount.get(record.accountId)
     if (digests === undefined) {
       digests = new Set()
@@ -94,5 +100,18 @@ export class SessionCache {
     for (const digest of [...(this.#byAccount.get(accountId) ?? [])]) {
       if (digest !== keep) this.delete(digest)
     }
+  }
+
+  /** Drops every cached session whose handle contains each of `tags`. */
+  clearTagged(tags: readonly string[]): void {
+    for (const [digest, entry] of [...this.#entries]) {
+      if (tags.every((tag) => entry.record.handle.includes(tag))) this.delete(digest)
+    }
+  }
+
+  /** Drops everything (notices may have been lost). */
+  clear(): void {
+    this.#entries.clear()
+    this.#byAccount.clear()
   }
 }

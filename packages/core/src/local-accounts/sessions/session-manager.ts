@@ -7,7 +7,12 @@ import { MAX_SESSION_USER_AGENT_LENGTH } from '../store-input.js'
 import { csrfTokenForSession } from './csrf.js'
 import { SessionCache } from './session-cache.js'
 import { type SessionCookie, serializeSessionCookie } from './session-cookie.js'
-import { isSessionLive, type SessionRecord, type SessionStore } from './session-store.js'
+import {
+  isSessionLive,
+  type SessionRecord,
+  type SessionStore,
+  type SessionWithAccountEpoch,
+} from './session-store.js'
 import type { LocalSessionView } from './session-view.js'
 
 /** The verdict on a presented session id. */
@@ -46,6 +51,8 @@ interface SessionFacts {
 export class SessionManager {
   readonly cookie: SessionCookie
   readonly #store: SessionStore
+  /** The store's one-statement read of a session and its account's epoch, when it has one. */
+  readonly #joined: ((digest: string, now: Date) => Promise<SessionWithAccountEpoch | null>) | undefined
   readonly #runtime: LocalRuntime
   readonly #cache: SessionCache
   /** digest -> the session's account and epoch (immutable facts, so they never go stale). Bounded. */
@@ -56,8 +63,10 @@ export class SessionManager {
   constructor(store: SessionStore, cookie: SessionCookie, runtime: LocalRuntime) {
     this.cookie = cookie
     this.#store = store
+    this.#joined =
+      typeof store.getWithAccountEpoch === 'function' ? store.getWithAccountEpoch.bind(store) : undefined
     this.#runtime = runtime
-    this.#cache = new SessionCache(runtime.settings.stalenessMs, runtime.settings.maxCachedSessions)
+    this.#cache = new SessionCache(runtime.trust, runtime.settings.maxCachedSessions)
   }
 
   /** Sessions held by this instance's lookup cache. */
@@ -76,10 +85,12 @@ export class SessionManager {
     readonly replaces?: string | undefined
     readonly clientAddress?: string | undefined
     readonly userAgent?: string | undefined
+    /** Tags the handle starts with (`providerSessionTags`), so a back-channel logout can name it. */
+    readonly handleTags?: readonly string[] | undefined
   }): Promise<SessionSignIn> {
     const { settings, random } = this.#runtime
     const sessionId = newOpaqueToken(SESSION_ID_BYTES, random)
-    const handle = newOpaqueToken(HANDLE_BYTES, random)
+    const handle = `${(request.handleTags ?? []).join('')}${newOpaqueToken(HANDLE_BYTES, random)}`
     const now = this.#runtime.clock()
     const absolute = now + settings.absoluteMs
     const session: SessionRecord = {
@@ -97,9 +108,10 @@ export class SessionManager {
       }),
     }
     const replaced = request.replaces === undefined ? undefined : digestOpaqueToken(request.replaces)
+    const generation = this.#runtime.trust.generation
     await this.#store.create({ session, ...(replaced === undefined ? {} : { replaces: replaced }) })
     if (replaced !== undefined) this.#cache.delete(replaced)
-    this.#cache.set(session, now)
+    this.#cache.set(session, now, generation)
     this.#runtime.emit(
       'session.created',
       defined({ accountId: request.accountId, sessionHandle: handle, clientAddress: request.clientAddress }),
@@ -119,15 +131,18 @@ export class SessionManager {
   }
 
   /**
-   * The per-request check of a presented session id: a live session (cached for at most the staleness
-   * setting, else read from the store) whose epoch is the account's current one. Renews the idle expiry
-   * in the background at most once per renewal interval. Synchronous on a cache hit with a cached epoch.
+   * The per-request check of a presented session id: a live session (cached while believed, see
+   * `SessionCache`, else read from the store) whose epoch is the account's current one. Renews the idle
+   * expiry in the background at most once per renewal interval. Synchronous on a cache hit with a cached
+   * epoch. A store that reads the session and its account's epoch in one statement is read that way.
    */
   check(sessionId: string): SessionCheck | Promise<SessionCheck> {
     const digest = digestOpaqueToken(sessionId)
     const now = this.#runtime.clock()
     const cached = this.#cache.get(digest, now)
     if (cached !== undefined) return this.#decide(cached, now, this.#verifyEpoch(cached))
+    const generation = this.#runtime.trust.generation
+    if (this.#joined !== undefined) return this.#checkJoined(this.#joined, digest, now, generation)
     // A session's account and epoch never change: when this instance saw the session before, the epoch
     // check runs beside the store read instead of after it (strict mode reads both on every request).
     const known = this.#known.get(digest)
@@ -138,7 +153,7 @@ export class SessionManager {
           this.#known.delete(digest)
           return invalid('session: unknown or expired')
         }
-        this.#cache.set(session, now)
+        this.#cache.set(session, now, generation)
         this.#remember(session)
         const sameFacts =
           known !== undefined &&
@@ -152,6 +167,46 @@ export class SessionManager {
       },
       () => ({ kind: 'unavailable', reason: 'session: store failed' }),
     )
+  }
+
+  /** One statement: the session and its account's current epoch, which settles the epoch check too. */
+  #checkJoined(
+    read: (digest: string, now: Date) => Promise<SessionWithAccountEpoch | null>,
+    digest: string,
+    now: number,
+    generation: number,
+  ): Promise<SessionCheck> {
+    return read(digest, new Date(now)).then(
+      (found) => {
+        if (found === null) return invalid('session: unknown or expired')
+        const { session, accountEpoch } = found
+        this.#cache.set(session, now, generation)
+        if (accountEpoch !== null) this.#runtime.epochs.remember(session.accountId, accountEpoch, generation)
+        const verdict: EpochVerdict =
+          accountEpoch === null
+            ? 'unknown-account'
+            : accountEpoch === session.securityEpoch
+              ? 'current'
+              : 'stale'
+        return this.#decide(session, now, verdict)
+      },
+      () => ({ kind: 'unavailable', reason: 'session: store failed' }),
+    )
+  }
+
+  /** A notice named this session (revoked on some instance): drop it from the cache. */
+  evict(digest: string): void {
+    this.#cache.delete(digest)
+  }
+
+  /** A notice named this account (epoch moved, sessions revoked): drop every cached session of it. */
+  evictAccount(accountId: string): void {
+    this.#cache.deleteAccount(accountId)
+  }
+
+  /** Notices may have been lost: drop every cached session. */
+  flush(): void {
+    this.#cache.clear()
   }
 
   /** The epoch verdict, never throwing or rejecting (`unavailable` instead). */
@@ -264,6 +319,20 @@ export class SessionManager {
     })
     for (const session of live) {
       if (session.digest !== keep) this.#revoked(accountId, session.handle, reason, options.clientAddress)
+    }
+    return removed
+  }
+
+  /**
+   * Ends every session, of any account, whose handle carries all of `tags` (a back-channel logout). The
+   * store announces each one, so every instance's cache drops it; this instance's cache is flushed of
+   * them by its own notices, or at once when it has none (the entries are unknown here).
+   */
+  async revokeTagged(tags: readonly string[]): Promise<number> {
+    const removed = await this.#store.revoke({ handleTags: tags })
+    if (removed > 0) {
+      this.#runtime.trust.moved()
+      this.#cache.clearTagged(tags)
     }
     return removed
   }

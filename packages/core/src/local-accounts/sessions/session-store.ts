@@ -57,6 +57,14 @@ export type RevokeSessionsRequest =
   | { readonly digest: string }
   | { readonly accountId: string; readonly handle: string }
   | { readonly accountId: string; readonly all: true; readonly exceptDigest?: string | undefined }
+  /** Every session, of any account, whose handle contains each of these tags (a back-channel logout). */
+  | { readonly handleTags: readonly string[] }
+
+/** A live session and its account's current security epoch (null when the account is gone), read together. */
+export interface SessionWithAccountEpoch {
+  readonly session: SessionRecord
+  readonly accountEpoch: number | null
+}
 
 /**
  * Port: server-side sessions. A session is live while `now` is before both `idleExpiresAt` and
@@ -79,10 +87,18 @@ export interface SessionStore {
   /** The account's live sessions, oldest first (by `createdAt`, then `handle`). */
   list(request: ListSessionsRequest): Promise<readonly SessionRecord[]>
   /**
-   * Deletes one session (by digest, or by the account's handle) or all of an account's sessions except
-   * `exceptDigest` (sign out everywhere else). Returns how many stored sessions were deleted.
+   * Deletes one session (by digest, or by the account's handle), all of an account's sessions except
+   * `exceptDigest` (sign out everywhere else), or every session whose handle contains each of
+   * `handleTags` (1 or 2 tags of 11 base64url characters; may scan every session). Returns how many
+   * stored sessions were deleted.
    */
   revoke(request: RevokeSessionsRequest): Promise<number>
+  /**
+   * Optional: the live session with this digest and its account's current security epoch, read in ONE
+   * statement (a join), or null as `get`. When present, a session not in the cache (every request in strict
+   * mode) costs one store round trip instead of two.
+   */
+  getWithAccountEpoch?(digest: string, now: Date): Promise<SessionWithAccountEpoch | null>
 }
 
 /** A frozen copy of a session record with copied dates; optional fields only when present. */
@@ -176,6 +192,7 @@ export function validateListSessions(request: unknown): ListSessionsRequest {
 
 /** Which sessions a `revoke` deletes, validated: exactly one of the three shapes. */
 export type ValidatedSessionRevocation =
+  | { readonly by: 'tags'; readonly tags: readonly string[] }
   | { readonly by: 'digest'; readonly digest: string }
   | { readonly by: 'handle'; readonly accountId: string; readonly handle: string }
   | { readonly by: 'account'; readonly accountId: string; readonly exceptDigest: string | undefined }
@@ -184,6 +201,21 @@ export type ValidatedSessionRevocation =
 export function validateRevokeSessions(request: unknown): ValidatedSessionRevocation {
   const fields = requireRecord(request, 'request')
   const has = (key: string) => fields[key] !== undefined
+  if (has('handleTags')) {
+    if (Object.keys(fields).some((key) => key !== 'handleTags' && fields[key] !== undefined)) {
+      throw invalid('revoke by handle tags takes no other field')
+    }
+    const tags = fields.handleTags
+    if (
+      !Array.isArray(tags) ||
+      tags.length < 1 ||
+      tags.length > 2 ||
+      !tags.every((tag) => isHandleTag(tag))
+    ) {
+      throw invalid('handleTags must be 1 or 2 tags of 11 base64url characters')
+    }
+    return { by: 'tags', tags: Object.freeze([...tags]) }
+  }
   if (has('digest')) {
     if (has('accountId') || has('handle') || has('all') || has('exceptDigest')) {
       throw invalid('revoke by digest takes no other field')
@@ -201,6 +233,12 @@ export function validateRevokeSessions(request: unknown): ValidatedSessionRevoca
     ? requireTokenDigest(fields.exceptDigest, 'exceptDigest')
     : undefined
   return { by: 'account', accountId, exceptDigest }
+}
+
+const HANDLE_TAG = /^[A-Za-z0-9_-]{11}$/
+
+function isHandleTag(value: unknown): value is string {
+  return typeof value === 'string' && HANDLE_TAG.test(value)
 }
 
 /** Whether a session is live at `now`: before both its idle and its absolute expiry. */

@@ -68,6 +68,7 @@ export function accessTokenMechanism(parts: AccessTokenMechanismParts): Authenti
       return invalid(`local-token: ${check.reason}`)
     }
     const { token } = check
+    if (tokens.isFamilyRevoked(token.familyId)) return invalid('local-token: signed out')
     let verdict: EpochVerdict | Promise<EpochVerdict>
     try {
       verdict = epochs.verify(token.accountId, token.securityEpoch)

@@ -1,3 +1,4 @@
+import type { RevocationNotices } from '../../revocation/revocation-notices.js'
 import { duplicateRecord } from '../store-errors.js'
 import {
   type CreateRefreshFamilyRequest,
@@ -28,6 +29,14 @@ interface Token {
 
 const SWEEP_AT_LEAST = 1024
 
+export interface MemoryRefreshTokenStoreOptions {
+  /**
+   * Where revocations are announced: every family this store revokes (revoke, revokeAccount, reuse
+   * detected) is published as a `refresh-family` notice before the call resolves.
+   */
+  readonly notices?: RevocationNotices
+}
+
 /**
  * In-memory `RefreshTokenStore` for tests and single-process development. Each operation validates its
  * input, then reads and writes in one synchronous step, so of concurrent rotations of one token exactly
@@ -37,7 +46,12 @@ const SWEEP_AT_LEAST = 1024
 export class MemoryRefreshTokenStore implements RefreshTokenStore {
   readonly #families = new Map<string, Family>()
   readonly #tokens = new Map<string, Token>()
+  readonly #notices: RevocationNotices | undefined
   #sweepAt = SWEEP_AT_LEAST
+
+  constructor(options: MemoryRefreshTokenStoreOptions = {}) {
+    this.#notices = options.notices
+  }
 
   async createFamily(request: CreateRefreshFamilyRequest): Promise<void> {
     const { family, token } = validateCreateRefreshFamily(request)
@@ -64,7 +78,9 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
       return { outcome: 'invalid' }
     }
     if (token.rotatedAt !== undefined) {
+      const revokedNow = family.revokedAt === undefined
       family.revokedAt ??= now
+      if (revokedNow) await this.#announce(family.record.familyId)
       return {
         outcome: 'reused',
         familyId: family.record.familyId,
@@ -85,17 +101,25 @@ export class MemoryRefreshTokenStore implements RefreshTokenStore {
     const target = validateRevokeRefreshFamily(request)
     const familyId = target.by === 'family' ? target.familyId : this.#tokens.get(target.digest)?.familyId
     const family = familyId === undefined ? undefined : this.#families.get(familyId)
-    if (family === undefined) return false
-    return this.#revokeFamily(family, target.now)
+    if (family === undefined || !this.#revokeFamily(family, target.now)) return false
+    await this.#announce(family.record.familyId)
+    return true
   }
 
   async revokeAccount(request: RevokeAccountRefreshFamiliesRequest): Promise<number> {
     const { accountId, now } = validateRevokeAccountRefreshFamilies(request)
-    let revoked = 0
+    const revoked: string[] = []
     for (const family of this.#families.values()) {
-      if (family.record.accountId === accountId && this.#revokeFamily(family, now)) revoked += 1
+      if (family.record.accountId === accountId && this.#revokeFamily(family, now)) {
+        revoked.push(family.record.familyId)
+      }
     }
-    return revoked
+    for (const familyId of revoked) await this.#announce(familyId)
+    return revoked.length
+  }
+
+  async #announce(familyId: string): Promise<void> {
+    await this.#notices?.publish({ kind: 'refresh-family', familyId })
   }
 
   /**

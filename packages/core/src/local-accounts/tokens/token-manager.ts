@@ -52,6 +52,8 @@ export class TokenManager {
   readonly #runtime: LocalRuntime
   readonly #verify: (token: string) => ReturnType<ReturnType<typeof createJwtVerifier>>
   readonly #cache: VerifiedCache<VerifiedAccessToken> | undefined
+  /** Families revoked while this instance heard of it -> until when their access tokens could live. */
+  readonly #revokedFamilies = new Map<string, number>()
 
   constructor(
     options: LocalTokenOptions,
@@ -179,12 +181,13 @@ export class TokenManager {
     }
     if (outcome.outcome === 'invalid') throw refreshInvalid()
     const { family } = outcome
+    const generation = this.#runtime.epochs.generation
     const account = await this.#accounts.getAccount(family.accountId)
     if (account === null || account.securityEpoch !== family.securityEpoch) {
       await this.#store.revoke({ familyId: family.familyId, now: new Date(now) })
       throw refreshInvalid()
     }
-    this.#runtime.epochs.remember(account.accountId, account.securityEpoch)
+    this.#runtime.epochs.remember(account.accountId, account.securityEpoch, generation)
     return this.#pair(
       account.accountId,
       account.securityEpoch,
@@ -201,9 +204,36 @@ export class TokenManager {
     return this.#store.revoke({ digest: digestOpaqueToken(token), now: new Date(this.#runtime.clock()) })
   }
 
-  /** Revokes one family (sign-out of a token sign-in). */
+  /** Revokes one family (sign-out of a token sign-in); its access tokens are refused from now on. */
   async revokeFamily(familyId: string): Promise<boolean> {
+    this.familyRevoked(familyId)
     return this.#store.revoke({ familyId, now: new Date(this.#runtime.clock()) })
+  }
+
+  /**
+   * A family was revoked (here, or on another instance as a notice says): refuse its access tokens until
+   * the last of them would have expired anyway. Bounded like the session cache; best effort beyond that,
+   * where the access token's own short lifetime is the bound.
+   */
+  familyRevoked(familyId: string): void {
+    const now = this.#runtime.clock()
+    const until = now + (this.#runtime.settings.accessTokenSeconds + 30) * 1000
+    this.#revokedFamilies.delete(familyId)
+    for (const [oldest, expires] of this.#revokedFamilies) {
+      if (this.#revokedFamilies.size < this.#runtime.settings.maxCachedSessions && expires > now) break
+      this.#revokedFamilies.delete(oldest)
+    }
+    this.#revokedFamilies.set(familyId, until)
+  }
+
+  /** Whether this instance knows the family was revoked (its access tokens are refused). */
+  isFamilyRevoked(familyId: string | undefined): boolean {
+    if (familyId === undefined || this.#revokedFamilies.size === 0) return false
+    const until = this.#revokedFamilies.get(familyId)
+    if (until === undefined) return false
+    if (this.#runtime.clock() < until) return true
+    this.#revokedFamilies.delete(familyId)
+    return false
   }
 
   /** Revokes every family of the account. */

@@ -230,7 +230,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
     const now = new Date()
     const { state, tables, queue } = this.#context
-    return queue.run((): UnlinkOutcome => {
+    return queue.run(async (): Promise<UnlinkOutcome> => {
       const current = state.links.get(providerAccountId)
       if (current === undefined || current.accountId !== accountId || provider !== this.provider) {
         return { status: 'not-found' }
@@ -241,6 +241,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
       state.byAccount.delete(accountId)
       state.vault.delete(providerAccountId)
       const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+      await tables.announce(accountId)
       return { status: 'unlinked', providerAccountId, securityEpoch }
     })
   }

@@ -37,9 +37,18 @@ declare module 'oidc-provider' {
     find(id: string): Promise<GrantInstance | undefined>
   }
 
+  export interface ClientInstance {
+    backchannelLogout(sub: string, sid: string): Promise<void>
+  }
+
+  export interface ClientModel {
+    find(id: string): Promise<ClientInstance | undefined>
+  }
+
   export class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>)
     readonly Grant: GrantModel
+    readonly Client: ClientModel
     callback(): (req: IncomingMessage, res: ServerResponse) => void
     use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): void
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>

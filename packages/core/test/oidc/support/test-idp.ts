@@ -43,6 +43,8 @@ export interface TestClient {
   clientSecret: string
   redirectUris: readonly string[]
   postLogoutRedirectUris?: readonly string[]
+  /** Where the IdP POSTs back-channel logout tokens (with `sid`: session required). */
+  backchannelLogoutUri?: string
 }
 
 export const DEFAULT_CLIENT: TestClient = {
@@ -114,6 +116,9 @@ export class TestIdp {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
       require_auth_time: true,
+      ...(client.backchannelLogoutUri === undefined
+        ? {}
+        : { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }),
     }))
     let idp: TestIdp | undefined
     const provider = new Provider(issuer, {
@@ -141,6 +146,12 @@ export class TestIdp {
         url: (_ctx: unknown, interaction: { uid: string }) => `${prefix}/interaction/${interaction.uid}`,
       },
       loadExistingGrant: async (ctx: ProviderContext) => (idp as TestIdp).#grant(ctx),
+      // The relying party of these tests listens on loopback, which oidc-provider's SSRF guard refuses:
+      // outgoing calls (back-channel logout) to 127.0.0.1 go without that dispatcher.
+      fetch: (url: URL | string, options: RequestInit & { dispatcher?: unknown }) => {
+        const { dispatcher, ...rest } = options
+        return new URL(url).hostname === '127.0.0.1' ? fetch(url, rest) : fetch(url, options)
+      },
       issueRefreshToken: async () => true,
       ...jwtAccessTokenConfiguration(options.jwtAccessTokens),
       // amr travels in the ID token (as most IdPs send it), not only through userinfo.
@@ -158,6 +169,7 @@ export class TestIdp {
         devInteractions: { enabled: false },
         revocation: { enabled: true },
         rpInitiatedLogout: { enabled: true },
+        backchannelLogout: { enabled: true },
         pushedAuthorizationRequests: {
           enabled: true,
           requirePushedAuthorizationRequests: options.requirePar === true,
@@ -186,6 +198,27 @@ export class TestIdp {
   async sign(claims: Record<string, unknown>, kid = this.signingKid): Promise<string> {
     const key = await importJWK(this.#signingKey, 'RS256')
     return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' }).sign(key)
+  }
+
+  /** Signs a logout token (`typ: logout+jwt` unless `header` says otherwise) with this IdP's key. */
+  async signLogoutToken(
+    claims: Record<string, unknown>,
+    header: Record<string, unknown> = {},
+  ): Promise<string> {
+    const key = await importJWK(this.#signingKey, 'RS256')
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: this.signingKid, typ: 'logout+jwt', ...header })
+      .sign(key)
+  }
+
+  /**
+   * Runs oidc-provider's own back-channel logout of `sub`'s session `sid` for the client: it mints the
+   * logout token and POSTs it to the client's `backchannel_logout_uri`, rejecting unless 200/204.
+   */
+  async backchannelLogout(sub: string, sid: string, clientId = DEFAULT_CLIENT.clientId): Promise<void> {
+    const client = await this.#provider.Client.find(clientId)
+    if (client === undefined) throw new Error(`no client ${clientId}`)
+    await client.backchannelLogout(sub, sid)
   }
 
   hitsOf(path: string): number {
