@@ -114,6 +114,7 @@ export {
 export type {
   EpochBumpReason,
   LoginFailureReason,
+  PasskeyFailureReason,
   SecurityEvent,
   SecurityEventFields,
   SecurityEventSink,
