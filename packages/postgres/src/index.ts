@@ -30,3 +30,5 @@ export type { PostgresOAuthTransactionStoreOptions } from './oauth-transactions/
 export { PostgresOAuthTransactionStore } from './oauth-transactions/store.js'
 export type { PostgresStepUpStoreOptions } from './step-up/store.js'
 export { PostgresStepUpStore } from './step-up/store.js'
+export type { PostgresTotpStoreOptions } from './totp/store.js'
+export { PostgresTotpStore } from './totp/store.js'
