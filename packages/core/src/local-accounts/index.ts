@@ -112,6 +112,13 @@ export {
   validateRotateRefreshToken,
 } from './refresh-token-store.js'
 export type {
+  SecondFactorCompletion,
+  SecondFactorContext,
+  SecondFactorGate,
+  SecondFactorStart,
+} from './second-factor.js'
+export { PendingSecondFactor } from './second-factor.js'
+export type {
   EpochBumpReason,
   LoginFailureReason,
   PasskeyFailureReason,

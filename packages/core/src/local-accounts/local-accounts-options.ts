@@ -5,6 +5,7 @@ import type { BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './password.js'
 import type { RateLimitStore } from './rate-limit-store.js'
 import type { RefreshTokenStore } from './refresh-token-store.js'
+import type { SecondFactorGate } from './second-factor.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from './security-events.js'
 import type { SessionCookieOptions } from './session-cookie.js'
 import type { SessionStore } from './session-store.js'
@@ -119,6 +120,11 @@ export interface LocalAccountsOptions {
   readonly revocation?: LocalRevocationOptions
   /** Proxies whose `X-Forwarded-For` is believed (addresses and CIDR ranges). Default none: the direct peer. */
   readonly trustedProxies?: readonly string[]
+  /**
+   * A second factor for password sign-ins (`TotpSecondFactor` from `@portcullis/core/totp`): an account
+   * that has one gets a `PendingSecondFactor` from `login`, not a session or tokens.
+   */
+  readonly secondFactor?: SecondFactorGate
   /** Receives security events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
@@ -207,6 +213,14 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
     },
   },
   trustedProxies: { kind: 'array', elements: { kind: 'string' } },
+  secondFactor: {
+    kind: 'object',
+    check: (value) =>
+      typeof (value as SecondFactorGate).begin === 'function' &&
+      typeof (value as SecondFactorGate).complete === 'function'
+        ? undefined
+        : 'must have begin and complete',
+  },
   events: { kind: 'function' },
   onEventSinkError: { kind: 'function' },
   mechanismNames: {

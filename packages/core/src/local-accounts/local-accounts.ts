@@ -36,6 +36,7 @@ import {
 } from './password-flows.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { defined, type LocalRuntime, localRuntime } from './runtime.js'
+import type { PendingSecondFactor, SecondFactorGate } from './second-factor.js'
 import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
 import { type SessionCookie, sessionCookie } from './session-cookie.js'
 import { SessionManager } from './session-manager.js'
@@ -82,6 +83,7 @@ export class LocalAccounts {
   readonly #runtime: LocalRuntime
   readonly #flows: PasswordFlowParts
   readonly #proxies: TrustedProxies
+  readonly #secondFactor: SecondFactorGate | undefined
 
   constructor(options: LocalAccountsOptions) {
     readOptions(options, 'LocalAccounts', LOCAL_ACCOUNTS_OPTIONS)
@@ -90,6 +92,7 @@ export class LocalAccounts {
     this.registration = settings.registration
     this.#accounts = options.accounts
     this.#proxies = parseTrustedProxies(options.trustedProxies ?? [])
+    this.#secondFactor = options.secondFactor
     const clock = options.clock ?? Date.now
     const random = options.randomBytes ?? nodeRandomBytes
     this.#runtime = localRuntime({
@@ -202,7 +205,10 @@ export class LocalAccounts {
     return registerAccount(this.#flows, body, this.clientAddress(info))
   }
 
-  /** Signs in with `{ username, password }` and establishes the transport asked for. */
+  /**
+   * Signs in with `{ username, password }` and establishes the transport asked for, or, for an account
+   * with a second factor, answers a `PendingSecondFactor` (no session, no tokens) for `completeSecondFactor`.
+   */
   async login(
     body: unknown,
     options: {
@@ -210,13 +216,49 @@ export class LocalAccounts {
       readonly replacesSessionId?: string | undefined
       readonly request?: LocalRequestInfo
     } = {},
-  ): Promise<LocalSignIn> {
+  ): Promise<LocalSignIn | PendingSecondFactor> {
     const transport = this.#transport(options.transport)
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
     const account = await verifyCredentials(this.#flows, body, clientAddress)
+    const pending = await this.#secondFactor?.begin({
+      accountId: account.accountId,
+      securityEpoch: account.securityEpoch,
+      transport,
+      clientAddress,
+    })
+    if (pending) {
+      this.#runtime.emit('second_factor.required', defined({ accountId: account.accountId, clientAddress }))
+      return pending
+    }
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, transport, options.replacesSessionId, info, ['pwd'])
+  }
+
+  /**
+   * The second step of a password sign-in (`{ pendingToken, code }` or `{ pendingToken, recoveryCode }`):
+   * establishes the transport the first step asked for. Refused (`local.sign_in_required`) when the
+   * account is gone or its security epoch moved since the password was checked.
+   */
+  async completeSecondFactor(
+    body: unknown,
+    options: {
+      /** When given, a pending sign-in started for the other transport is refused (and spent). */
+      readonly transport?: LocalTransport
+      readonly replacesSessionId?: string | undefined
+      readonly request?: LocalRequestInfo
+    } = {},
+  ): Promise<LocalSignIn> {
+    if (this.#secondFactor === undefined) throw invalidLocalInput('no second factor is configured')
+    const info = options.request ?? {}
+    const clientAddress = this.clientAddress(info)
+    const done = await this.#secondFactor.complete(body, { clientAddress, transport: options.transport })
+    const account = await this.#accounts.findAccount({ accountId: done.accountId })
+    if (account === null || account.securityEpoch !== done.securityEpoch) {
+      throw new LocalAuthError('local.sign_in_required', 'the account changed during the sign-in')
+    }
+    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    return this.#establish(account, done.transport, options.replacesSessionId, info, done.amr)
   }
 
   /**

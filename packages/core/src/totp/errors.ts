@@ -8,6 +8,8 @@ export const TotpErrorCodes = {
   invalidCode: 'totp.invalid_code',
   /** A wrong or already used recovery code. 401. */
   invalidRecoveryCode: 'totp.invalid_recovery_code',
+  /** The pending token of a second sign-in step is unknown, expired or spent. 401. */
+  pendingInvalid: 'totp.pending_invalid',
   /** Too many second-factor attempts for the account; `retryAfterSeconds` says when to retry. 429. */
   rateLimited: 'totp.rate_limited',
   /** The account has no enabled TOTP (or, for a confirmation, no pending enrollment). 409. */
@@ -26,6 +28,7 @@ const CLASS_OF: Readonly<Record<TotpErrorCode, ErrorClass>> = {
   'totp.invalid_input': 'invalid-input',
   'totp.invalid_code': 'unauthenticated',
   'totp.invalid_recovery_code': 'unauthenticated',
+  'totp.pending_invalid': 'unauthenticated',
   'totp.rate_limited': 'rate-limited',
   'totp.not_enrolled': 'conflict',
   'totp.already_enabled': 'conflict',

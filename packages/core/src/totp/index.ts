@@ -29,6 +29,8 @@ export {
 } from './one-time-code.js'
 export type { RecoveryCodePepper } from './recovery-codes.js'
 export { normalizeRecoveryCode, RecoveryCodePeppers, RecoveryCodes } from './recovery-codes.js'
+export type { TotpSecondFactorOptions } from './second-factor.js'
+export { TotpSecondFactor } from './second-factor.js'
 export type { TotpRequestContext, TotpServiceOptions } from './service.js'
 export { RECOVERY_CODE_COUNT, TotpService } from './service.js'
 export type {

@@ -4,6 +4,7 @@ import {
   LocalAccounts,
   type LocalSignIn,
   type LocalTransport,
+  PendingSecondFactor,
   type SessionSignIn,
   type TokenSignIn,
 } from '@portcullis/core/local-accounts'
@@ -90,6 +91,16 @@ function sessionBody(signIn: SessionSignIn) {
   }
 }
 
+/** 202: the password was right, the second factor is next. */
+function pendingBody(pending: PendingSecondFactor) {
+  return {
+    secondFactorRequired: true,
+    pendingToken: pending.reveal(),
+    methods: pending.methods,
+    expiresAt: pending.expiresAt.toISOString(),
+  }
+}
+
 function path(value: string, name: string): string {
   if (value !== '' && (!value.startsWith('/') || value.endsWith('/'))) {
     throw new ConfigurationError('local.invalid_config', `${name} must start with "/" and not end with "/"`)
@@ -155,7 +166,27 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
         // Signing in creates cookie state: the request must pass CSRF like any cookie-authenticated one.
         if (!csrfDecision(request, local.csrf.anchorFrom(cookies)).ok)
           return sendProblem(response, CSRF_REFUSED)
-        const signIn = (await local.login(await body(request), {
+        const signIn = await local.login(await body(request), {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(cookies),
+          request: requestInfo(request),
+        })
+        if (signIn instanceof PendingSecondFactor) {
+          response.status(202).json(pendingBody(signIn))
+          return
+        }
+        setSession(response, signIn as SessionSignIn)
+        response.json(sessionBody(signIn as SessionSignIn))
+      }),
+    )
+    router.post(
+      '/login/second-factor',
+      { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.loginSecondFactor },
+      handle(async (request, response) => {
+        const cookies = request.headers.cookie
+        if (!csrfDecision(request, local.csrf.anchorFrom(cookies)).ok)
+          return sendProblem(response, CSRF_REFUSED)
+        const signIn = (await local.completeSecondFactor(await body(request), {
           transport: 'session',
           replacesSessionId: local.csrf.sessionIdFrom(cookies),
           request: requestInfo(request),
@@ -243,7 +274,22 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
       '/token',
       { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.token },
       handle(async (request, response) => {
-        const pair = (await local.login(await body(request), {
+        const pair = await local.login(await body(request), {
+          transport: 'tokens',
+          request: requestInfo(request),
+        })
+        if (pair instanceof PendingSecondFactor) {
+          response.status(202).json(pendingBody(pair))
+          return
+        }
+        response.json(tokenBody(pair as TokenSignIn))
+      }),
+    )
+    router.post(
+      '/token/second-factor',
+      { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.tokenSecondFactor },
+      handle(async (request, response) => {
+        const pair = (await local.completeSecondFactor(await body(request), {
           transport: 'tokens',
           request: requestInfo(request),
         })) as TokenSignIn
