@@ -436,6 +436,37 @@ export {
   OIDCRequestError,
 } from './oidc/index.js'
 export type {
+  PasskeyAccountRequest,
+  PasskeyAssertion,
+  PasskeyCeremony,
+  PasskeyChallenge,
+  PasskeyChallengeKey,
+  PasskeyChallengeStore,
+  PasskeyCredential,
+  PasskeyErrorCode,
+  PasskeyServiceOptions,
+  PasskeyStepUpBinding,
+  PasskeyStore,
+  RecordPasskeyUseRequest,
+} from './passkeys/index.js'
+export {
+  MemoryPasskeyChallengeStore,
+  MemoryPasskeyStore,
+  PasskeyCeremonyStart,
+  PasskeyError,
+  PasskeyErrorCodes,
+  PasskeyService,
+  requireCredentialId,
+  requirePasskeyAccountId,
+  requirePasskeyDate,
+  requirePasskeyName,
+  validatePasskeyAccountRequest,
+  validatePasskeyChallenge,
+  validatePasskeyChallengeKey,
+  validatePasskeyCredential,
+  validateRecordPasskeyUse,
+} from './passkeys/index.js'
+export type {
   AnonymousPolicy,
   AuthenticatingPolicy,
   AuthenticationResult,

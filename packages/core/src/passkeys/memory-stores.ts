@@ -1,0 +1,119 @@
+import { PasskeyError, PasskeyErrorCodes } from './errors.js'
+import {
+  requireCredentialId,
+  requirePasskeyAccountId,
+  requirePasskeyDate,
+  requirePasskeyName,
+  validatePasskeyAccountRequest,
+  validatePasskeyChallenge,
+  validatePasskeyChallengeKey,
+  validatePasskeyCredential,
+  validateRecordPasskeyUse,
+} from './input.js'
+import type { PasskeyChallenge, PasskeyCredential } from './records.js'
+import type {
+  PasskeyAccountRequest,
+  PasskeyChallengeKey,
+  PasskeyChallengeStore,
+  PasskeyStore,
+  RecordPasskeyUseRequest,
+} from './store.js'
+
+const copy = (credential: PasskeyCredential): PasskeyCredential =>
+  Object.freeze({ ...credential, publicKey: new Uint8Array(credential.publicKey) })
+
+/** In-memory `PasskeyStore` (tests, one process): each operation runs without an await in between. */
+export class MemoryPasskeyStore implements PasskeyStore {
+  readonly #credentials = new Map<string, PasskeyCredential>()
+
+  async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
+    const valid = validatePasskeyCredential(credential)
+    if (this.#credentials.has(valid.credentialId)) return 'duplicate'
+    this.#credentials.set(valid.credentialId, valid)
+    return 'added'
+  }
+
+  async findPasskey(credentialId: string): Promise<PasskeyCredential | null> {
+    const found = this.#credentials.get(requireCredentialId(credentialId))
+    return found === undefined ? null : copy(found)
+  }
+
+  async listPasskeys(accountId: string): Promise<readonly PasskeyCredential[]> {
+    const id = requirePasskeyAccountId(accountId)
+    return [...this.#credentials.values()]
+      .filter((credential) => credential.accountId === id)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .map(copy)
+  }
+
+  async recordPasskeyUse(request: RecordPasskeyUseRequest): Promise<boolean> {
+    const { credentialId, expectedCounter, counter, backedUp, now } = validateRecordPasskeyUse(request)
+    const stored = this.#credentials.get(credentialId)
+    if (stored === undefined || stored.suspendedAt !== null || stored.counter !== expectedCounter)
+      return false
+    this.#credentials.set(credentialId, { ...stored, counter, backedUp, lastUsedAt: now })
+    return true
+  }
+
+  async suspendPasskey(credentialId: string, now: Date): Promise<boolean> {
+    const stored = this.#credentials.get(requireCredentialId(credentialId))
+    const at = requirePasskeyDate(now, 'now')
+    if (stored === undefined) return false
+    if (stored.suspendedAt === null)
+      this.#credentials.set(stored.credentialId, { ...stored, suspendedAt: at })
+    return true
+  }
+
+  async renamePasskey(request: PasskeyAccountRequest & { readonly name: string }): Promise<boolean> {
+    const { accountId, credentialId } = validatePasskeyAccountRequest(request)
+    const name = requirePasskeyName(request.name)
+    const stored = this.#credentials.get(credentialId)
+    if (stored?.accountId !== accountId) return false
+    this.#credentials.set(credentialId, { ...stored, name })
+    return true
+  }
+
+  async removePasskey(request: PasskeyAccountRequest): Promise<boolean> {
+    const { accountId, credentialId } = validatePasskeyAccountRequest(request)
+    if (this.#credentials.get(credentialId)?.accountId !== accountId) return false
+    return this.#credentials.delete(credentialId)
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryPasskeyStore { passkeys: ${this.#credentials.size} }`
+  }
+}
+
+/** In-memory `PasskeyChallengeStore`: consume is atomic (no await between find and delete). */
+export class MemoryPasskeyChallengeStore implements PasskeyChallengeStore {
+  readonly #challenges = new Map<string, PasskeyChallenge>()
+
+  async createChallenge(challenge: PasskeyChallenge): Promise<void> {
+    const valid = validatePasskeyChallenge(challenge)
+    if (this.#challenges.has(valid.challengeDigest)) {
+      throw new PasskeyError(PasskeyErrorCodes.invalidInput, 'the challenge digest is already stored')
+    }
+    this.#challenges.set(valid.challengeDigest, valid)
+  }
+
+  async consumeChallenge(key: PasskeyChallengeKey, now: Date): Promise<PasskeyChallenge | null> {
+    const { challengeDigest, bindingDigest } = validatePasskeyChallengeKey(key)
+    const at = requirePasskeyDate(now, 'now')
+    const stored = this.#challenges.get(challengeDigest)
+    if (stored === undefined || stored.bindingDigest !== bindingDigest) return null
+    this.#challenges.delete(challengeDigest)
+    return stored.expiresAt.getTime() > at.getTime() ? stored : null
+  }
+
+  async purgeExpiredChallenges(now: Date): Promise<number> {
+    const at = requirePasskeyDate(now, 'now').getTime()
+    let removed = 0
+    for (const [digest, challenge] of this.#challenges) {
+      if (challenge.expiresAt.getTime() <= at) {
+        this.#challenges.delete(digest)
+        removed += 1
+      }
+    }
+    return removed
+  }
+}
