@@ -1,4 +1,4 @@
-import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -9,12 +9,12 @@ import {
 } from '@simplewebauthn/server'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '../local-accounts/security-events.js'
-import { PasskeyCeremonyStart } from './ceremony-start.js'
-import { ChallengeKeys, TOKEN_43 } from './challenge-keys.js'
+import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
+import type { PasskeyCeremonyStart } from './ceremony-start.js'
 import { invalidPasskeyInput, PasskeyError, PasskeyErrorCodes } from './errors.js'
 import { requirePasskeyAccountId, requirePasskeyName } from './input.js'
 import { PasskeyEvents } from './passkey-events.js'
-import type { PasskeyCeremony, PasskeyChallenge, PasskeyCredential } from './records.js'
+import type { PasskeyCredential } from './records.js'
 import { readAuthenticationResponse, readRegistrationResponse } from './response.js'
 import { passkeySettings } from './settings.js'
 import type { PasskeyChallengeStore, PasskeyStore } from './store.js'
@@ -86,10 +86,8 @@ export class PasskeyService {
   readonly challengeTtlSeconds: number
   readonly #rpName: string
   readonly #passkeys: PasskeyStore
-  readonly #challenges: PasskeyChallengeStore
-  readonly #keys: ChallengeKeys
+  readonly #ceremonies: CeremonyChallenges
   readonly #clock: () => number
-  readonly #random: (size: number) => Uint8Array
   readonly #events: PasskeyEvents
 
   constructor(options: PasskeyServiceOptions) {
@@ -100,11 +98,16 @@ export class PasskeyService {
     this.challengeTtlSeconds = settings.challengeTtlSeconds
     this.#rpName = options.rpName
     this.#passkeys = options.passkeys
-    this.#challenges = options.challenges
-    this.#keys = new ChallengeKeys(options.pepper)
     this.#clock = options.clock ?? Date.now
-    this.#random = options.randomBytes ?? nodeRandomBytes
     this.#events = new PasskeyEvents(options.events, options.onEventSinkError, () => this.#now())
+    this.#ceremonies = new CeremonyChallenges({
+      store: options.challenges,
+      pepper: options.pepper,
+      ttlSeconds: this.challengeTtlSeconds,
+      now: () => this.#now(),
+      random: options.randomBytes ?? nodeRandomBytes,
+      events: this.#events,
+    })
   }
 
   /** Options to register a new passkey to a signed-in account (ask for a step-up first). */
@@ -123,7 +126,7 @@ export class PasskeyService {
       throw invalidPasskeyInput('userName must be 1-64 characters')
     }
     const existing = await this.#store(() => this.#passkeys.listPasskeys(accountId))
-    const challenge = this.#token()
+    const challenge = this.#ceremonies.token()
     const options = await generateRegistrationOptions({
       rpName: this.#rpName,
       rpID: this.rpId,
@@ -140,7 +143,7 @@ export class PasskeyService {
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       supportedAlgorithmIDs: ALGORITHMS,
     })
-    return this.#start(options, challenge, 'registration', request.browserBinding, {
+    return this.#ceremonies.start(options, challenge, 'registration', request.browserBinding, {
       accountId,
       sessionBinding: request.sessionBinding,
       purpose: null,
@@ -161,7 +164,7 @@ export class PasskeyService {
     const accountId = requirePasskeyAccountId(request?.accountId)
     const name = requirePasskeyName(request.name ?? 'Passkey')
     const { json, challenge } = readRegistrationResponse(request.response)
-    const record = await this.#consume(challenge, request.browserBinding, 'registration', {
+    const record = await this.#ceremonies.consume(challenge, request.browserBinding, 'registration', {
       accountId,
       sessionBinding: request.sessionBinding,
       purpose: null,
@@ -214,7 +217,7 @@ export class PasskeyService {
       step === undefined
         ? []
         : await this.#store(() => this.#passkeys.listPasskeys(requirePasskeyAccountId(step.accountId)))
-    const challenge = this.#token()
+    const challenge = this.#ceremonies.token()
     const options = await generateAuthenticationOptions({
       rpID: this.rpId,
       challenge: Buffer.from(challenge, 'base64url'),
@@ -224,7 +227,7 @@ export class PasskeyService {
         .filter((passkey) => passkey.suspendedAt === null)
         .map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as never })),
     })
-    return this.#start(
+    return this.#ceremonies.start(
       options,
       challenge,
       'authentication',
@@ -246,7 +249,13 @@ export class PasskeyService {
     const { json, challenge, userHandle } = readAuthenticationResponse(request?.response)
     const step = request.stepUp
     const clientAddress = request.clientAddress
-    await this.#consume(challenge, request.browserBinding, 'authentication', step ?? null, clientAddress)
+    await this.#ceremonies.consume(
+      challenge,
+      request.browserBinding,
+      'authentication',
+      step ?? null,
+      clientAddress,
+    )
     const passkey = await this.#store(() => this.#passkeys.findPasskey(json.id))
     const who = { credentialId: json.id, clientAddress }
     if (passkey === null) return this.#events.fail('unknown_credential', who)
@@ -353,84 +362,6 @@ export class PasskeyService {
     )
   }
 
-  async #start<
-    Options extends PublicKeyCredentialCreationOptionsJSON | PublicKeyCredentialRequestOptionsJSON,
-  >(
-    options: Options,
-    challenge: string,
-    ceremony: PasskeyCeremony,
-    browserBinding: string | undefined,
-    bound: { accountId: string; sessionBinding: string; purpose: string | null } | null,
-  ): Promise<PasskeyCeremonyStart<Options>> {
-    const reused = typeof browserBinding === 'string' && TOKEN_43.test(browserBinding)
-    const binding = reused ? (browserBinding as string) : this.#token()
-    const now = this.#now()
-    const expiresAt = new Date(now.getTime() + this.challengeTtlSeconds * 1000)
-    const record: PasskeyChallenge = {
-      challengeDigest: this.#keys.digest('challenge', challenge),
-      bindingDigest: this.#keys.digest('binding', binding),
-      ceremony,
-      accountId: bound === null ? null : requirePasskeyAccountId(bound.accountId),
-      sessionDigest:
-        bound === null ? null : this.#keys.digest('session', requireSessionBinding(bound.sessionBinding)),
-      purpose: bound?.purpose ?? null,
-      createdAt: now,
-      expiresAt,
-    }
-    await this.#store(() => this.#challenges.createChallenge(record))
-    return new PasskeyCeremonyStart(options, binding, reused, expiresAt)
-  }
-
-  async #consume(
-    challenge: string,
-    browserBinding: string | undefined,
-    ceremony: PasskeyCeremony,
-    bound: { accountId: string; sessionBinding: string; purpose: string | null } | null,
-    clientAddress?: string,
-  ): Promise<PasskeyChallenge> {
-    const refuse = (): never => {
-      this.#events.emit('passkey.failed', {
-        reason: 'unknown_challenge',
-        accountId: bound?.accountId,
-        clientAddress,
-      })
-      throw new PasskeyError(
-        PasskeyErrorCodes.challengeInvalid,
-        'the passkey challenge is not valid: start again',
-      )
-    }
-    if (typeof browserBinding !== 'string' || !TOKEN_43.test(browserBinding)) return refuse()
-    const key = {
-      challengeDigest: this.#keys.digest('challenge', challenge),
-      bindingDigest: this.#keys.digest('binding', browserBinding),
-    }
-    const record = await this.#store(() => this.#challenges.consumeChallenge(key, this.#now()))
-    if (record === null || record.ceremony !== ceremony) return refuse()
-    // From here the challenge is spent: a mismatch below cannot be retried.
-    const expectedSession =
-      bound === null ? null : this.#keys.digest('session', requireSessionBinding(bound.sessionBinding))
-    const matches =
-      record.accountId === (bound?.accountId ?? null) &&
-      record.purpose === (bound?.purpose ?? null) &&
-      (record.sessionDigest === null || expectedSession === null
-        ? record.sessionDigest === expectedSession
-        : sameText(record.sessionDigest, expectedSession))
-    return matches ? record : refuse()
-  }
-
-  #token(): string {
-    let bytes: Uint8Array
-    try {
-      bytes = this.#random(32)
-    } catch (cause) {
-      throw new PasskeyError(PasskeyErrorCodes.unavailable, 'randomness failed', { cause })
-    }
-    if (!(bytes instanceof Uint8Array) || bytes.byteLength !== 32) {
-      throw new PasskeyError(PasskeyErrorCodes.unavailable, 'randomBytes returned the wrong size')
-    }
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
-  }
-
   #now(): Date {
     const now = new Date(this.#clock())
     if (Number.isNaN(now.getTime())) throw new PasskeyError(PasskeyErrorCodes.unavailable, 'the clock failed')
@@ -449,17 +380,4 @@ export class PasskeyService {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PasskeyService { rpId: ${JSON.stringify(this.rpId)}, origins: ${JSON.stringify(this.origins)} }`
   }
-}
-
-function requireSessionBinding(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.length > 1024) {
-    throw invalidPasskeyInput('sessionBinding must be a non-blank string')
-  }
-  return value
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8')
-  const right = Buffer.from(b, 'utf8')
-  return left.length === right.length && timingSafeEqual(left, right)
 }
