@@ -40,6 +40,7 @@ describe('generated migrations', () => {
   it('the committed folder holds the baseline and the generated migrations after it', () => {
     expect(generatedMigrations(5).map(({ version, name }) => ({ version, name }))).toEqual([
       { version: 6, name: 'totp' },
+      { version: 7, name: 'passkeys' },
     ])
   })
 
