@@ -63,14 +63,15 @@ module.exports = {
     },
     {
       name: 'core-one-time-codes-library-in-totp-only',
-      comment: 'otpauth is the TOTP capability\'s own library: only core/src/totp imports it',
+      comment: "otpauth is the TOTP capability's own library: only core/src/totp imports it",
       severity: 'error',
       from: { path: '^packages/core/src/', pathNot: '^packages/core/src/totp/' },
       to: { path: '(^|/)node_modules/otpauth/|^otpauth(/|$)' },
     },
     {
       name: 'core-webauthn-library-in-passkeys-only',
-      comment: '@simplewebauthn/server is the passkeys capability\'s own library: only core/src/passkeys imports it',
+      comment:
+        "@simplewebauthn/server is the passkeys capability's own library: only core/src/passkeys imports it",
       severity: 'error',
       from: { path: '^packages/core/src/', pathNot: '^packages/core/src/passkeys/' },
       to: { path: '(^|/)node_modules/@simplewebauthn/server/|^@simplewebauthn/server(/|$)' },

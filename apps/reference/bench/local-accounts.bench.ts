@@ -16,7 +16,7 @@ import { createSecurity } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -39,7 +39,7 @@ await migrate(client)
 const hasher = argon2idPasswordHasher()
 const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
 const stores = {
-  accounts: new PostgresLocalAccountStore({ client }),
+  accounts: new PostgresAccountStore({ client }),
   sessions: new PostgresSessionStore({ client }),
   refreshTokens: new PostgresRefreshTokenStore({ client }),
   rateLimits: new PostgresRateLimitStore({ client }),

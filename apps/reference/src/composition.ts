@@ -1,3 +1,4 @@
+import { AccountService } from '@portcullis/core/accounts'
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
@@ -5,6 +6,7 @@ import type { MCPResourceRegistry } from '@portcullis/core/mcp'
 import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
+  createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
   currentLocalSession,
@@ -14,7 +16,12 @@ import {
   type ResourceRoutePath,
   StepUpCookies,
 } from '@portcullis/express'
-import { PostgresApiKeyStore, type PostgresClient, PostgresStepUpStore } from '@portcullis/postgres'
+import {
+  PostgresAccountStore,
+  PostgresApiKeyStore,
+  type PostgresClient,
+  PostgresStepUpStore,
+} from '@portcullis/postgres'
 import { accountRoutes } from './accounts/account-routes.js'
 import {
   createLocalAccounts,
@@ -73,8 +80,11 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const usage = new ApiKeyUsageRecorder({ store, flushIntervalMs: 5_000 })
   // One JWKS provider per process, shared by every JWT verifier (the OIDC providers will join it).
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
-  const { local, store: localStore } = createLocalAccounts({
+  // One account store: passwords, provider identities, the security epoch; local accounts and OAuth share it.
+  const accountStore = new PostgresAccountStore({ client: postgres })
+  const local = createLocalAccounts({
     postgres,
+    accounts: accountStore,
     keys,
     publicOrigin,
     trustedOrigins: options.trustedOrigins,
@@ -88,6 +98,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
   const oauth = await createOAuthLifecycle({
     postgres,
+    accountStore,
     keys,
     publicOrigin,
     jwks,
@@ -131,9 +142,12 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     lifecycle: oauth.lifecycle,
     currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
     afterUnlink: '/account',
+    // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
     signIn: async ({ accountId }, request, response) => {
       await localRoutes.establishSignIn(request, response, { accountId, transport: 'session' })
     },
+    // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
+    renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
     signOut: async (session, request) => {
       await local.logout({
         accountId: session.accountId,
@@ -142,6 +156,12 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     },
     ...(cookies === undefined ? {} : { cookies }),
     events: events.sink,
+  })
+  const accounts = new AccountService({
+    accounts: accountStore,
+    local,
+    stepUp,
+    providerTokens: oauth.lifecycle,
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin)
@@ -163,13 +183,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     accountRouters: [
       localRoutes,
       oauthRoutes,
-      accountRoutes(security, context, {
-        local,
-        store: localStore,
-        stepUp,
-        recoverySeed: keys.demoSessionKey,
-        oauthDirectory: oauth.directory,
-      }),
+      createAccountRoutes({ security, local, service: accounts }),
+      accountRoutes(security, context, { local, service: accounts, recoverySeed: keys.demoSessionKey }),
     ],
     signer: keys.workloadSigner,
     trustedProxies: options.trustedProxies,
@@ -179,8 +194,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     seedDemoUsers() {
       return seedDemoUsers({
         local,
-        store: localStore,
-        oauthDirectory: oauth.directory,
+        store: accountStore,
         directory,
         seed: keys.demoSessionKey,
       })

@@ -1,5 +1,5 @@
 import { issueAccessToken } from '@portcullis/core/local-accounts'
-import { PostgresLocalAccountStore } from '@portcullis/postgres'
+import { PostgresAccountStore } from '@portcullis/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
@@ -128,8 +128,8 @@ describe('local access tokens', () => {
   })
 
   it('a token whose sign-in is older than 300 s gets the RFC 9470 challenge', async () => {
-    const accounts = new PostgresLocalAccountStore({ client: app.postgres })
-    const account = await accounts.findAccount({ accountId: 'demo-carol' })
+    const accounts = new PostgresAccountStore({ client: app.postgres })
+    const account = await accounts.getAccount('demo-carol')
     const now = new Date()
     // Issued now by the app's own signing keys, for a password sign-in ten minutes ago.
     const stale = await issueAccessToken({

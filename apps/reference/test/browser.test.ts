@@ -215,6 +215,8 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await page.selectOption('select[name="auth_age"]', authAge)
     await page.getByRole('button', { name: 'Sign in' }).click()
   }
+  /** The other device's browser, as the account page names it: "Firefox 140 on Linux". */
+  const OTHER_DEVICE = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0'
   /** A session of alice's made over plain HTTP (another device), as its cookie. */
   const otherDevice = async (password: string) => {
     const response = await fetch(`${app.url}/sign-in`, {
@@ -223,7 +225,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
       headers: {
         origin: app.url,
         'content-type': 'application/x-www-form-urlencoded',
-        'user-agent': 'other-device',
+        'user-agent': OTHER_DEVICE,
       },
       body: `username=alice&password=${encodeURIComponent(password)}`,
     })
@@ -291,11 +293,14 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(other.status).toBe(303)
     expect(await statusWith(other.cookie)).toBe(200)
     await page.goto(`${app.url}/account`)
-    const row = page.locator('[data-testid="sessions"] tr', { hasText: 'other-device' })
+    const row = page.locator('[data-testid="sessions"] tr', { hasText: 'Firefox 140 on Linux' })
+    // Times and browsers as people read them: "just now" (the exact time on hover), not ISO strings.
+    await expect(row.locator('time').first().textContent()).resolves.toBe('just now')
+    await expect(row.locator('time').first().getAttribute('title')).resolves.toMatch(/UTC$/)
     await row.getByRole('button', { name: 'Revoke' }).click()
     await page.waitForURL(`${app.url}/account?revoked=1`)
     await expect(
-      page.locator('[data-testid="sessions"] tr', { hasText: 'other-device' }).count(),
+      page.locator('[data-testid="sessions"] tr', { hasText: 'Firefox 140 on Linux' }).count(),
     ).resolves.toBe(0)
     expect(await statusWith(other.cookie)).toBe(401)
   })
@@ -384,5 +389,55 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
       true,
     )
     expect((await page.goto(`${app.url}/keys`))?.status()).toBe(401)
+  })
+  it('deletes the account with its password: signed out, and the password signs in no more', async () => {
+    await page.goto(`${app.url}/sign-in`)
+    await page.fill('input[name="username"]', 'dave')
+    await page.fill('input[name="password"]', 'dave has a long password')
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL((url) => !url.pathname.startsWith('/sign-in'))
+    await page.goto(`${app.url}/account`)
+    const remove = page.locator('form[aria-label="Delete the account"]')
+    await remove.locator('input[name="password"]').fill('dave has a long password')
+    await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
+    await page.waitForURL(`${app.url}/?deleted=1`)
+    expect((await page.goto(`${app.url}/account`))?.status()).toBe(401)
+    const signIn = await fetch(`${app.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: app.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `username=dave&password=${encodeURIComponent('dave has a long password')}`,
+    })
+    expect(signIn.status).toBe(401)
+    const events = await (await fetch(`${app.url}/events`)).text()
+    expect(events).not.toContain('dave')
+  })
+
+  it('signs up with the demo IdP, adds a password after a fresh IdP login, then deletes the account', async () => {
+    await browser.context.clearCookies({ name: /^_(session|interaction)/ })
+    await page.goto(`${app.url}/sign-in`)
+    await page.getByRole('link', { name: 'Sign in with the demo IdP' }).click()
+    await idpLogin('carol')
+    await page.waitForURL(`${app.url}/`)
+    await page.goto(`${app.url}/account`)
+    // A new account: the IdP identity is its one sign-in method (email never links to demo-carol).
+    await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(1)
+    await expect(page.locator('[data-testid="methods"]').textContent()).resolves.toContain('none')
+    await page.getByRole('button', { name: '1. Confirm at the demo IdP' }).first().click()
+    await idpLogin('carol')
+    await page.waitForURL(`${app.url}/account`)
+    const add = page.locator('form[aria-label="Add a password"]')
+    await add.locator('input[name="username"]').fill('carol-by-idp')
+    await add.locator('input[name="new_password"]').fill('carol picked a long password')
+    await add.getByRole('button', { name: '2. Add the password' }).click()
+    await page.waitForURL(`${app.url}/account?added=1`)
+    await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('carol-by-idp')
+    await shot('account-methods')
+    const remove = page.locator('form[aria-label="Delete the account"]')
+    await remove.locator('input[name="password"]').fill('carol picked a long password')
+    await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
+    await page.waitForURL(`${app.url}/?deleted=1`)
+    const events = await (await page.goto(`${app.url}/events`))?.text()
+    expect(events).not.toContain('carol-by-idp')
   })
 })

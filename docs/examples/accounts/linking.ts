@@ -1,7 +1,7 @@
 // Sign-in, linking and unlinking after a verified provider callback. The identity comes from the
 // provider's verified ID token; only its (provider, issuer, subject) triple is used for matching.
 import { accounts } from '@portcullis/core/oauth'
-import { store } from './wiring.js'
+import { accountStore, store } from './wiring.js'
 
 export interface VerifiedCallback {
   readonly identity: accounts.ProviderIdentity
@@ -62,8 +62,9 @@ export async function unlinkProvider(accountId: string): Promise<number> {
   }
 }
 
-/** A password set or removed outside OAuth keeps the login-method count honest. */
-export async function passwordRemoved(accountId: string): Promise<boolean> {
-  const outcome = await store.adjustLoginMethods({ accountId, delta: -1 })
-  return outcome.status === 'adjusted'
+/** The password is a sign-in method like any identity: removing the last one is refused too. */
+export async function removePassword(accountId: string): Promise<200 | 404 | 409> {
+  const outcome = await accountStore.removePassword({ accountId, now: new Date() })
+  if (outcome.outcome === 'final-method') return 409 // link a provider first
+  return outcome.outcome === 'removed' ? 200 : 404
 }

@@ -1,6 +1,11 @@
 // Wiring one provider registration: the protector, its account store, the token endpoint client, the
 // account service and a revocation-retry drain job.
-import { AESGCMOAuthTransactionProtector, accounts, loadOAuthTransactionProtectorKey } from '@portcullis/core'
+import {
+  AESGCMOAuthTransactionProtector,
+  accounts,
+  loadOAuthTransactionProtectorKey,
+  MemoryAccountStore,
+} from '@portcullis/core'
 
 function requiredEnv(name: string): string {
   const value = process.env[name]
@@ -20,9 +25,11 @@ const protector = new AESGCMOAuthTransactionProtector({
   }),
 })
 
-// One store per provider registration. Production uses a durable store that passes the same
-// conformance suite; the memory store suits tests and single-process deployments.
-export const store = new accounts.MemoryOAuthAccountStore({ provider: 'google', clientId, protector })
+// One account store for passwords and every provider; each provider registration gets its view of it.
+// Production uses a durable store that passes the same conformance suites (`PostgresAccountStore`); the
+// memory store suits tests and single-process deployments.
+export const accountStore = new MemoryAccountStore()
+export const store = accountStore.oauth({ provider: 'google', clientId, protector })
 
 /** The provider's token and revocation endpoints (RFC 6749 section 6, RFC 7009) over fetch. */
 export const tokenEndpoint: accounts.TokenEndpointClient = {

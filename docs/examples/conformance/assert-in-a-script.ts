@@ -7,6 +7,7 @@ import { assertStepUpStoreConformance } from '@portcullis/conformance/step-up'
 import {
   AESGCMOAuthTransactionProtector,
   accounts,
+  MemoryAccountStore,
   MemoryStepUpStore,
   OAuthTransactionProtectorKey,
 } from '@portcullis/core'
@@ -15,8 +16,10 @@ const accountStore = () => {
   const protector = new AESGCMOAuthTransactionProtector({
     activeKey: new OAuthTransactionProtectorKey('test-1', randomBytes(32)),
   })
-  const store = new accounts.MemoryOAuthAccountStore({ provider: 'example', clientId: 'client', protector })
-  return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+  // The provider view of an account store: accounts are created there (password sign-up, provisioning).
+  const accountStore = new MemoryAccountStore()
+  const store = accountStore.oauth({ provider: 'example', clientId: 'client', protector })
+  return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
 }
 
 await assertOAuthAccountStoreConformance(accountStore)

@@ -11,6 +11,7 @@ import { describeConformance } from '@portcullis/conformance/vitest'
 import {
   AESGCMOAuthTransactionProtector,
   accounts,
+  MemoryAccountStore,
   MemoryStepUpStore,
   OAuthTransactionProtectorKey,
   transactions,
@@ -41,12 +42,9 @@ describeConformance(
 
 describeConformance(
   oauthAccountStoreSuite(() => {
-    const store = new accounts.MemoryOAuthAccountStore({
-      provider: 'example',
-      clientId: 'client',
-      protector: protector(),
-    })
-    return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+    const accountStore = new MemoryAccountStore()
+    const store = accountStore.oauth({ provider: 'example', clientId: 'client', protector: protector() })
+    return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
   }),
 )
 

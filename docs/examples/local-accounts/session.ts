@@ -8,7 +8,7 @@ import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresSessionStore,
 } from '@portcullis/postgres'
@@ -20,7 +20,7 @@ await migrate(database)
 export const local = new LocalAccounts({
   // The application picks the profile explicitly; it decides which mechanisms exist.
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client: database }),
+  accounts: new PostgresAccountStore({ client: database }),
   sessions: new PostgresSessionStore({ client: database }),
   // Shared by every instance, so the sign-in limits hold across them.
   rateLimits: new PostgresRateLimitStore({ client: database }),

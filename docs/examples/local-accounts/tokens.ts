@@ -9,7 +9,7 @@ import { workloadJwt } from '@portcullis/core/workload-jwt'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
 } from '@portcullis/postgres'
@@ -24,7 +24,7 @@ const ring = await importLocalSigningKeyRing(
 
 export const local = new LocalAccounts({
   profile: 'tokens',
-  accounts: new PostgresLocalAccountStore({ client: database }),
+  accounts: new PostgresAccountStore({ client: database }),
   refreshTokens: new PostgresRefreshTokenStore({ client: database }),
   rateLimits: new PostgresRateLimitStore({ client: database }),
   hasher: argon2idPasswordHasher(),

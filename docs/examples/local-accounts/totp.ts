@@ -12,7 +12,7 @@ import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresSessionStore,
   PostgresStepUpStore,
@@ -49,7 +49,7 @@ export const totp = new TotpService({
 
 export const local = new LocalAccounts({
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client: database }),
+  accounts: new PostgresAccountStore({ client: database }),
   sessions: new PostgresSessionStore({ client: database }),
   rateLimits,
   hasher: argon2idPasswordHasher(),

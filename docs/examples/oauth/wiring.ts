@@ -1,6 +1,8 @@
-// OAuth / OIDC sign-in and linking over Express: shared discovery and JWKS, two providers (Google and
-// GitHub), Postgres stores, the lifecycle, and the generated routes wired to local-account sessions.
+// OAuth / OIDC sign-in and linking over Express, on the one account model: Google and GitHub sign in to
+// the same accounts as passwords do, a first sign-in creates the account, and password step-up, adding
+// and removing the password and deleting the account are routes too.
 import { argon2idPasswordHasher } from '@portcullis/argon2'
+import { AccountService } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { clearSessionCookie, LocalAccounts } from '@portcullis/core/local-accounts'
@@ -17,6 +19,7 @@ import {
 } from '@portcullis/core/protection'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
+  createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
   currentLocalSession,
@@ -26,8 +29,7 @@ import {
 import {
   createPostgresClient,
   migrate,
-  PostgresLocalAccountStore,
-  PostgresOAuthAccountStore,
+  PostgresAccountStore,
   PostgresOAuthTransactionStore,
   PostgresRateLimitStore,
   PostgresSessionStore,
@@ -67,38 +69,39 @@ const github = new GitHubOAuthProvider({
   clientSecret: process.env.GITHUB_CLIENT_SECRET ?? '',
 })
 
+// The stores (every one is one transaction per operation; the memory ones work the same in one process).
+const accountStore = new PostgresAccountStore({ client: database })
+const sessions = new PostgresSessionStore({ client: database })
+const rateLimits = new PostgresRateLimitStore({ client: database })
+const stepUpStore = new PostgresStepUpStore({ client: database })
 const transactionStore = new PostgresOAuthTransactionStore({ client: database, protector })
-const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: database }) })
 
-export const lifecycle = new OAuthLifecycleService({
+// docs:oauth-wiring:start
+const stepUp = new StepUpService({ store: stepUpStore })
+
+const lifecycle = new OAuthLifecycleService({
   registrations: [
     {
       provider: google,
-      accounts: new PostgresOAuthAccountStore({
-        client: database,
-        provider: google.name,
-        clientId: google.clientId,
-        protector,
-      }),
+      // Google's view of the one account store: its identities are sign-in methods of these accounts.
+      accounts: accountStore.oauth({ provider: google.name, clientId: google.clientId, protector }),
       redirectUri: `${ORIGIN}/auth/oauth/google/callback`,
+      // A first sign-in creates the account, with this identity as its one sign-in method.
       provisionUnknown: true,
       // Purposes Google may reauthenticate for (max_age=0 forces a fresh login there).
       reauthentication: {
         'delete-account': { maxAge: 0 },
-        'change-email': { maxAge: 300 },
+        'password-add': { maxAge: 300 },
+        'oauth-unlink': { maxAge: 300 },
       },
       postLogoutRedirectUri: `${ORIGIN}/`,
     },
     {
       // GitHub has no signed auth_time: sign-in and linking only, never reauthentication.
       provider: github,
-      accounts: new PostgresOAuthAccountStore({
-        client: database,
-        provider: github.name,
-        clientId: github.clientId,
-        protector,
-      }),
+      accounts: accountStore.oauth({ provider: github.name, clientId: github.clientId, protector }),
       redirectUri: `${ORIGIN}/auth/oauth/github/callback`,
+      provisionUnknown: true,
     },
   ],
   transactions: new transactions.OAuthTransactionService({
@@ -118,16 +121,18 @@ export const lifecycle = new OAuthLifecycleService({
   stepUp,
 })
 
+// Passwords and sessions of the same accounts: one account store, no second one to keep in step.
 const local = new LocalAccounts({
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client: database }),
-  sessions: new PostgresSessionStore({ client: database }),
-  rateLimits: new PostgresRateLimitStore({ client: database }),
+  accounts: accountStore,
+  sessions,
+  rateLimits,
   hasher: argon2idPasswordHasher(),
+  registration: 'open',
   publicOrigin: ORIGIN,
 })
 
-export const security = createSecurity({
+const security = createSecurity({
   mechanisms: local.mechanisms,
   stepUp: {
     // A credential is bound to the session it was issued to: the verifier derives that session from
@@ -141,17 +146,20 @@ export const security = createSecurity({
 
 const localRoutes = localAccountRoutes({ local, security })
 
-export const oauthRoutes = createOAuthRoutes({
+const oauthRoutes = createOAuthRoutes({
   security,
   lifecycle,
   // The signed-in user of link, scopes, unlink, revoke, logout, revalidate and reauthenticate.
   currentSession: currentLocalSession(security),
-  // After a verified login: a real local session (cookie set on the response, fixation-safe).
-  signIn: async ({ accountId }, request, response) => {
+  // After a verified login (a first one included): a real local session, fixation-safe.
+  signIn: async ({ accountId, provisioned }, request, response) => {
     const signIn = await localRoutes.establishSignIn(request, response, { accountId })
-    // JSON clients see this; never return the session id itself.
-    return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken } : undefined
+    // `provisioned`: this sign-in created the account; start your onboarding here.
+    // JSON clients see what this returns; never return the session id itself.
+    return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken, provisioned } : undefined
   },
+  // An unlink ends every session of the account (the epoch moves); the caller gets a fresh one.
+  renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
   // POST logout: end the local session first, then the browser goes to the provider's end-session URL.
   signOut: async (session, request, response) => {
     await local.logout({
@@ -162,12 +170,22 @@ export const oauthRoutes = createOAuthRoutes({
       response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
     }
   },
-  events: (event) => {
-    console.info('security event', event.type)
-  },
 })
 
-export const app: express.Express = express()
+// Password step-up, the account's sign-in methods, adding and removing the password, deleting it all.
+// The lifecycle stages the revocation of retained provider tokens before an account is deleted.
+const accountRoutes = createAccountRoutes({
+  security,
+  local,
+  service: new AccountService({ accounts: accountStore, local, stepUp, providerTokens: lifecycle }),
+})
+
+const app: express.Express = express()
 app.use(security.middleware)
-app.use(localRoutes) // the CSRF guard runs before the OAuth routes' unsafe methods
+app.use(localRoutes) // the CSRF guard runs before the other routes' unsafe methods
 app.use(oauthRoutes)
+app.use(accountRoutes)
+
+// docs:oauth-wiring:end
+
+export { app, lifecycle, security }

@@ -6,7 +6,7 @@ import { PasskeyService } from '@portcullis/core/passkeys'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
   createPostgresClient,
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
@@ -33,7 +33,7 @@ export const passkeys = new PasskeyService({
 
 export const local = new LocalAccounts({
   profile: 'session',
-  accounts: new PostgresLocalAccountStore({ client: database }),
+  accounts: new PostgresAccountStore({ client: database }),
   sessions: new PostgresSessionStore({ client: database }),
   rateLimits: new PostgresRateLimitStore({ client: database }),
   hasher: { hash: async () => '', verify: async () => false, needsRehash: () => false },

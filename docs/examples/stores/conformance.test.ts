@@ -9,7 +9,7 @@ import {
   createPostgresClient,
   inspectPostgresOAuthAccountStore,
   migrate,
-  PostgresOAuthAccountStore,
+  PostgresAccountStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 import { afterAll } from 'vitest'
@@ -29,15 +29,14 @@ const protector = new AESGCMOAuthTransactionProtector({
 // Every case gets a fresh store over the same tables; the suites use unique ids, so cases (and
 // earlier runs) never collide.
 describeConformance(
-  oauthAccountStoreSuite(() => ({
-    store: new PostgresOAuthAccountStore({
-      client,
-      provider: 'example-idp',
-      clientId: 'client-1',
-      protector,
-    }),
-    inspector: inspectPostgresOAuthAccountStore(client),
-  })),
+  oauthAccountStoreSuite(() => {
+    const accountStore = new PostgresAccountStore({ client })
+    return {
+      store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
+      accountStore,
+      inspector: inspectPostgresOAuthAccountStore(client),
+    }
+  }),
 )
 
 describeConformance(stepUpStoreSuite(() => ({ store: new PostgresStepUpStore({ client }) })))

@@ -1,5 +1,5 @@
-// Wiring the Postgres stores into an application: one pool, migrations at startup, one account store
-// per provider registration over shared tables, and the step-up store.
+// Wiring the Postgres stores into an application: one pool, migrations at startup, the one account store
+// with a view per provider registration, and the step-up store.
 import {
   AESGCMOAuthTransactionProtector,
   accounts,
@@ -9,7 +9,7 @@ import {
 import {
   createPostgresClient,
   migrate,
-  PostgresOAuthAccountStore,
+  PostgresAccountStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 
@@ -40,16 +40,16 @@ const protector = new AESGCMOAuthTransactionProtector({
   }),
 })
 
-// One store per provider registration; they share the accounts table, so an account's login-method
-// count spans every provider and the final-method rule holds across them.
-export const googleAccounts = new PostgresOAuthAccountStore({
-  client: database,
+// One account store: passwords (for `LocalAccounts`) and the identities of every provider. Each provider
+// registration gets its view, so an account's sign-in methods span every provider and the password, and
+// the last-method rule holds across them.
+export const accountStore = new PostgresAccountStore({ client: database })
+export const googleAccounts = accountStore.oauth({
   provider: 'google',
   clientId: requiredEnv('GOOGLE_CLIENT_ID'),
   protector,
 })
-export const githubAccounts = new PostgresOAuthAccountStore({
-  client: database,
+export const githubAccounts = accountStore.oauth({
   provider: 'github',
   clientId: requiredEnv('GITHUB_CLIENT_ID'),
   protector,

@@ -4,6 +4,57 @@
 // (`accounts`, `transactions`) as on `@portcullis/core/oauth`. No two subpaths export the same name;
 // test/public-api.test.ts checks that this list and the subpaths agree.
 
+export type { ProviderTokenRevocations } from './accounts/deletion.js'
+export type { AccountErrorCode } from './accounts/errors.js'
+export { AccountError, AccountErrorCodes } from './accounts/errors.js'
+export type { MemoryAccountStoreOptions } from './accounts/memory-store.js'
+export { MemoryAccountStore } from './accounts/memory-store.js'
+export type { MemoryAccountData } from './accounts/memory-tables.js'
+export type {
+  AccountRecords,
+  AccountStore,
+  OAuthStoreRegistration,
+  PasswordMethods,
+} from './accounts/port.js'
+export type {
+  Account,
+  AccountStatus,
+  IdentitySignInMethod,
+  PasswordRecord,
+  PasswordSignInMethod,
+  SignInMethod,
+} from './accounts/records.js'
+export { accountRecord, passwordRecord, signInMethods } from './accounts/records.js'
+export type {
+  AccountChangeRequest,
+  AddPasswordOutcome,
+  AddPasswordRequest,
+  CreateAccountOutcome,
+  CreateAccountRequest,
+  DeleteAccountOutcome,
+  FindPasswordQuery,
+  IssueInviteRequest,
+  RemoveSignInMethodOutcome,
+  SetAccountStatusRequest,
+  SetPasswordRequest,
+} from './accounts/requests.js'
+export {
+  validateAccountChange,
+  validateAccountId,
+  validateAddPassword,
+  validateCreateAccount,
+  validateFindPassword,
+  validateIssueInvite,
+  validateSetAccountStatus,
+  validateSetPassword,
+} from './accounts/requests.js'
+export type {
+  AccountOverview,
+  AccountServiceOptions,
+  AccountSession,
+  RenewedSignIn,
+} from './accounts/service.js'
+export { ACCOUNT_STEP_UP_PURPOSES, AccountService } from './accounts/service.js'
 export type {
   ApiKeyDirectory,
   ApiKeyErrorCode,
@@ -152,11 +203,8 @@ export { CachedJWKSProvider, createFetchJWKSFetcher, JWKS_ALGORITHMS, JWKSError 
 export type {
   BoundedPasswordHasher,
   BoundedPasswordHasherOptions,
-  BumpSecurityEpochRequest,
   ClientAddressInput,
   ConsumeRateLimitRequest,
-  CreateLocalAccountOutcome,
-  CreateLocalAccountRequest,
   CreateRefreshFamilyRequest,
   CreateSessionRequest,
   CsrfCheckInput,
@@ -167,15 +215,11 @@ export type {
   DummyHashOptions,
   EpochBumpReason,
   EstablishSignInRequest,
-  FindLocalAccountQuery,
   GenerateLocalSigningKeyOptions,
   IssueAccessTokenRequest,
   IssuedAccessToken,
-  IssueInviteRequest,
   ListSessionsRequest,
   LocalAccountErrorCode,
-  LocalAccountRecord,
-  LocalAccountStore,
   LocalAccountsOptions,
   LocalAuthErrorCode,
   LocalAuthErrorOptions,
@@ -232,7 +276,6 @@ export type {
   SessionRevocationReason,
   SessionSignIn,
   SessionStore,
-  SetPasswordRequest,
   TokenSignIn,
   TouchSessionRequest,
   ValidatedSessionRevocation,
@@ -268,7 +311,6 @@ export {
   LocalStoreError,
   LocalStoreErrorCodes,
   localAccessTokenProfile,
-  localAccountRecord,
   localCredentialsOf,
   MAX_FORWARDED_HOPS,
   MAX_PASSWORD_BYTES_LIMIT,
@@ -280,7 +322,6 @@ export {
   MAX_SESSION_USER_AGENT_LENGTH,
   MAX_STORE_ID_LENGTH,
   MAX_USERNAME_LENGTH,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
@@ -305,14 +346,10 @@ export {
   sessionRecord,
   TOKEN_FAMILY_ATTRIBUTE,
   TrustedProxies,
-  validateBumpSecurityEpoch,
   validateConsumeRateLimit,
-  validateCreateLocalAccount,
   validateCreateRefreshFamily,
   validateCreateSession,
-  validateFindLocalAccount,
   validateGetSession,
-  validateIssueInvite,
   validateListSessions,
   validatePassword,
   validateRevokeAccountRefreshFamilies,
@@ -320,7 +357,6 @@ export {
   validateRevokeSessions,
   validateRotateRefreshToken,
   validateSessionRecord,
-  validateSetPassword,
   validateTouchSession,
 } from './local-accounts/index.js'
 export type {

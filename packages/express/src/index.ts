@@ -2,6 +2,8 @@
 // re-exported unchanged (that subpath stays for narrow imports). No name of the adapter and of a subpath
 // clash; test/public-api.test.ts checks that this list and the subpaths agree.
 
+export type { AccountRoutesOptions } from './accounts/index.js'
+export { createAccountRoutes } from './accounts/index.js'
 export type { SecurityHeaderOverrides } from './headers/security-headers.js'
 export { securityHeaderBaseline } from './headers/security-headers.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'

@@ -77,9 +77,7 @@ try {
   const observed: accounts.OAuthAccountStore = {
     provider: store.provider,
     clientId: store.clientId,
-    registerAccount: (request) => store.registerAccount(request),
     getAccount: (accountId) => store.getAccount(accountId),
-    adjustLoginMethods: (request) => store.adjustLoginMethods(request),
     login: (request) => store.login(request),
     link: (request) => store.link(request),
     upgradeScopes: (request) => store.upgradeScopes(request),

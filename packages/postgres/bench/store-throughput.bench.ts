@@ -3,9 +3,9 @@
 // one caller. Memory is the baseline of each paired comparison; the table at the end lists both figures.
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { compareOps, comparisons, finish, reportTable } from '@portcullis/bench'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { ApiKeyPepperRing, ApiKeyService, MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import {
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
@@ -17,8 +17,8 @@ import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import {
   createPostgresClient,
   migrate,
+  PostgresAccountStore,
   PostgresApiKeyStore,
-  PostgresLocalAccountStore,
   PostgresOAuthTransactionStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
@@ -132,7 +132,7 @@ try {
       await store.consume({ key: keys[next] ?? '', limit: 1_000_000, windowSeconds: 60, now: new Date() })
     }
   }
-  const accounts = async (store: MemoryLocalAccountStore | PostgresLocalAccountStore) => {
+  const accounts = async (store: MemoryAccountStore | PostgresAccountStore) => {
     const username = `bench-${randomUUID()}`
     await store.createAccount({
       accountId: randomUUID(),
@@ -140,7 +140,7 @@ try {
       passwordHash: '$argon2id$bench',
       now: new Date(),
     })
-    return () => store.findAccount({ username })
+    return () => store.findPassword({ username })
   }
 
   const pairs: Pair[] = [
@@ -175,9 +175,9 @@ try {
       postgres: rateLimits(new PostgresRateLimitStore({ client })),
     },
     {
-      name: 'LocalAccountStore: find by username',
-      memory: await accounts(new MemoryLocalAccountStore()),
-      postgres: await accounts(new PostgresLocalAccountStore({ client })),
+      name: 'AccountStore: find a password by username',
+      memory: await accounts(new MemoryAccountStore()),
+      postgres: await accounts(new PostgresAccountStore({ client })),
     },
   ]
   for (const pair of pairs) {

@@ -46,7 +46,9 @@ describe('portcullis-postgres', () => {
     const status = await cli(['status'])
     expect(status.code).toBe(0)
     expect(status.out.filter((line) => line.startsWith('applied '))).toHaveLength(versions.length)
-    expect(status.out.at(-1)).toBe(`${versions.length} applied, 0 pending`)
+    expect(status.out.at(-1)).toBe(
+      `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
+    )
   })
 
   it('status flags a migration whose recorded checksum no longer matches', async () => {
@@ -118,7 +120,9 @@ describe('portcullis-postgres', () => {
     )
     expect(run.stderr).toBe('')
     expect(run.status).toBe(0)
-    expect(run.stdout).toContain(`${versions.length} applied, 0 pending`)
+    expect(run.stdout).toContain(
+      `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
+    )
   })
 
   it('the published bin runs the built command, or says in one line that the package is not built', () => {
@@ -130,7 +134,9 @@ describe('portcullis-postgres', () => {
     })
     if (existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))) {
       expect(run.status).toBe(0)
-      expect(run.stdout).toContain(`${versions.length} applied, 0 pending`)
+      expect(run.stdout).toContain(
+        `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
+      )
     } else {
       expect(run.status).toBe(2)
       expect(run.stderr.trim()).toBe(

@@ -6,6 +6,7 @@ import {
   MIGRATION_LOCK_KEY,
   MIGRATIONS_TABLE,
   migrate,
+  PostgresAccountStore,
   type PostgresClient,
 } from '../src/index.js'
 import { accountFixtures, NOW } from './support/accounts.js'
@@ -110,6 +111,11 @@ async function linkedAccount(): Promise<{ accountId: string; providerAccountId: 
   return { accountId: login.link.accountId, providerAccountId: login.link.providerAccountId }
 }
 
+/** Adds a password method (an accounts-row transaction) to an account made by a provider sign-in. */
+function addPassword(accounts: PostgresAccountStore, accountId: string, username = `killed.${randomUUID()}`) {
+  return accounts.addPassword({ accountId, username, passwordHash: '$argon2id$killed', now: NOW })
+}
+
 const LOCK_VAULT = 'lock table portcullis_oauth_token_vault in access exclusive mode'
 const LOCK_ACCOUNTS = 'lock table portcullis_accounts in access exclusive mode'
 const LOCK_RETRIES = 'lock table portcullis_oauth_revocation_retries in access exclusive mode'
@@ -205,7 +211,7 @@ describe('a backend terminated inside a store transaction', () => {
     try {
       const victim = store({ client })
       const { accountId, providerAccountId } = await linkedAccount()
-      await victim.adjustLoginMethods({ accountId, delta: 1 })
+      await addPassword(new PostgresAccountStore({ client: db.client }), accountId)
       const request = { accountId, provider: 'example-idp', providerAccountId }
       const error = await terminateWhileWaiting(name, LOCK_VAULT, () => victim.unlink(request))
       expect(codeOf(error)).toBe('postgres.unavailable')
@@ -221,20 +227,20 @@ describe('a backend terminated inside a store transaction', () => {
     }
   })
 
-  it('login-method change: unavailable, the count unchanged, the retry adjusts', async () => {
+  it('adding a password: unavailable, the count unchanged, the retry adds it', async () => {
     const { client, name } = victimClient()
     try {
       const victim = store({ client })
+      const accounts = new PostgresAccountStore({ client })
       const { accountId } = await linkedAccount()
+      const username = `killed.${randomUUID()}`
       const error = await terminateWhileWaiting(name, LOCK_ACCOUNTS, () =>
-        victim.adjustLoginMethods({ accountId, delta: 1 }),
+        addPassword(accounts, accountId, username),
       )
       expect(codeOf(error)).toBe('postgres.unavailable')
       expect(await victim.getAccount(accountId)).toEqual({ accountId, loginMethods: 1 })
-      expect(await victim.adjustLoginMethods({ accountId, delta: 1 })).toEqual({
-        status: 'adjusted',
-        loginMethods: 2,
-      })
+      expect((await addPassword(accounts, accountId, username)).outcome).toBe('added')
+      expect(await victim.getAccount(accountId)).toEqual({ accountId, loginMethods: 2 })
     } finally {
       await client.close()
     }
@@ -295,18 +301,16 @@ describe('a backend terminated inside a store transaction', () => {
   it('a pool whose every connection was terminated keeps serving: the broken ones are discarded', async () => {
     const { client, name } = victimClient()
     try {
-      const victim = store({ client })
+      const victim = new PostgresAccountStore({ client })
       for (let round = 0; round < 3; round += 1) {
         const { accountId } = await linkedAccount()
-        const error = await terminateWhileWaiting(name, LOCK_ACCOUNTS, () =>
-          victim.adjustLoginMethods({ accountId, delta: 1 }),
-        )
+        const error = await terminateWhileWaiting(name, LOCK_ACCOUNTS, () => addPassword(victim, accountId))
         expect(codeOf(error)).toBe('postgres.unavailable')
       }
       expect(client.pool.totalCount).toBeLessThanOrEqual(2)
       expect(await client.ping()).toBe(true)
       const { accountId } = await linkedAccount()
-      expect((await victim.adjustLoginMethods({ accountId, delta: 1 })).status).toBe('adjusted')
+      expect((await addPassword(victim, accountId)).outcome).toBe('added')
     } finally {
       await client.close()
     }

@@ -1,6 +1,6 @@
 import type { ConformanceSuite } from '@portcullis/conformance'
+import { accountStoreSuite } from '@portcullis/conformance/accounts'
 import {
-  localAccountStoreSuite,
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
   sessionStoreSuite,
@@ -8,13 +8,15 @@ import {
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
 import {
+  PostgresAccountStore,
+  PostgresApiKeyStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
+  PostgresStepUpStore,
 } from '../src/index.js'
-import { migratedDatabase, splitRaceCases } from './support/database.js'
+import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
@@ -36,7 +38,20 @@ function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
   })
 }
 
-register(localAccountStoreSuite(fixture((client) => new PostgresLocalAccountStore({ client }))))
+// The account store with the other stores of the same schema: deleting an account must take its
+// sessions, refresh families, step-up credentials and API keys in the same transaction.
+const protector = realProtector()
+register(
+  accountStoreSuite(() => ({
+    store: new PostgresAccountStore({ client: db.client }),
+    peer: new PostgresAccountStore({ client: other }),
+    protector,
+    sessions: new PostgresSessionStore({ client: db.client }),
+    refreshTokens: new PostgresRefreshTokenStore({ client: db.client }),
+    stepUp: new PostgresStepUpStore({ client: db.client }),
+    apiKeys: new PostgresApiKeyStore({ client: db.client }),
+  })),
+)
 register(sessionStoreSuite(fixture((client) => new PostgresSessionStore({ client }))))
 register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))
 register(rateLimitStoreSuite(fixture((client) => new PostgresRateLimitStore({ client }))))

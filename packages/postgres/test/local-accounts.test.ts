@@ -3,8 +3,8 @@ import type { SessionRecord } from '@portcullis/core/local-accounts'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
+  PostgresAccountStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -143,7 +143,7 @@ describe('Postgres local-account stores', () => {
 
   it('refuse a missing or foreign client with a configuration error', () => {
     for (const Store of [
-      PostgresLocalAccountStore,
+      PostgresAccountStore,
       PostgresSessionStore,
       PostgresRefreshTokenStore,
       PostgresRateLimitStore,
@@ -160,13 +160,13 @@ describe('Postgres local-account stores', () => {
       maxConnections: 1,
     })
     try {
-      const accounts = new PostgresLocalAccountStore({ client: down })
+      const accounts = new PostgresAccountStore({ client: down })
       const sessions = new PostgresSessionStore({ client: down })
       const refresh = new PostgresRefreshTokenStore({ client: down })
       const limits = new PostgresRateLimitStore({ client: down })
       const calls: (() => Promise<unknown>)[] = [
         () => accounts.createAccount({ accountId: 'a', username: 'alice', passwordHash: 'h', now: T0 }),
-        () => accounts.findAccount({ username: 'alice' }),
+        () => accounts.findPassword({ username: 'alice' }),
         () => accounts.setPassword({ accountId: 'a', passwordHash: 'h', now: T0, bumpEpoch: true }),
         () => sessions.create({ session: session(), replaces: digest() }),
         () => sessions.get(digest(), T0),

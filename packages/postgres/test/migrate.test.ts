@@ -3,6 +3,7 @@ import { isPortcullisError } from '@portcullis/core'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
 import { afterAll, describe, expect, it } from 'vitest'
+import { accountsTable, passwordsTable } from '../src/accounts/tables.js'
 import {
   createPostgresClient,
   MIGRATION_LOCK_KEY,
@@ -11,7 +12,7 @@ import {
   migrate,
   type PostgresClient,
 } from '../src/index.js'
-import { accountsTable, linksTable, retriesTable, vaultTable } from '../src/oauth-accounts/tables.js'
+import { linksTable, retriesTable, vaultTable } from '../src/oauth-accounts/tables.js'
 import { stepUpTable } from '../src/step-up/tables.js'
 
 const VERSIONS = MIGRATIONS.map((migration) => migration.version)
@@ -65,7 +66,14 @@ describe('migrate', () => {
 
   it('creates exactly the columns the drizzle tables query', async () => {
     const client = connect()
-    const tables: PgTable[] = [accountsTable, linksTable, vaultTable, retriesTable, stepUpTable]
+    const tables: PgTable[] = [
+      accountsTable,
+      passwordsTable,
+      linksTable,
+      vaultTable,
+      retriesTable,
+      stepUpTable,
+    ]
     for (const table of tables) {
       const config = getTableConfig(table)
       const result = await client.pool.query<{ column_name: string; is_nullable: 'YES' | 'NO' }>(

@@ -5,7 +5,7 @@ import { migratedDatabase } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
-const { store, identity, tokens } = accountFixtures(db)
+const { store, identity, tokens, passwordAccount } = accountFixtures(db)
 
 describe('PostgresOAuthAccountStore at rest', () => {
   it('keeps no token in plaintext anywhere in its tables, vault or retries', async () => {
@@ -76,7 +76,7 @@ describe('PostgresOAuthAccountStore at rest', () => {
   it('unlink keeps a tombstone: the version survives and a stale handle never swaps again', async () => {
     const accountStore = store()
     const accountId = `account-${Date.now()}-tombstone`
-    await accountStore.registerAccount({ accountId, loginMethods: 1 })
+    await passwordAccount(accountId)
     const linked = await accountStore.link({
       accountId,
       identity: identity(),

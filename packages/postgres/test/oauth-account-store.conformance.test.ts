@@ -1,7 +1,7 @@
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import { inspectPostgresOAuthAccountStore, PostgresOAuthAccountStore } from '../src/index.js'
+import { inspectPostgresOAuthAccountStore, PostgresAccountStore } from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
 // One database for the file; every case gets a fresh store over it (the suite uses unique ids, so
@@ -11,15 +11,14 @@ afterAll(() => db.close())
 
 const protector = realProtector()
 const { races, others } = splitRaceCases(
-  oauthAccountStoreSuite(() => ({
-    store: new PostgresOAuthAccountStore({
-      client: db.client,
-      provider: 'example-idp',
-      clientId: 'client-1',
-      protector,
-    }),
-    inspector: inspectPostgresOAuthAccountStore(db.client),
-  })),
+  oauthAccountStoreSuite(() => {
+    const accountStore = new PostgresAccountStore({ client: db.client })
+    return {
+      store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
+      accountStore,
+      inspector: inspectPostgresOAuthAccountStore(db.client),
+    }
+  }),
 )
 
 describeConformance(others)

@@ -8,7 +8,7 @@ import { migratedDatabase, realProtector } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
-const { store, identity, tokens, countRows } = accountFixtures(db)
+const { store, identity, tokens, countRows, passwordAccount } = accountFixtures(db)
 const protector = realProtector()
 
 describe('PostgresOAuthAccountStore failures', () => {
@@ -39,7 +39,7 @@ describe('PostgresOAuthAccountStore failures', () => {
       ),
     ).toBe('oauth.vault.unavailable')
     const accountId = `account-${Date.now()}-rollback`
-    await broken.registerAccount({ accountId, loginMethods: 1 })
+    await passwordAccount(accountId)
     expect(
       await codeOf(
         broken.link({

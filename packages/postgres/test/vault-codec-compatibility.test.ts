@@ -37,8 +37,8 @@ async function twin(subject: string) {
     now: NOW,
   })
   const id = login.link.providerAccountId
-  await db.client.db.execute(sql`insert into portcullis_accounts (account_id, other_login_methods, provider_links)
-    values (${login.link.accountId}, 0, 1)`)
+  await db.client.db.execute(sql`insert into portcullis_accounts (account_id, security_epoch, status, created_at, updated_at)
+    values (${login.link.accountId}, 1, 'active', now(), now())`)
   await db.client.db.execute(sql`insert into portcullis_oauth_links
     (provider_account_id, account_id, provider, issuer, subject, grant_scopes, linked_at, updated_at)
     values (${id}, ${login.link.accountId}, 'example-idp', ${identity.issuer}, ${subject}, '{openid}', now(), now())`)

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process'
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { postgresBinaries } from '../src/embedded/binaries.js'
 import { alive, postmasterPid } from '../src/embedded/lifecycle.js'
 import { initialiseCluster, newPassword, startServer } from '../src/embedded/server.js'
 import { EmbeddedDataDirError, startEmbeddedPostgres } from '../src/embedded.js'
+import { query } from './support/query.js'
 
 const roots: string[] = []
 afterEach(async () => {
@@ -19,16 +19,6 @@ async function root(): Promise<string> {
   await chmod(dir, 0o711)
   roots.push(dir)
   return dir
-}
-
-async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString })
-  await client.connect()
-  try {
-    return (await client.query<T>(sql)).rows
-  } finally {
-    await client.end()
-  }
 }
 
 describe('startEmbeddedPostgres with a data directory', () => {

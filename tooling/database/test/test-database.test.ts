@@ -4,21 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { dockerEngineAnswers } from '../src/docker.js'
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded.js'
 import { createTestDatabase, type TestDatabase } from '../src/test-database.js'
+import { query } from './support/query.js'
 
 const opened: TestDatabase[] = []
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((db) => db.close()))
 })
-
-async function query<T extends pg.QueryResultRow>(connectionString: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString })
-  await client.connect()
-  try {
-    return (await client.query<T>(sql)).rows
-  } finally {
-    await client.end()
-  }
-}
 
 describe('createTestDatabase without DATABASE_URL or Docker: embedded real PostgreSQL', () => {
   it('gives each caller its own database on a real PostgreSQL 18 server', async () => {

@@ -1,15 +1,14 @@
 import { createHmac } from 'node:crypto'
+import type { AccountService, AccountSession } from '@portcullis/core/accounts'
 import { requiresStepUp } from '@portcullis/core/authorization'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
-import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
 import { required } from '@portcullis/core/policy'
-import type { StepUpService } from '@portcullis/core/step-up'
 import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
-import type { PostgresLocalAccountStore } from '@portcullis/postgres'
 import type { Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { accountPage } from './account-page.js'
 import { field, formBody, refusal, requestInfo } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
@@ -22,12 +21,10 @@ const UNLINK_PURPOSE = 'oauth-unlink'
 
 export interface AccountRoutesOptions {
   readonly local: LocalAccounts
-  readonly store: PostgresLocalAccountStore
-  readonly stepUp: StepUpService
+  /** The account operations over the one account store (methods, password step-up, deletion). */
+  readonly service: AccountService
   /** Key of the demo recovery codes (derived, never stored). */
   readonly recoverySeed: Uint8Array
-  /** The OAuth account directory: a new local account is registered there (one login method). */
-  readonly oauthDirectory: Pick<oauthAccounts.OAuthAccountDirectory, 'registerAccount'>
 }
 
 const recoveryCodes = (seed: Uint8Array, accountId: string) =>
@@ -39,26 +36,19 @@ const recoveryCodes = (seed: Uint8Array, accountId: string) =>
       .replace(/(.{5})/, '$1-'),
   )
 
-interface LinkRow {
-  provider_account_id: string
-  provider: string
-  issuer: string
-  subject: string
-  linked_at: Date
-}
-
 /**
- * The pages of local accounts, for browsers without JavaScript: sign-up, sign-in (password or the demo
- * IdP), sign-out, and the account page (linked identities, sessions, password change), plus a sensitive
- * action gated by `requiresStepUp`. The forms post here; these thin handlers call the `LocalAccounts`
- * service, which the JSON routes under `/auth/` call too.
+ * The pages of accounts, for browsers without JavaScript: sign-up, sign-in (password or the demo IdP),
+ * sign-out, and the account page (every sign-in method with add and remove, sessions, password change,
+ * deletion), plus a sensitive action gated by `requiresStepUp`. The forms post here; these thin handlers
+ * call `LocalAccounts` and `AccountService`, which the JSON routes under `/auth/` call too. Nothing here
+ * reads a Portcullis table: the sign-in methods come from the account store.
  */
 export function accountRoutes(
   security: Pick<Security, 'router' | 'stepUp'>,
   context: ReferenceContext,
   options: AccountRoutesOptions,
 ): SecureRouter {
-  const { local, store } = options
+  const { local, service } = options
   const router = security.router()
   const form = formBody()
   const auth = required(SESSION_MECHANISM)
@@ -70,99 +60,57 @@ export function accountRoutes(
     area: 'account' as const,
     viewer: viewerOf(request.security, context.directory),
   })
+  const sessionOf = (request: SecuredRequest): AccountSession | undefined => localSessionOf(request.security)
 
-  const accountPage = async (
+  const showAccount = async (
     request: SecuredRequest,
     response: Response,
     notice?: { status?: number; message: string; warning?: boolean },
   ) => {
     const accountId = request.security.principal?.id ?? ''
     const current = local.credentialsOf(request.security.evidence).sessionHandle
-    const [record, sessions, links] = await Promise.all([
-      store.findAccount({ accountId }),
+    const [overview, sessions] = await Promise.all([
+      service.overview(accountId),
       local.listSessions(accountId, current),
-      context.postgres.pool.query<LinkRow>(
-        'select provider_account_id, provider, issuer, subject, linked_at from portcullis_oauth_links where account_id = $1 order by provider',
-        [accountId],
-      ),
     ])
-    const demoLink = links.rows.find((link) => link.provider === DEMO_PROVIDER)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
-      {
-        ...page(request, 'Your account'),
-        body: html`${notice ? html`<p class="notice${notice.warning ? ' warning' : ''}" role="status">${notice.message}</p>` : ''}
-        <div class="card"><dl class="facts">
-          <dt>Username</dt><dd data-testid="username">${record?.username ?? ''}</dd>
-          <dt>Account id</dt><dd><code>${accountId}</code></dd>
-          <dt>Password changed</dt><dd>${record?.passwordChangedAt.toISOString() ?? ''}</dd>
-        </dl></div>
-
-        <h2>Linked identities</h2>
-        <table data-testid="links"><thead><tr><th>Provider</th><th>Issuer</th><th>Subject</th><th>Linked</th><th></th></tr></thead><tbody>
-          ${links.rows.map(
-            (
-              link,
-            ) => html`<tr><td>${link.provider}</td><td><code>${link.issuer}</code></td><td><code>${link.subject}</code></td><td>${new Date(link.linked_at).toISOString()}</td>
-            <td><form method="post" action="/account/unlink/${link.provider}/${link.provider_account_id}" class="inline" aria-label="Unlink ${link.provider}">
-              <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-              <button type="submit" class="secondary">Confirm password and unlink</button></form></td></tr>`,
-          )}
-        </tbody></table>
-        ${links.rows.length === 0 ? html`<p class="muted">No identity provider is linked.</p>` : ''}
-        ${
-          idp && demoLink === undefined
-            ? html`<form method="post" action="/account/link/${DEMO_PROVIDER}" class="stack card" aria-label="Link the demo IdP">
-              <p>Link an identity of the demo OpenID Provider. Linking needs a one-use step-up credential: confirm
-                your password first.</p>
-              <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-              <div><button type="submit">Confirm password and link</button></div>
-            </form>`
-            : ''
-        }
-        ${
-          demoLink !== undefined
-            ? html`<p>Sensitive action: <a href="/account/recovery-codes">show recovery codes</a> (confirmed by a
-              fresh login at the demo IdP).</p>`
-            : ''
-        }
-
-        <h2>Active sessions</h2>
-        <table data-testid="sessions"><thead><tr><th>Started</th><th>Last seen</th><th>Browser</th><th></th></tr></thead><tbody>
-          ${sessions.map(
-            (
-              session,
-            ) => html`<tr data-session="${session.id}"${session.current ? html` data-current="true"` : ''}>
-              <td>${session.createdAt.toISOString()}</td><td>${session.lastSeenAt.toISOString()}</td>
-              <td>${session.userAgent ?? ''}${session.current ? html` <span class="badge">this browser</span>` : ''}</td>
-              <td><form method="post" action="/account/sessions/${session.id}/revoke" class="inline">
-                <button type="submit" class="secondary">Revoke</button></form></td></tr>`,
-          )}
-        </tbody></table>
-        <form method="post" action="/account/sessions/revoke-all" class="inline">
-          <button type="submit" class="secondary">Sign out everywhere</button></form>
-
-        <h2>Change password</h2>
-        <form method="post" action="/account/password" class="stack card" aria-label="Change password">
-          <label>Current password <input name="current_password" type="password" autocomplete="current-password" required></label>
-          <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="8" required></label>
-          <div><button type="submit">Change password</button></div>
-          <p class="muted">Every other session of the account ends; this browser gets a new session.</p>
-        </form>`,
-      },
+      { ...page(request, 'Your account'), body: accountPage({ accountId, overview, sessions, idp, notice }) },
       notice?.status,
     )
   }
 
+  /** A refusal rendered on the account page again (401 wrong password, 409 last method, 429, 503). */
+  const refused = async (request: SecuredRequest, response: Response, error: unknown, wrong: string) => {
+    const code = (error as { code?: unknown }).code
+    if (code === 'account.final_method') {
+      await showAccount(request, response, {
+        status: 409,
+        message: 'That is the last way to sign in: add another one first.',
+        warning: true,
+      })
+      return
+    }
+    const { status, message } = refusal(error)
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds
+    if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(retryAfter))
+    await showAccount(request, response, { status, message: status === 401 ? wrong : message, warning: true })
+  }
+
   router.get('/account', { auth }, async (request, response) => {
+    const query = request.query
     const message =
-      request.query.changed !== undefined
+      query.changed !== undefined
         ? 'Password changed. Every other session was signed out.'
-        : request.query.revoked !== undefined
+        : query.revoked !== undefined
           ? 'Session revoked.'
-          : undefined
-    await accountPage(request, response, message === undefined ? undefined : { message })
+          : query.removed !== undefined
+            ? 'Password removed. Every other session was signed out.'
+            : query.added !== undefined
+              ? 'Password added: it signs in to this account now.'
+              : undefined
+    await showAccount(request, response, message === undefined ? undefined : { message })
   })
 
   router.post('/account/password', { auth }, form, async (request, response) => {
@@ -179,12 +127,85 @@ export function accountRoutes(
       if (changed.session !== undefined) setSession(response, changed.session)
       response.redirect(303, '/account?changed=1')
     } catch (error) {
-      const { status, message } = refusal(error)
-      await accountPage(request, response, {
-        status,
-        message: status === 401 ? 'The current password is wrong.' : message,
-        warning: true,
+      await refused(request, response, error, 'The current password is wrong.')
+    }
+  })
+
+  // Removing the password: the password again earns the `password-remove` credential, spent at once.
+  router.post('/account/password/remove', { auth }, form, async (request, response) => {
+    const session = sessionOf(request)
+    if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
+    try {
+      const credential = await service.passwordStepUp({
+        session,
+        purpose: 'password-remove',
+        password: field(request, 'password'),
+        request: requestInfo(request),
       })
+      const renewed = await service.removePassword({
+        session,
+        stepUpToken: credential.reveal(),
+        credentials: local.credentialsOf(request.security.evidence),
+        request: requestInfo(request),
+      })
+      if (renewed.session !== undefined) setSession(response, renewed.session)
+      response.redirect(303, '/account?removed=1')
+    } catch (error) {
+      await refused(request, response, error, 'The password is wrong.')
+    }
+  })
+
+  // Adding a password to an account made by the demo IdP: the `password-add` credential of a fresh IdP
+  // login (its step-up cookie), then the username and password.
+  router.post('/account/password/add', { auth }, form, async (request, response) => {
+    const session = sessionOf(request)
+    const cookies = security.stepUp.cookies
+    if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
+    const read = cookies?.read(request.headers.cookie, 'password-add')
+    if (cookies !== undefined && read?.kind !== 'absent')
+      response.append('Set-Cookie', cookies.clear('password-add'))
+    try {
+      await service.addPassword({
+        session,
+        stepUpToken: read?.kind === 'present' ? read.value : '',
+        username: field(request, 'username'),
+        password: field(request, 'new_password'),
+        request: requestInfo(request),
+      })
+      response.redirect(303, '/account?added=1')
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'step-up.required') {
+        await showAccount(request, response, {
+          status: 401,
+          message: 'Confirm at the demo IdP first (step 1).',
+          warning: true,
+        })
+        return
+      }
+      await refused(request, response, error, 'Confirm at the demo IdP first (step 1).')
+    }
+  })
+
+  // Deleting the account with the password: the `delete-account` credential, spent at once.
+  router.post('/account/delete', { auth }, form, async (request, response) => {
+    const session = sessionOf(request)
+    if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
+    try {
+      const credential = await service.passwordStepUp({
+        session,
+        purpose: 'delete-account',
+        password: field(request, 'password'),
+        request: requestInfo(request),
+      })
+      await service.deleteAccount({
+        session,
+        stepUpToken: credential.reveal(),
+        request: requestInfo(request),
+      })
+      clearSession(response)
+      response.redirect(303, '/?deleted=1')
+    } catch (error) {
+      await refused(request, response, error, 'The password is wrong.')
     }
   })
 
@@ -211,62 +232,38 @@ export function accountRoutes(
   })
 
   /**
-   * The password again before a sensitive action (linking, unlinking): `local.confirmPassword` counts the
-   * attempt against the sign-in limits (per account and per client address) before any hashing. A refusal
-   * renders the account page again (401 wrong password, 429 with `Retry-After`, 503 hashing busy).
+   * The password again before linking or unlinking: a one-use credential for `purpose` bound to this
+   * session and epoch, counted against the sign-in limits before any hashing, in its `SameSite=Strict`
+   * cookie for the OAuth route that consumes it. False (the page shown again) when refused.
    */
-  const passwordConfirmed = async (request: SecuredRequest, response: Response): Promise<boolean> => {
+  const stepUpCookie = async (request: SecuredRequest, response: Response, purpose: string) => {
+    const session = sessionOf(request)
+    if (session === undefined) {
+      response.redirect(303, SIGN_IN_PATH)
+      return false
+    }
     try {
-      await local.confirmPassword({
-        accountId: request.security.principal?.id ?? '',
+      const credential = await service.passwordStepUp({
+        session,
+        purpose,
         password: field(request, 'password'),
         request: requestInfo(request),
       })
+      const cookies = security.stepUp.cookies
+      if (cookies !== undefined) {
+        response.append('Set-Cookie', cookies.serialize(purpose, credential.reveal(), credential.expiresAt))
+      }
       return true
     } catch (error) {
-      const { status, message } = refusal(error)
-      const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds
-      if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(retryAfter))
-      await accountPage(request, response, {
-        status,
-        message: status === 401 ? 'The password is wrong.' : message,
-        warning: true,
-      })
+      await refused(request, response, error, 'The password is wrong.')
       return false
     }
   }
 
-  /** A one-use credential for `purpose`, bound to this session and epoch, in its `SameSite=Strict` cookie. */
-  const issueStepUp = async (
-    response: Response,
-    accountId: string,
-    session: { readonly securityEpoch: number; readonly sessionHandle: string },
-    purpose: string,
-  ) => {
-    const credential = await options.stepUp.issue({
-      accountId,
-      purpose,
-      securityEpoch: session.securityEpoch,
-      sessionBinding: session.sessionHandle,
-      ttlSeconds: 300,
-    })
-    const cookies = security.stepUp.cookies
-    if (cookies !== undefined) {
-      response.append('Set-Cookie', cookies.serialize(purpose, credential.reveal(), credential.expiresAt))
-    }
-  }
-
-  // Linking: the password again, then a one-use `oauth-link` credential bound to this session (its step-up
-  // cookie), then the OAuth link route, which consumes it and sends the browser to the demo IdP.
+  // Linking: the password again, then the OAuth link route, which consumes the credential and sends the
+  // browser to the demo IdP.
   router.post(`/account/link/${DEMO_PROVIDER}`, { auth }, form, async (request, response) => {
-    const accountId = request.security.principal?.id ?? ''
-    const session = localSessionOf(request.security)
-    if (!(await passwordConfirmed(request, response))) return
-    if (session === undefined) {
-      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
-      return
-    }
-    await issueStepUp(response, accountId, session, LINK_PURPOSE)
+    if (!(await stepUpCookie(request, response, LINK_PURPOSE))) return
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
       ...page(request, 'Link the demo IdP'),
@@ -279,31 +276,27 @@ export function accountRoutes(
     })
   })
 
-  // Unlinking: the password again (rate limited), then a one-use `oauth-unlink` credential bound to this
-  // session, then the OAuth unlink route (`POST /auth/oauth/{provider}/links/{id}/unlink`) consumes it.
+  // Unlinking: the password again, then the OAuth unlink route (`POST /auth/oauth/{provider}/links/{id}/unlink`).
   router.post('/account/unlink/:provider/:providerAccountId', { auth }, form, async (request, response) => {
     const accountId = request.security.principal?.id ?? ''
     const provider = String(request.params.provider)
     const providerAccountId = String(request.params.providerAccountId)
-    const { rows } = await context.postgres.pool.query(
-      'select 1 from portcullis_oauth_links where account_id = $1 and provider = $2 and provider_account_id = $3',
-      [accountId, provider, providerAccountId],
+    const methods = (await service.overview(accountId))?.methods ?? []
+    const linked = methods.some(
+      (method) =>
+        method.kind === 'identity' &&
+        method.provider === provider &&
+        method.providerAccountId === providerAccountId,
     )
-    if (rows.length === 0) {
-      await accountPage(request, response, {
+    if (!linked) {
+      await showAccount(request, response, {
         status: 404,
         message: 'No such linked identity.',
         warning: true,
       })
       return
     }
-    const session = localSessionOf(request.security)
-    if (!(await passwordConfirmed(request, response))) return
-    if (session === undefined) {
-      await accountPage(request, response, { status: 401, message: 'The password is wrong.', warning: true })
-      return
-    }
-    await issueStepUp(response, accountId, session, UNLINK_PURPOSE)
+    if (!(await stepUpCookie(request, response, UNLINK_PURPOSE))) return
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
       ...page(request, `Unlink ${provider}`),
@@ -337,14 +330,12 @@ export function accountRoutes(
     }`
 
   router.get('/account/recovery-codes', { auth }, async (request, response) => {
-    const { rows } = await context.postgres.pool.query(
-      'select 1 from portcullis_oauth_links where account_id = $1 and provider = $2',
-      [request.security.principal?.id ?? '', DEMO_PROVIDER],
-    )
+    const methods = (await service.overview(request.security.principal?.id ?? ''))?.methods ?? []
+    const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
       ...page(request, 'Recovery codes'),
-      body: recoveryIntro(idp && rows.length > 0),
+      body: recoveryIntro(idp && linked),
     })
   })
 

@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto'
 import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { LocalAccounts, type SecurityEventSink } from '@portcullis/core/local-accounts'
-import type { accounts as oauthAccounts } from '@portcullis/core/oauth'
 import {
+  type PostgresAccountStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -28,6 +27,8 @@ export const isInsecureLoopback = (origin: string) => LOOPBACK_HTTP.test(origin)
 
 export interface LocalAccountsParts {
   readonly postgres: PostgresClient
+  /** The one account store (passwords and provider identities of the same accounts). */
+  readonly accounts: PostgresAccountStore
   readonly keys: KeyMaterial
   readonly publicOrigin: string
   readonly trustedOrigins: readonly string[]
@@ -41,16 +42,12 @@ export interface LocalAccountsParts {
  * the secrets file's local signing keys) with rotating refresh tokens; rate limits shared by every
  * instance, the app's event sink.
  */
-export function createLocalAccounts(parts: LocalAccountsParts): {
-  readonly local: LocalAccounts
-  readonly store: PostgresLocalAccountStore
-} {
+export function createLocalAccounts(parts: LocalAccountsParts): LocalAccounts {
   const { postgres: client, publicOrigin } = parts
-  const store = new PostgresLocalAccountStore({ client })
   const insecure = isInsecureLoopback(publicOrigin)
-  const local = new LocalAccounts({
+  return new LocalAccounts({
     profile: 'hybrid',
-    accounts: store,
+    accounts: parts.accounts,
     sessions: new PostgresSessionStore({ client }),
     refreshTokens: new PostgresRefreshTokenStore({ client }),
     rateLimits: new PostgresRateLimitStore({ client }),
@@ -77,7 +74,6 @@ export function createLocalAccounts(parts: LocalAccountsParts): {
     mechanismNames: { session: SESSION_MECHANISM, bearer: LOCAL_TOKEN_MECHANISM },
     events: parts.events,
   })
-  return { local, store }
 }
 
 /**
@@ -102,14 +98,12 @@ export interface SeededUser {
 export const demoAccountId = (username: string) => `demo-${username}`
 
 /**
- * Creates the demo users' local accounts when they are missing (argon2id hashes of their derived
- * passwords), registers them with the OAuth account directory (one login method: the password, so
- * linking and unlinking count it) and binds them in the directory the tenant pages use.
+ * Creates the demo users' accounts when they are missing (argon2id hashes of their derived passwords: the
+ * account and its password method in one transaction) and binds them in the directory the tenant pages use.
  */
 export async function seedDemoUsers(input: {
   readonly local: LocalAccounts
-  readonly store: PostgresLocalAccountStore
-  readonly oauthDirectory: Pick<oauthAccounts.OAuthAccountDirectory, 'registerAccount'>
+  readonly store: PostgresAccountStore
   readonly directory: DemoDirectory
   readonly seed: Uint8Array
 }): Promise<readonly SeededUser[]> {
@@ -117,7 +111,7 @@ export async function seedDemoUsers(input: {
   for (const user of DEMO_USERS) {
     const accountId = demoAccountId(user.username)
     let password: string | undefined
-    if ((await input.store.findAccount({ accountId })) === null) {
+    if ((await input.store.getAccount(accountId)) === null) {
       password = demoPassword(input.seed, user.username)
       const outcome = await input.store.createAccount({
         accountId,
@@ -127,7 +121,6 @@ export async function seedDemoUsers(input: {
       })
       if (outcome.outcome !== 'created') throw new Error(`demo user ${user.username}: ${outcome.outcome}`)
     }
-    await input.oauthDirectory.registerAccount({ accountId, loginMethods: 1 })
     input.directory.bind(accountId, user.username)
     seeded.push({ username: user.username, accountId, ...(password === undefined ? {} : { password }) })
   }

@@ -13,8 +13,8 @@ import {
   OIDCDiscoveryClient,
 } from '@portcullis/core/oidc'
 import type { StepUpService } from '@portcullis/core/step-up'
-import type { PostgresClient } from '@portcullis/postgres'
-import { PostgresOAuthAccountStore, PostgresOAuthTransactionStore } from '@portcullis/postgres'
+import type { PostgresAccountStore, PostgresClient, PostgresOAuthAccountStore } from '@portcullis/postgres'
+import { PostgresOAuthTransactionStore } from '@portcullis/postgres'
 import { DEMO_IDP_CALLBACK_PATH, DEMO_IDP_CLIENT_ID } from '../demo-idp/provider.js'
 import type { ProviderSettings } from '../providers/provider-settings.js'
 import type { KeyMaterial } from '../secrets/key-material.js'
@@ -25,9 +25,20 @@ export const DEMO_PROVIDER = 'demo'
 export const RECOVERY_CODES_PURPOSE = 'show-recovery-codes'
 /** Where the OAuth callbacks may send the browser back to. */
 export const RETURN_PATHS = ['/', '/account', '/account/recovery-codes', '/tenants', '/keys'] as const
+/**
+ * What the demo IdP may confirm by a fresh login (`max_age=0`): the recovery codes, and for an account
+ * it created (no password) adding a password and deleting the account.
+ */
+export const DEMO_REAUTHENTICATION = {
+  [RECOVERY_CODES_PURPOSE]: { maxAge: 0 },
+  'password-add': { maxAge: 0 },
+  'delete-account': { maxAge: 0 },
+} as const
 
 export interface OAuthParts {
   readonly postgres: PostgresClient
+  /** The one account store: each provider registration gets its view (`accountStore.oauth(...)`). */
+  readonly accountStore: PostgresAccountStore
   readonly keys: KeyMaterial
   readonly publicOrigin: string
   readonly jwks: JWKSProvider
@@ -82,21 +93,20 @@ export function providerOrigins(
 
 /**
  * The OAuth lifecycle: the demo OpenID Provider (when it runs) and every real provider the environment
- * enables, each with its Postgres account store (tokens sealed by the protector), one transaction store,
- * the step-up service. Identities are never provisioned into new accounts: a provider signs in the local
- * account it was linked to (from the account page), so every account keeps its directory grants.
+ * enables, each over its view of the one account store (tokens sealed by the protector), one transaction
+ * store, the step-up service. A linked identity signs in to its account; an unknown identity of the demo
+ * IdP creates a new account (sign up with the IdP), whose one sign-in method it is. Real providers only
+ * sign in accounts they were linked to from the account page.
  */
 export async function createOAuthLifecycle(parts: OAuthParts): Promise<{
   readonly lifecycle: OAuthLifecycleService
   readonly accountsOf: (provider: string) => PostgresOAuthAccountStore | undefined
-  /** The account directory (shared by every provider's store): registers local accounts. */
-  readonly directory: PostgresOAuthAccountStore
   close(): Promise<void>
 }> {
   const { postgres: client, keys, publicOrigin } = parts
   const stores = new Map<string, PostgresOAuthAccountStore>()
   const storeFor = (provider: string, clientId: string) => {
-    const store = new PostgresOAuthAccountStore({ client, provider, clientId, protector: keys.protector })
+    const store = parts.accountStore.oauth({ provider, clientId, protector: keys.protector })
     stores.set(provider, store)
     return store
   }
@@ -120,8 +130,8 @@ export async function createOAuthLifecycle(parts: OAuthParts): Promise<{
       provider,
       accounts: storeFor(DEMO_PROVIDER, DEMO_IDP_CLIENT_ID),
       redirectUri: `${publicOrigin}${DEMO_IDP_CALLBACK_PATH}`,
-      provisionUnknown: false,
-      reauthentication: { [RECOVERY_CODES_PURPOSE]: { maxAge: 0 } },
+      provisionUnknown: true,
+      reauthentication: DEMO_REAUTHENTICATION,
       postLogoutRedirectUri: `${publicOrigin}/`,
     })
   }
@@ -184,18 +194,9 @@ export async function createOAuthLifecycle(parts: OAuthParts): Promise<{
     transactionStore,
     stepUp: parts.stepUp,
   })
-  const directory =
-    stores.get(DEMO_PROVIDER) ??
-    new PostgresOAuthAccountStore({
-      client,
-      provider: DEMO_PROVIDER,
-      clientId: DEMO_IDP_CLIENT_ID,
-      protector: keys.protector,
-    })
   return {
     lifecycle,
     accountsOf: (provider) => stores.get(provider),
-    directory,
     async close() {
       await lifecycle.close()
       for (const discovery of discoveries) discovery.close()

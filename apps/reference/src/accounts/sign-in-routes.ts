@@ -18,12 +18,7 @@ import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
 export function signInRoutes(
   router: SecureRouter,
   context: ReferenceContext,
-  options: {
-    readonly local: LocalAccounts
-    readonly oauthDirectory: {
-      registerAccount(request: { accountId: string; loginMethods: number }): Promise<unknown>
-    }
-  },
+  options: { readonly local: LocalAccounts },
   form: RequestHandler,
 ) {
   const { local } = options
@@ -161,8 +156,8 @@ export function signInRoutes(
     const username = field(request, 'username')
     const password = field(request, 'password')
     try {
-      const created = await local.register({ username, password }, requestInfo(request))
-      await options.oauthDirectory.registerAccount({ accountId: created.accountId, loginMethods: 1 })
+      // The account and its password method are created in one transaction: nothing else to register.
+      await local.register({ username, password }, requestInfo(request))
       const signIn = (await local.login(
         { username, password },
         {

@@ -200,7 +200,7 @@ describe('bad input on Postgres', () => {
     const after = await client.pool.query('select count(*)::int as n from portcullis_rate_limits')
     expect(after.rows[0].n).toBe(before.rows[0].n)
     const accounts = await client.pool.query(
-      "select count(*)::int as n from portcullis_local_accounts where username like 'zero%'",
+      "select count(*)::int as n from portcullis_passwords where username like 'zero%'",
     )
     expect(accounts.rows[0].n).toBe(0)
   })

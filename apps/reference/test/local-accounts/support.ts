@@ -12,8 +12,8 @@ import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
   migrate,
+  PostgresAccountStore,
   type PostgresClient,
-  PostgresLocalAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -81,7 +81,7 @@ export function instance(
   const events: SecurityEvent[] = []
   const local = new LocalAccounts({
     profile,
-    accounts: new PostgresLocalAccountStore({ client }),
+    accounts: new PostgresAccountStore({ client }),
     sessions: new PostgresSessionStore({ client }),
     refreshTokens: new PostgresRefreshTokenStore({ client }),
     rateLimits: new PostgresRateLimitStore({ client }),

@@ -1,10 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import type {
-  LocalAccountStore,
-  RateLimitStore,
-  RefreshTokenStore,
-  SessionStore,
-} from '@portcullis/core/local-accounts'
+import type { RateLimitStore, RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
 import type { Check } from '../suite/suite.js'
 
 /**
@@ -18,12 +13,10 @@ export interface StoreFixture<Store> {
   dispose?(): Promise<void> | void
 }
 
-export type LocalAccountStoreFixture = StoreFixture<LocalAccountStore>
 export type SessionStoreFixture = StoreFixture<SessionStore>
 export type RefreshTokenStoreFixture = StoreFixture<RefreshTokenStore>
 export type RateLimitStoreFixture = StoreFixture<RateLimitStore>
 
-export type LocalAccountStoreFactory = () => LocalAccountStoreFixture | Promise<LocalAccountStoreFixture>
 export type SessionStoreFactory = () => SessionStoreFixture | Promise<SessionStoreFixture>
 export type RefreshTokenStoreFactory = () => RefreshTokenStoreFixture | Promise<RefreshTokenStoreFixture>
 export type RateLimitStoreFactory = () => RateLimitStoreFixture | Promise<RateLimitStoreFixture>

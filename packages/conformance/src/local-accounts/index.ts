@@ -1,6 +1,4 @@
 export type {
-  LocalAccountStoreFactory,
-  LocalAccountStoreFixture,
   RateLimitStoreFactory,
   RateLimitStoreFixture,
   RefreshTokenStoreFactory,
@@ -10,11 +8,9 @@ export type {
   StoreFixture,
 } from './fixture.js'
 export {
-  assertLocalAccountStoreConformance,
   assertRateLimitStoreConformance,
   assertRefreshTokenStoreConformance,
   assertSessionStoreConformance,
-  localAccountStoreSuite,
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
   sessionStoreSuite,

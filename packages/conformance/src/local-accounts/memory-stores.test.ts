@@ -1,19 +1,12 @@
 import {
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
 } from '@portcullis/core/local-accounts'
 import { describeConformance } from '../bindings/vitest.js'
-import {
-  localAccountStoreSuite,
-  rateLimitStoreSuite,
-  refreshTokenStoreSuite,
-  sessionStoreSuite,
-} from './index.js'
+import { rateLimitStoreSuite, refreshTokenStoreSuite, sessionStoreSuite } from './index.js'
 
 // The reference memory stores pass every suite; a memory store is its own peer (one process).
-describeConformance(localAccountStoreSuite(() => ({ store: new MemoryLocalAccountStore() })))
 describeConformance(sessionStoreSuite(() => ({ store: new MemorySessionStore() })))
 describeConformance(refreshTokenStoreSuite(() => ({ store: new MemoryRefreshTokenStore() })))
 describeConformance(rateLimitStoreSuite(() => ({ store: new MemoryRateLimitStore() })))

@@ -1,8 +1,5 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
-import { accountCases } from './account-cases.js'
 import type {
-  LocalAccountStoreFactory,
-  LocalAccountStoreFixture,
   RateLimitStoreFactory,
   RateLimitStoreFixture,
   RefreshTokenStoreFactory,
@@ -11,7 +8,6 @@ import type {
   SessionStoreFixture,
   StoreFixture,
 } from './fixture.js'
-import { passwordCases } from './password-cases.js'
 import { rateLimitCases } from './rate-limit-cases.js'
 import { refreshCases } from './refresh-cases.js'
 import { sessionCases } from './session-cases.js'
@@ -27,18 +23,6 @@ function suiteOf<Fixture extends StoreFixture<unknown>>(
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),
   }
-}
-
-/**
- * The `LocalAccountStore` suite: creation and lookup, taken usernames and their race (one of 16),
- * single-use invites (expiry, not burned by a taken username, checked first, one of 16 concurrent uses),
- * duplicates, password writes with and without an expected hash (one of 16 concurrent writers wins),
- * rehash, epochs that lose no concurrent increment, a hash never shown, and typed invalid-input errors.
- */
-export function localAccountStoreSuite(
-  factory: LocalAccountStoreFactory,
-): ConformanceSuite<LocalAccountStoreFixture> {
-  return suiteOf('LocalAccountStore conformance', [...accountCases, ...passwordCases], factory)
 }
 
 /**
@@ -68,11 +52,6 @@ export function refreshTokenStoreSuite(
  */
 export function rateLimitStoreSuite(factory: RateLimitStoreFactory): ConformanceSuite<RateLimitStoreFixture> {
   return suiteOf('RateLimitStore conformance', rateLimitCases, factory)
-}
-
-/** Runs every `LocalAccountStore` case; throws an `AggregateError` naming each violated invariant. */
-export function assertLocalAccountStoreConformance(factory: LocalAccountStoreFactory): Promise<void> {
-  return assertSuite(localAccountStoreSuite(factory))
 }
 
 /** Runs every `SessionStore` case; throws an `AggregateError` naming each violated invariant. */

@@ -1,13 +1,19 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { AccountStore } from '@portcullis/core/accounts'
 import { accounts } from '@portcullis/core/oauth'
 import type { Check } from '../suite/suite.js'
 
 type OAuthAccountStore = accounts.OAuthAccountStore
 type ProviderIdentity = accounts.ProviderIdentity
 
-/** What the suite needs for one case: a store, and a hook that reads and writes its stored envelopes. */
+/**
+ * What the suite needs for one case: a provider view of an account store (`accounts.oauth(...)`), the
+ * account store itself (`accountStore`: password accounts are made there), and a hook that reads and writes the stored
+ * envelopes.
+ */
 export interface OAuthAccountStoreFixture {
   readonly store: OAuthAccountStore
+  readonly accountStore: AccountStore
   readonly inspector: accounts.OAuthVaultInspector
   dispose?(): Promise<void> | void
 }
@@ -44,30 +50,54 @@ export function tokens(label = 'tokens', scopes: readonly string[] = ['openid'])
   })
 }
 
-/** Registers a fresh local account with `loginMethods` non-provider methods (a password, passkeys). */
-export async function account(store: OAuthAccountStore, loginMethods = 1): Promise<string> {
+/** A fresh account whose one sign-in method is a password. */
+export async function account(accountStore: AccountStore): Promise<string> {
   const accountId = unique('account')
-  await store.registerAccount({ accountId, loginMethods })
+  const outcome = await accountStore.createAccount({
+    accountId,
+    username: `user.${randomBytes(9).toString('hex')}`,
+    passwordHash: `$argon2id$v=19$m=19456,t=2,p=1$${randomBytes(24).toString('base64')}`,
+    now: NOW,
+  })
+  if (outcome.outcome !== 'created') throw new Error(`setup: createAccount answered ${outcome.outcome}`)
   return accountId
 }
 
-/** Registers an account with one extra login method and links a fresh identity to it. */
+/**
+ * An account with a fresh identity of the store's provider: a password account the identity is linked
+ * to (two sign-in methods), or with `password: false` one a first sign-in provisioned (the identity is
+ * its only method).
+ */
 export async function linkedAccount(
   store: OAuthAccountStore,
-  options: { loginMethods?: number; retain?: boolean } = {},
+  /** Needed for a password account; a provisioned one (`password: false`) is made by `store` alone. */
+  accountStore: AccountStore | undefined,
+  options: { password?: boolean; retain?: boolean } = {},
 ): Promise<{
   accountId: string
   link: accounts.LinkedProviderAccount
   reference: accounts.ProviderTokenReference | null
   tokens: accounts.ProviderTokenSet
 }> {
-  const accountId = await account(store, options.loginMethods ?? 1)
   const retained = tokens('linked')
+  const kept = options.retain === false ? {} : { tokens: retained }
+  if (options.password === false) {
+    const login = await store.login({
+      identity: identity(store),
+      grant: grant(),
+      ...kept,
+      provisionUnknown: true,
+      now: NOW,
+    })
+    return { accountId: login.link.accountId, link: login.link, reference: login.tokens, tokens: retained }
+  }
+  if (accountStore === undefined) throw new Error('setup: a password account needs the account store')
+  const accountId = await account(accountStore)
   const outcome = await store.link({
     accountId,
     identity: identity(store),
     grant: grant(),
-    ...(options.retain === false ? {} : { tokens: retained }),
+    ...kept,
     now: NOW,
   })
   return { accountId, link: outcome.link, reference: outcome.tokens, tokens: retained }

@@ -18,7 +18,7 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.login.unknown-refused',
     'login of an unknown identity without provisioning is refused and creates nothing',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const refused = store.login({ identity: person, grant: grant(), provisionUnknown: false, now: NOW })
       await expectCode(check, refused, Codes.unknownIdentity, 'login without provisioning')
@@ -29,7 +29,7 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.login.provisions',
     'provisioning creates the account (one login method) and its link together; the next login finds them',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const first = await store.login({
         identity: person,
@@ -61,7 +61,7 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.login.provisioning-race',
     'concurrent first logins of one identity provision exactly one account',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const results = await Promise.allSettled(
         Array.from({ length: 16 }, () =>
@@ -82,8 +82,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.exact-identity',
     'only the exact (provider, issuer, subject) matches: another issuer or a shared verified email never links',
-    async ({ store }, check) => {
-      const owner = await account(store)
+    async ({ store, accountStore }, check) => {
+      const owner = await account(accountStore)
       const email = 'same.person@example.com'
       const linked = identity(store, { email, emailVerified: true })
       await store.link({ accountId: owner, identity: linked, grant: grant(), now: NOW })
@@ -101,8 +101,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.identity-linked-elsewhere',
     'linking an identity owned by another account is a link conflict and changes nothing',
-    async ({ store }, check) => {
-      const [owner, intruder] = [await account(store), await account(store)]
+    async ({ store, accountStore }, check) => {
+      const [owner, intruder] = [await account(accountStore), await account(accountStore)]
       const person = identity(store)
       await store.link({ accountId: owner, identity: person, grant: grant(), now: NOW })
       const attempt = store.link({
@@ -132,8 +132,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.provider-already-linked',
     'a second identity of the same provider on one account is a link conflict and changes nothing',
-    async ({ store }, check) => {
-      const owner = await account(store)
+    async ({ store, accountStore }, check) => {
+      const owner = await account(accountStore)
       const first = identity(store)
       await store.link({ accountId: owner, identity: first, grant: grant(), now: NOW })
       const error = await store
@@ -155,8 +155,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.relink-refreshes-grant',
     'the owner linking the same identity again refreshes the grant without adding a login method',
-    async ({ store }, check) => {
-      const owner = await account(store)
+    async ({ store, accountStore }, check) => {
+      const owner = await account(accountStore)
       const person = identity(store)
       const first = await store.link({ accountId: owner, identity: person, grant: grant('openid'), now: NOW })
       const again = await store.link({
@@ -174,8 +174,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.concurrent-claims',
     'two accounts linking one identity at once: one wins, the other gets a link conflict',
-    async ({ store }, check) => {
-      const owners = [await account(store), await account(store)]
+    async ({ store, accountStore }, check) => {
+      const owners = [await account(accountStore), await account(accountStore)]
       const person = identity(store)
       const results = await Promise.allSettled(
         owners.map((accountId) => store.link({ accountId, identity: person, grant: grant(), now: NOW })),
@@ -198,7 +198,7 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.link.unknown-account',
     'linking to an account that does not exist is refused and creates nothing',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const attempt = store.link({
         accountId: 'account-that-does-not-exist',
@@ -218,8 +218,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.upgrade.replaces-grant',
     'a scope upgrade replaces the grant and retains the new tokens for an owned link',
-    async ({ store }, check) => {
-      const owner = await account(store)
+    async ({ store, accountStore }, check) => {
+      const owner = await account(accountStore)
       const person = identity(store)
       const linked = await store.link({
         accountId: owner,
@@ -243,8 +243,8 @@ export const linkCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.upgrade.refused',
     'a scope upgrade by another account or for another identity is refused and changes nothing',
-    async ({ store }, check) => {
-      const [owner, other] = [await account(store), await account(store)]
+    async ({ store, accountStore }, check) => {
+      const [owner, other] = [await account(accountStore), await account(accountStore)]
       const person = identity(store)
       const linked = await store.link({
         accountId: owner,

@@ -86,7 +86,7 @@ export function reencrypt(
 
 /** A linked account with retained tokens under the protector's current active key. */
 export async function vaultEntry(store: Store) {
-  const linked = await linkedAccount(store)
+  const linked = await linkedAccount(store, undefined, { password: false })
   return {
     ...linked,
     providerAccountId: linked.link.providerAccountId,

@@ -3,13 +3,15 @@ import { linkedAccount, NOW, type OAuthAccountStoreFixture, sameTokens } from '.
 import { envelopeLeaks } from './vault-cases.js'
 
 type Case = ConformanceCase<OAuthAccountStoreFixture>
-type Store = OAuthAccountStoreFixture['store']
 
 const LEASE = 60
 const at = (seconds: number): Date => new Date(NOW.getTime() + seconds * 1000)
 
-async function staged(store: Store, occurredAt = NOW) {
-  const linked = await linkedAccount(store)
+async function staged(
+  { store, accountStore }: Pick<OAuthAccountStoreFixture, 'store' | 'accountStore'>,
+  occurredAt = NOW,
+) {
+  const linked = await linkedAccount(store, accountStore)
   const retry = await store.stageRevocationRetry({
     providerAccountId: linked.link.providerAccountId,
     expectedVersion: linked.reference?.version ?? 0,
@@ -24,8 +26,8 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.stage',
     'staging a retry at the current version encrypts the tokens into it and discards the active ones',
-    async ({ store, inspector }, check) => {
-      const { link, tokens: retained, retryId } = await staged(store)
+    async ({ store, accountStore, inspector }, check) => {
+      const { link, tokens: retained, retryId } = await staged({ store, accountStore })
       check(retryId !== '', 'staging at the current version failed')
       check((await store.getTokens(link.providerAccountId)) === null, 'active tokens survived staging')
       const envelope = await inspector.readRetryEnvelope(retryId)
@@ -40,8 +42,8 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.stage-stale',
     'staging at a stale version changes nothing',
-    async ({ store }, check) => {
-      const { link, reference, tokens: retained } = await linkedAccount(store)
+    async ({ store, accountStore }, check) => {
+      const { link, reference, tokens: retained } = await linkedAccount(store, accountStore)
       const id = link.providerAccountId
       const swapped = await store.replaceTokens({
         providerAccountId: id,
@@ -67,8 +69,8 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.claim-complete',
     'a claimed retry carries its tokens and failed types; only its claim completes it, once',
-    async ({ store }, check) => {
-      const { link, tokens: retained, retryId } = await staged(store)
+    async ({ store, accountStore }, check) => {
+      const { link, tokens: retained, retryId } = await staged({ store, accountStore })
       const claimed = (
         await store.claimRevocationRetries({ now: at(1), leaseSeconds: LEASE, limit: 1000 })
       ).find((retry) => retry.retryId === retryId)
@@ -101,9 +103,9 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.concurrent-claims',
     'concurrent drains never claim the same retry twice',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const ids = new Set<string>()
-      for (let index = 0; index < 4; index += 1) ids.add((await staged(store)).retryId)
+      for (let index = 0; index < 4; index += 1) ids.add((await staged({ store, accountStore })).retryId)
       const batches = await Promise.all(
         Array.from({ length: 4 }, () =>
           store.claimRevocationRetries({ now: at(1), leaseSeconds: LEASE, limit: 1000 }),
@@ -117,8 +119,8 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.lease',
     'a claim hides the retry until its lease ends; a re-claim supersedes the old claim',
-    async ({ store }, check) => {
-      const { retryId } = await staged(store)
+    async ({ store, accountStore }, check) => {
+      const { retryId } = await staged({ store, accountStore })
       const find = async (seconds: number) =>
         (await store.claimRevocationRetries({ now: at(seconds), leaseSeconds: LEASE, limit: 1000 })).find(
           (retry) => retry.retryId === retryId,
@@ -142,9 +144,10 @@ export const retryCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.retry.oldest-first',
     'claims take the oldest retries first, up to the limit',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const mine: string[] = []
-      for (const offset of [-30, -20, -10]) mine.push((await staged(store, at(offset))).retryId)
+      for (const offset of [-30, -20, -10])
+        mine.push((await staged({ store, accountStore }, at(offset))).retryId)
       // Leave other retries of a shared store alone: look only at this case's three.
       const seen: string[] = []
       for (let round = 0; round < 200 && seen.length < 3; round += 1) {

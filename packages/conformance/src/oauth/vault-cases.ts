@@ -33,7 +33,7 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.round-trip',
     'retained tokens come back exactly, with a secret-free reference of version >= 1',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const retained = tokens('round-trip', ['email', 'openid'])
       const person = identity(store)
       const outcome = await store.login({
@@ -58,8 +58,8 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.ciphertext',
     'the stored envelope contains no token in plaintext or base64',
-    async ({ store, inspector }, check) => {
-      const { link, tokens: retained } = await linkedAccount(store)
+    async ({ store, accountStore, inspector }, check) => {
+      const { link, tokens: retained } = await linkedAccount(store, accountStore)
       const envelope = await inspector.readVaultEnvelope(link.providerAccountId)
       check(envelope !== null, 'the inspector found no envelope for retained tokens')
       const secrets = [retained.accessToken, retained.refreshToken ?? '', retained.idToken ?? '']
@@ -72,9 +72,9 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.bound-to-row',
     "an envelope moved onto another account's row does not open; the original still does",
-    async ({ store, inspector }, check) => {
-      const victim = await linkedAccount(store)
-      const attacker = await linkedAccount(store)
+    async ({ store, accountStore, inspector }, check) => {
+      const victim = await linkedAccount(store, accountStore)
+      const attacker = await linkedAccount(store, accountStore)
       const stolen = await inspector.readVaultEnvelope(victim.link.providerAccountId)
       check(stolen !== null, 'no envelope to move')
       if (stolen === null) return
@@ -98,7 +98,7 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.not-retained',
     'a login or link without tokens retains none and discards tokens retained earlier',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const bare = await store.login({ identity: person, grant: grant(), provisionUnknown: true, now: NOW })
       check(bare.tokens === null, 'a login without tokens reported a token reference')
@@ -121,8 +121,8 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.cas-one-winner',
     'of 32 concurrent swaps at one version exactly one wins, and its tokens are the ones stored',
-    async ({ store }, check) => {
-      const { link, reference } = await linkedAccount(store)
+    async ({ store, accountStore }, check) => {
+      const { link, reference } = await linkedAccount(store, accountStore)
       const expectedVersion = reference?.version ?? 0
       const candidates = Array.from({ length: 32 }, (_, index) => tokens(`swap-${index}`))
       const results = await Promise.all(
@@ -155,8 +155,8 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.versions-grow',
     'every swap yields a higher version and a stale version never swaps',
-    async ({ store }, check) => {
-      const { link, reference } = await linkedAccount(store)
+    async ({ store, accountStore }, check) => {
+      const { link, reference } = await linkedAccount(store, accountStore)
       let version = reference?.version ?? 0
       const first = version
       for (let step = 0; step < 3; step += 1) {
@@ -179,7 +179,7 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.no-aba',
     'after discard and re-store, a swap with the old version fails (versions never restart)',
-    async ({ store }, check) => {
+    async ({ store, accountStore }, check) => {
       const person = identity(store)
       const first = await store.login({
         identity: person,
@@ -219,8 +219,8 @@ export const vaultCases: readonly Case[] = [
   conformanceCase(
     'oauth-accounts.vault.conditional-discard',
     'discard with a stale version keeps the tokens; with the current version or none it removes them once',
-    async ({ store }, check) => {
-      const { link, reference } = await linkedAccount(store)
+    async ({ store, accountStore }, check) => {
+      const { link, reference } = await linkedAccount(store, accountStore)
       const id = link.providerAccountId
       const swapped = await store.replaceTokens({
         providerAccountId: id,
@@ -238,7 +238,7 @@ export const vaultCases: readonly Case[] = [
       )
       check(!(await store.discardTokens({ providerAccountId: id })), 'a second discard reported a deletion')
       check((await store.getTokens(id)) === null, 'tokens survived the discard')
-      const other = await linkedAccount(store)
+      const other = await linkedAccount(store, accountStore)
       check(
         await store.discardTokens({ providerAccountId: other.link.providerAccountId }),
         'unconditional discard failed',

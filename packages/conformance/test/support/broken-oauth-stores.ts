@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto'
 import { setImmediate as tick } from 'node:timers/promises'
+import type { AccountStore } from '@portcullis/core/accounts'
 import { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { OAuthAccountStoreFixture } from '../../src/oauth/index.js'
@@ -12,9 +14,7 @@ function forwarding(inner: Store): Store {
   return {
     provider: inner.provider,
     clientId: inner.clientId,
-    registerAccount: (request) => inner.registerAccount(request),
     getAccount: (accountId) => inner.getAccount(accountId),
-    adjustLoginMethods: (request) => inner.adjustLoginMethods(request),
     login: (request) => inner.login(request),
     link: (request) => inner.link(request),
     upgradeScopes: (request) => inner.upgradeScopes(request),
@@ -30,13 +30,27 @@ function forwarding(inner: Store): Store {
 }
 
 function broken(
-  override: (inner: Store) => Partial<Store>,
+  override: (inner: Store, accountStore: AccountStore) => Partial<Store>,
   protector?: OAuthTransactionProtector,
 ): () => OAuthAccountStoreFixture {
   return () => {
     const fixture = memoryFixture(protector)
-    return { ...fixture, store: { ...forwarding(fixture.store), ...override(fixture.store) } }
+    return {
+      ...fixture,
+      store: { ...forwarding(fixture.store), ...override(fixture.store, fixture.accountStore) },
+    }
   }
+}
+
+/** A password account made on the side (a broken store's stand-in for a real method). */
+async function sideAccount(accountStore: AccountStore, accountId = `racy-${randomUUID()}`): Promise<string> {
+  await accountStore.createAccount({
+    accountId,
+    username: `racy.${randomUUID()}`,
+    passwordHash: '$argon2id$racy',
+    now: new Date(),
+  })
+  return accountId
 }
 
 /** Stores plaintext "envelopes" and ignores associated data. */
@@ -138,15 +152,14 @@ export const brokenOAuthStores: readonly BrokenOAuthStore[] = [
   },
   {
     name: 'check-then-insert provisioning',
-    factory: broken((inner) => ({
+    factory: broken((inner, accountStore) => ({
       login: async (request) => {
         try {
           return await inner.login({ ...request, provisionUnknown: false })
         } catch (error) {
           if (!request.provisionUnknown) throw error
           await tick()
-          const accountId = `racy-${Math.random()}`
-          await inner.registerAccount({ accountId, loginMethods: 0 })
+          const accountId = await sideAccount(accountStore)
           const { tokens, now, identity, grant } = request
           const linked = await inner.link({ accountId, identity, grant, now, ...(tokens ? { tokens } : {}) })
           return { provisioned: true, link: linked.link, tokens: linked.tokens }
@@ -186,11 +199,16 @@ export const brokenOAuthStores: readonly BrokenOAuthStore[] = [
   },
   {
     name: 'unlink that deletes the final method',
-    factory: broken((inner) => ({
+    factory: broken((inner, accountStore) => ({
       unlink: async (request) => {
         const outcome = await inner.unlink(request)
         if (outcome.status !== 'final-method') return outcome
-        await inner.adjustLoginMethods({ accountId: request.accountId, delta: 1 })
+        await accountStore.addPassword({
+          accountId: request.accountId,
+          username: `phantom.${randomUUID()}`,
+          passwordHash: '$argon2id$phantom',
+          now: new Date(),
+        })
         return inner.unlink(request)
       },
     })),
@@ -206,7 +224,7 @@ export const brokenOAuthStores: readonly BrokenOAuthStore[] = [
         const outcome = await inner.unlink(request)
         return outcome.status === 'final-method'
           ? outcome
-          : { status: 'unlinked', providerAccountId: request.providerAccountId }
+          : { status: 'unlinked', providerAccountId: request.providerAccountId, securityEpoch: 0 }
       },
     })),
     caught: ['oauth-accounts.unlink.concurrent-race'],

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { accounts } from '@portcullis/core/oauth'
 import {
   AESGCMOAuthTransactionProtector,
@@ -18,10 +19,7 @@ export function realProtector(): OAuthTransactionProtector {
 export function memoryFixture(
   protector: OAuthTransactionProtector = realProtector(),
 ): OAuthAccountStoreFixture {
-  const store = new accounts.MemoryOAuthAccountStore({
-    provider: 'example-idp',
-    clientId: 'client-1',
-    protector,
-  })
-  return { store, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+  const accountStore = new MemoryAccountStore()
+  const store = accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector })
+  return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
 }

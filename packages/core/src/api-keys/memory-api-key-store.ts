@@ -115,4 +115,18 @@ export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
       this.#records.set(keyId, { ...current, lastUsedAt: new Date(usedAt) })
     }
   }
+
+  /**
+   * Removes every key a user account owns (for `MemoryAccountStore({ cascade })`: an account deletion
+   * takes its keys in the same step). Service keys are never touched. How many went.
+   */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [keyId, record] of this.#records) {
+      if (record.ownerKind !== 'user' || record.ownerId !== accountId) continue
+      this.#records.delete(keyId)
+      removed += 1
+    }
+    return removed
+  }
 }

@@ -1,47 +1,5 @@
-export type {
-  IssueAccessTokenRequest,
-  IssuedAccessToken,
-} from './access-token.js'
-export {
-  issueAccessToken,
-  localAccessTokenProfile,
-  SECURITY_EPOCH_CLAIM,
-  SESSION_HANDLE_CLAIM,
-} from './access-token.js'
-export { TOKEN_FAMILY_ATTRIBUTE } from './access-token-mechanism.js'
-export type {
-  BumpSecurityEpochRequest,
-  CreateLocalAccountOutcome,
-  CreateLocalAccountRequest,
-  FindLocalAccountQuery,
-  IssueInviteRequest,
-  LocalAccountRecord,
-  LocalAccountStore,
-  SetPasswordRequest,
-} from './account-store.js'
-export {
-  localAccountRecord,
-  validateBumpSecurityEpoch,
-  validateCreateLocalAccount,
-  validateFindLocalAccount,
-  validateIssueInvite,
-  validateSetPassword,
-} from './account-store.js'
 export type { LocalAuthErrorCode, LocalAuthErrorOptions } from './auth-errors.js'
 export { LocalAuthError } from './auth-errors.js'
-export type { BoundedPasswordHasher, BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
-export { boundedPasswordHasher } from './bounded-password-hasher.js'
-export type { ClientAddressInput } from './client-address.js'
-export {
-  MAX_FORWARDED_HOPS,
-  parseTrustedProxies,
-  resolveClientAddress,
-  TrustedProxies,
-} from './client-address.js'
-export type { CsrfCheckInput, CsrfDecision, CsrfRefusalReason } from './csrf.js'
-export { assertCsrf, CsrfRefusedError, checkCsrf, csrfTokenForSession } from './csrf.js'
-export type { DummyHash, DummyHashOptions } from './dummy-hash.js'
-export { dummyHash } from './dummy-hash.js'
 export type { LocalAccountErrorCode } from './errors.js'
 export { LocalAccountError, PasswordHashingBusyError } from './errors.js'
 export { establishLocalSignIn, LocalAccounts } from './local-accounts.js'
@@ -58,59 +16,50 @@ export type {
 } from './local-accounts-options.js'
 export type { LocalCredentials, LocalSessionView } from './local-credentials.js'
 export { localCredentialsOf } from './local-credentials.js'
-export type { CsrfSeed, LocalCsrfInput } from './local-csrf.js'
-export { LocalCsrf } from './local-csrf.js'
-export type { LocalJWKSProviderOptions } from './local-jwks-provider.js'
-export { LocalJWKSProvider } from './local-jwks-provider.js'
 export { LocalStepUp } from './local-step-up.js'
-export { MemoryLocalAccountStore } from './memory-account-store.js'
-export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js'
-export { MemoryRateLimitStore } from './memory-rate-limit-store.js'
-export { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
-export { MemorySessionStore } from './memory-session-store.js'
 export {
   DEFAULT_OPAQUE_TOKEN_BYTES,
   digestOpaqueToken,
   MIN_OPAQUE_TOKEN_BYTES,
   newOpaqueToken,
 } from './opaque-token.js'
-export type { PasswordHasher, PasswordRules } from './password.js'
+export type {
+  BoundedPasswordHasher,
+  BoundedPasswordHasherOptions,
+} from './passwords/bounded-password-hasher.js'
+export { boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
+export type { DummyHash, DummyHashOptions } from './passwords/dummy-hash.js'
+export { dummyHash } from './passwords/dummy-hash.js'
+export type { PasswordHasher, PasswordRules } from './passwords/password.js'
 export {
   DEFAULT_MAX_PASSWORD_BYTES,
   DEFAULT_MIN_PASSWORD_LENGTH,
   MAX_PASSWORD_BYTES_LIMIT,
   passwordRules,
   validatePassword,
-} from './password.js'
+} from './passwords/password.js'
+export { MAX_USERNAME_LENGTH, normalizeUsername } from './passwords/username.js'
+export type { ClientAddressInput } from './rate-limits/client-address.js'
+export {
+  MAX_FORWARDED_HOPS,
+  parseTrustedProxies,
+  resolveClientAddress,
+  TrustedProxies,
+} from './rate-limits/client-address.js'
+export type { MemoryRateLimitStoreOptions } from './rate-limits/memory-rate-limit-store.js'
+export { MemoryRateLimitStore } from './rate-limits/memory-rate-limit-store.js'
 export type {
   ConsumeRateLimitRequest,
   RateLimitDecision,
   RateLimitStore,
-} from './rate-limit-store.js'
+} from './rate-limits/rate-limit-store.js'
 export {
   MAX_RATE_LIMIT,
   MAX_RATE_LIMIT_WINDOW_SECONDS,
   rateLimitDecision,
   requireRateLimitKey,
   validateConsumeRateLimit,
-} from './rate-limit-store.js'
-export type {
-  CreateRefreshFamilyRequest,
-  RefreshFamilyRecord,
-  RefreshTokenInput,
-  RefreshTokenStore,
-  RevokeAccountRefreshFamiliesRequest,
-  RevokeRefreshFamilyRequest,
-  RotateRefreshTokenOutcome,
-  RotateRefreshTokenRequest,
-} from './refresh-token-store.js'
-export {
-  refreshFamilyRecord,
-  validateCreateRefreshFamily,
-  validateRevokeAccountRefreshFamilies,
-  validateRevokeRefreshFamily,
-  validateRotateRefreshToken,
-} from './refresh-token-store.js'
+} from './rate-limits/rate-limit-store.js'
 export type {
   SecondFactorCompletion,
   SecondFactorContext,
@@ -130,18 +79,23 @@ export type {
   SessionRevocationReason,
 } from './security-events.js'
 export { emitSecurityEvent } from './security-events.js'
-export type { SessionCookie, SessionCookieOptions, SessionCookieRead } from './session-cookie.js'
+export type { CsrfCheckInput, CsrfDecision, CsrfRefusalReason } from './sessions/csrf.js'
+export { assertCsrf, CsrfRefusedError, checkCsrf, csrfTokenForSession } from './sessions/csrf.js'
+export type { CsrfSeed, LocalCsrfInput } from './sessions/local-csrf.js'
+export { LocalCsrf } from './sessions/local-csrf.js'
+export { MemorySessionStore } from './sessions/memory-session-store.js'
+export type { SessionCookie, SessionCookieOptions, SessionCookieRead } from './sessions/session-cookie.js'
 export {
   clearSessionCookie,
   readSessionCookie,
   serializeSessionCookie,
   sessionCookie,
-} from './session-cookie.js'
+} from './sessions/session-cookie.js'
 export {
   CSRF_TOKEN_HEADER,
   SECURITY_EPOCH_ATTRIBUTE,
   SESSION_HANDLE_ATTRIBUTE,
-} from './session-mechanism.js'
+} from './sessions/session-mechanism.js'
 export type {
   CreateSessionRequest,
   ListSessionsRequest,
@@ -150,7 +104,7 @@ export type {
   SessionStore,
   TouchSessionRequest,
   ValidatedSessionRevocation,
-} from './session-store.js'
+} from './sessions/session-store.js'
 export {
   isSessionLive,
   sessionRecord,
@@ -160,7 +114,7 @@ export {
   validateRevokeSessions,
   validateSessionRecord,
   validateTouchSession,
-} from './session-store.js'
+} from './sessions/session-store.js'
 export type {
   EstablishSignInRequest,
   LocalRequestInfo,
@@ -168,20 +122,6 @@ export type {
   SessionSignIn,
   TokenSignIn,
 } from './sign-in.js'
-export type {
-  GenerateLocalSigningKeyOptions,
-  LocalPrivateJWK,
-  LocalPublicJWK,
-  LocalSigningAlgorithm,
-} from './signing-key.js'
-export { generateLocalSigningKey, importLocalSigningKey, LocalSigningKey } from './signing-key.js'
-export type {
-  LocalJWKSDocument,
-  LocalSigningKeyRingExport,
-  LocalSigningKeyRingOptions,
-  RetiredLocalSigningKey,
-} from './signing-key-ring.js'
-export { importLocalSigningKeyRing, LocalSigningKeyRing } from './signing-key-ring.js'
 export type { LocalStoreErrorCode } from './store-errors.js'
 export { LocalStoreError, LocalStoreErrorCodes } from './store-errors.js'
 export {
@@ -191,4 +131,48 @@ export {
   MAX_SESSION_USER_AGENT_LENGTH,
   MAX_STORE_ID_LENGTH,
 } from './store-input.js'
-export { MAX_USERNAME_LENGTH, normalizeUsername } from './username.js'
+export type {
+  IssueAccessTokenRequest,
+  IssuedAccessToken,
+} from './tokens/access-token.js'
+export {
+  issueAccessToken,
+  localAccessTokenProfile,
+  SECURITY_EPOCH_CLAIM,
+  SESSION_HANDLE_CLAIM,
+} from './tokens/access-token.js'
+export { TOKEN_FAMILY_ATTRIBUTE } from './tokens/access-token-mechanism.js'
+export type { LocalJWKSProviderOptions } from './tokens/local-jwks-provider.js'
+export { LocalJWKSProvider } from './tokens/local-jwks-provider.js'
+export { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
+export type {
+  CreateRefreshFamilyRequest,
+  RefreshFamilyRecord,
+  RefreshTokenInput,
+  RefreshTokenStore,
+  RevokeAccountRefreshFamiliesRequest,
+  RevokeRefreshFamilyRequest,
+  RotateRefreshTokenOutcome,
+  RotateRefreshTokenRequest,
+} from './tokens/refresh-token-store.js'
+export {
+  refreshFamilyRecord,
+  validateCreateRefreshFamily,
+  validateRevokeAccountRefreshFamilies,
+  validateRevokeRefreshFamily,
+  validateRotateRefreshToken,
+} from './tokens/refresh-token-store.js'
+export type {
+  GenerateLocalSigningKeyOptions,
+  LocalPrivateJWK,
+  LocalPublicJWK,
+  LocalSigningAlgorithm,
+} from './tokens/signing-key.js'
+export { generateLocalSigningKey, importLocalSigningKey, LocalSigningKey } from './tokens/signing-key.js'
+export type {
+  LocalJWKSDocument,
+  LocalSigningKeyRingExport,
+  LocalSigningKeyRingOptions,
+  RetiredLocalSigningKey,
+} from './tokens/signing-key-ring.js'
+export { importLocalSigningKeyRing, LocalSigningKeyRing } from './tokens/signing-key-ring.js'

@@ -1,15 +1,15 @@
+import type { AccountStore } from '../accounts/port.js'
 import { integerBetween, type OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
-import type { LocalAccountStore } from './account-store.js'
-import type { BoundedPasswordHasherOptions } from './bounded-password-hasher.js'
-import type { PasswordHasher, PasswordRules } from './password.js'
-import type { RateLimitStore } from './rate-limit-store.js'
-import type { RefreshTokenStore } from './refresh-token-store.js'
+import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
+import type { PasswordHasher, PasswordRules } from './passwords/password.js'
+import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
 import type { SecondFactorGate } from './second-factor.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from './security-events.js'
-import type { SessionCookieOptions } from './session-cookie.js'
-import type { SessionStore } from './session-store.js'
-import type { LocalSigningKeyRing } from './signing-key-ring.js'
+import type { SessionCookieOptions } from './sessions/session-cookie.js'
+import type { SessionStore } from './sessions/session-store.js'
+import type { RefreshTokenStore } from './tokens/refresh-token-store.js'
+import type { LocalSigningKeyRing } from './tokens/signing-key-ring.js'
 
 /**
  * How signed-in callers carry their credential, chosen explicitly by the application:
@@ -92,7 +92,7 @@ export interface LocalRevocationOptions {
 
 export interface LocalAccountsOptions {
   readonly profile: LocalAuthProfile
-  readonly accounts: LocalAccountStore
+  readonly accounts: AccountStore
   /** Needed by the `session` and `hybrid` profiles. */
   readonly sessions?: SessionStore
   /** Needed by the `tokens` and `hybrid` profiles. */

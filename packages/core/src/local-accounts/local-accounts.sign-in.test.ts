@@ -9,9 +9,9 @@ import {
 } from '../../test/support/local-accounts.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
-import { boundedPasswordHasher } from './bounded-password-hasher.js'
 import { digestOpaqueToken } from './opaque-token.js'
-import type { PasswordHasher } from './password.js'
+import { boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
+import type { PasswordHasher } from './passwords/password.js'
 import type { SessionSignIn, TokenSignIn } from './sign-in.js'
 
 const PASSWORD = 'correct horse battery staple'
@@ -328,7 +328,7 @@ describe('passwords', () => {
     const stronger = scryptHasher(2048)
     const second = await localFixture({ accounts: first.accounts, hasher: stronger })
     await second.local.login(credentials, { transport: 'session' })
-    const account = await first.accounts.findAccount({ username: 'alice' })
+    const account = await first.accounts.findPassword({ username: 'alice' })
     expect(account?.passwordHash.split('$')[2]).toBe('2048')
     expect(account?.securityEpoch).toBe(1)
     await second.local.login(credentials, { transport: 'session' })

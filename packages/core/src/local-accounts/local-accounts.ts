@@ -1,31 +1,24 @@
-import { randomBytes as nodeRandomBytes } from 'node:crypto'
-import { availableParallelism } from 'node:os'
+import type { AccountStore } from '../accounts/port.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
-import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { StepUpService } from '../step-up/service.js'
-import { accessTokenMechanism } from './access-token-mechanism.js'
-import type { LocalAccountRecord, LocalAccountStore } from './account-store.js'
+import { AccountEpochs } from './account-epochs.js'
 import { LocalAuthError } from './auth-errors.js'
-import { type BoundedPasswordHasher, boundedPasswordHasher } from './bounded-password-hasher.js'
-import { parseTrustedProxies, resolveClientAddress, type TrustedProxies } from './client-address.js'
-import { dummyHash } from './dummy-hash.js'
 import { invalidLocalInput } from './errors.js'
 import {
   LOCAL_ACCOUNTS_OPTIONS,
   type LocalAccountsOptions,
   type LocalAuthProfile,
   type LocalTransport,
-  localSettings,
   type RegistrationPolicy,
 } from './local-accounts-options.js'
 import { type LocalCredentials, type LocalSessionView, localCredentialsOf } from './local-credentials.js'
-import { LocalCsrf } from './local-csrf.js'
+import { localParts } from './local-parts.js'
 import { LocalStepUp } from './local-step-up.js'
-import { LoginThrottle } from './login-throttle.js'
-import { digestOpaqueToken, newOpaqueToken } from './opaque-token.js'
-import { passwordRules } from './password.js'
+import type { BoundedPasswordHasher } from './passwords/bounded-password-hasher.js'
+import { issueInviteCode } from './passwords/invites.js'
+import type { PasswordRules } from './passwords/password.js'
 import {
   changeAccountPassword,
   confirmAccountPassword,
@@ -33,14 +26,15 @@ import {
   registerAccount,
   resetAccountPassword,
   verifyCredentials,
-} from './password-flows.js'
+} from './passwords/password-flows.js'
+import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
-import { defined, type LocalRuntime, localRuntime } from './runtime.js'
+import { defined, type LocalRuntime } from './runtime.js'
 import type { PendingSecondFactor, SecondFactorGate } from './second-factor.js'
-import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
-import { type SessionCookie, sessionCookie } from './session-cookie.js'
-import { SessionManager } from './session-manager.js'
-import { CSRF_TOKEN_HEADER, sessionMechanism } from './session-mechanism.js'
+import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './security-events.js'
+import type { LocalCsrf } from './sessions/local-csrf.js'
+import type { SessionCookie } from './sessions/session-cookie.js'
+import { type SessionManager, sessionViews } from './sessions/session-manager.js'
 import type {
   EstablishSignInRequest,
   LocalRequestInfo,
@@ -48,16 +42,9 @@ import type {
   SessionSignIn,
   TokenSignIn,
 } from './sign-in.js'
-import type { LocalJWKSDocument } from './signing-key-ring.js'
-import { TokenManager } from './token-manager.js'
-
-/**
- * Hashes allowed at once when the application passes an unbounded hasher: half the cores (at least one),
- * so password hashing never takes every core from the event loop.
- */
-function defaultHashingConcurrency(): number {
-  return Math.max(1, Math.floor(availableParallelism() / 2))
-}
+import { chooseTransport, refuseDisabled, transportsOf } from './sign-in-rules.js'
+import type { LocalJWKSDocument } from './tokens/signing-key-ring.js'
+import type { TokenManager } from './tokens/token-manager.js'
 
 /**
  * Local accounts (username and password) as Portcullis mechanisms: the profile the application picked
@@ -77,110 +64,48 @@ export class LocalAccounts {
   /** CSRF checks, synchronizer tokens and the pre-session seed cookie. */
   readonly csrf: LocalCsrf
   readonly hasher: BoundedPasswordHasher
-  readonly #accounts: LocalAccountStore
+  /** The rules a new password must meet (registration, change, reset, adding a password). */
+  readonly passwordRules: PasswordRules
+  readonly #accounts: AccountStore
   readonly #sessions: SessionManager | undefined
   readonly #tokens: TokenManager | undefined
   readonly #runtime: LocalRuntime
   readonly #flows: PasswordFlowParts
   readonly #proxies: TrustedProxies
+  readonly #epochs: AccountEpochs
   readonly #secondFactor: SecondFactorGate | undefined
 
   constructor(options: LocalAccountsOptions) {
     readOptions(options, 'LocalAccounts', LOCAL_ACCOUNTS_OPTIONS)
-    const settings = localSettings(options)
+    const parts = localParts(options)
     this.profile = options.profile
-    this.registration = settings.registration
+    this.registration = parts.runtime.settings.registration
     this.#accounts = options.accounts
-    this.#proxies = parseTrustedProxies(options.trustedProxies ?? [])
+    this.#proxies = parts.proxies
     this.#secondFactor = options.secondFactor
-    const clock = options.clock ?? Date.now
-    const random = options.randomBytes ?? nodeRandomBytes
-    this.#runtime = localRuntime({
-      settings,
-      clock,
-      random,
-      loadEpoch: async (accountId) =>
-        (await options.accounts.findAccount({ accountId }))?.securityEpoch ?? null,
-      sink: options.events,
-      onSinkError: options.onEventSinkError,
-    })
-    const hasher = options.hasher as Partial<BoundedPasswordHasher>
-    this.hasher =
-      typeof hasher.load === 'function'
-        ? (options.hasher as BoundedPasswordHasher)
-        : boundedPasswordHasher(options.hasher, {
-            concurrency: defaultHashingConcurrency(),
-            ...options.hashing,
-          })
-    this.#flows = {
+    this.#runtime = parts.runtime
+    this.hasher = parts.hasher
+    this.passwordRules = parts.flows.rules
+    this.#flows = parts.flows
+    this.sessionCookie = parts.sessionCookie
+    this.csrf = parts.csrf
+    this.#sessions = parts.sessions
+    this.#tokens = parts.tokens
+    this.sessionMechanismName = parts.sessionMechanismName
+    this.bearerMechanismName = parts.bearerMechanismName
+    this.mechanisms = parts.mechanisms
+    this.#epochs = new AccountEpochs({
       accounts: options.accounts,
-      hasher: this.hasher,
-      dummy: dummyHash(this.hasher, { randomBytes: random }),
-      throttle: new LoginThrottle(options.rateLimits, settings.perAccount, settings.perAddress, clock),
-      rules: passwordRules(options.passwordRules ?? {}),
-      runtime: this.#runtime,
-    }
-    const names = options.mechanismNames ?? {}
-    const mechanisms: AuthenticationMechanism[] = []
-    const usesSessions = options.profile !== 'tokens' && options.sessions !== undefined
-    this.sessionCookie = usesSessions
-      ? sessionCookie({ publicOrigin: options.publicOrigin, ...(options.session?.cookie ?? {}) })
-      : undefined
-    this.csrf = new LocalCsrf({
-      publicOrigin: options.publicOrigin,
-      trustedOrigins: options.trustedOrigins ?? [],
-      sessionCookie: this.sessionCookie,
-      runtime: this.#runtime,
+      runtime: parts.runtime,
+      sessions: parts.sessions,
+      tokens: parts.tokens,
+      clientAddress: (info) => this.clientAddress(info),
     })
-    if (this.sessionCookie !== undefined && options.sessions !== undefined) {
-      const cookie = this.sessionCookie
-      this.#sessions = new SessionManager(options.sessions, cookie, this.#runtime)
-      this.sessionMechanismName = names.session ?? 'session'
-      mechanisms.push(
-        sessionMechanism({
-          name: this.sessionMechanismName,
-          sessions: this.#sessions,
-          csrf: (source, sessionId) =>
-            this.csrf.check({
-              method: source.method,
-              secFetchSite: source.header('sec-fetch-site'),
-              origin: source.header('origin'),
-              presentedToken: source.header(CSRF_TOKEN_HEADER),
-              sessionId,
-            }),
-        }),
-      )
-    }
-    if (
-      options.profile !== 'session' &&
-      options.tokens !== undefined &&
-      options.refreshTokens !== undefined
-    ) {
-      this.#tokens = new TokenManager(options.tokens, options.refreshTokens, options.accounts, this.#runtime)
-      this.bearerMechanismName = names.bearer ?? 'bearer'
-      mechanisms.push(
-        accessTokenMechanism({
-          name: this.bearerMechanismName,
-          tokens: this.#tokens,
-          epochs: this.#runtime.epochs,
-          shareBearerHeader: options.tokens.shareBearerHeader === true,
-        }),
-      )
-    }
-    if (this.sessionMechanismName !== undefined && this.sessionMechanismName === this.bearerMechanismName) {
-      throw new ConfigurationError(
-        'local.invalid_config',
-        'the session and bearer mechanisms need different names',
-      )
-    }
-    this.mechanisms = Object.freeze(mechanisms)
   }
 
   /** The transports this profile can establish. */
   get transports(): readonly LocalTransport[] {
-    return this.profile === 'hybrid'
-      ? ['session', 'tokens']
-      : [this.profile === 'session' ? 'session' : 'tokens']
+    return transportsOf(this.profile)
   }
 
   /** The client address for limits and events: the direct peer, or the rightmost untrusted hop. */
@@ -217,10 +142,11 @@ export class LocalAccounts {
       readonly request?: LocalRequestInfo
     } = {},
   ): Promise<LocalSignIn | PendingSecondFactor> {
-    const transport = this.#transport(options.transport)
+    const transport = chooseTransport(this.profile, options.transport)
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
     const account = await verifyCredentials(this.#flows, body, clientAddress)
+    refuseDisabled(this.#runtime, account, clientAddress)
     const pending = await this.#secondFactor?.begin({
       accountId: account.accountId,
       securityEpoch: account.securityEpoch,
@@ -253,10 +179,11 @@ export class LocalAccounts {
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
     const done = await this.#secondFactor.complete(body, { clientAddress, transport: options.transport })
-    const account = await this.#accounts.findAccount({ accountId: done.accountId })
+    const account = await this.#accounts.getAccount(done.accountId)
     if (account === null || account.securityEpoch !== done.securityEpoch) {
       throw new LocalAuthError('local.sign_in_required', 'the account changed during the sign-in')
     }
+    refuseDisabled(this.#runtime, account, clientAddress)
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, done.transport, options.replacesSessionId, info, done.amr)
   }
@@ -274,14 +201,13 @@ export class LocalAccounts {
     ) {
       throw invalidLocalInput('accountId must be a non-empty string')
     }
-    const transport = this.#transport(request.transport)
-    const account = await this.#accounts.findAccount({ accountId: request.accountId })
+    const transport = chooseTransport(this.profile, request.transport)
+    const account = await this.#accounts.getAccount(request.accountId)
     if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
     const info = request.request ?? {}
-    this.#runtime.emit(
-      'login.succeeded',
-      defined({ accountId: account.accountId, clientAddress: this.clientAddress(info) }),
-    )
+    const clientAddress = this.clientAddress(info)
+    refuseDisabled(this.#runtime, account, clientAddress)
+    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, transport, request.replacesSessionId, info, undefined)
   }
 
@@ -318,12 +244,7 @@ export class LocalAccounts {
     reason: EpochBumpReason = 'sign_out_everywhere',
     clientAddress?: string,
   ): Promise<number | null> {
-    const epoch = await this.#accounts.bumpSecurityEpoch({ accountId, now: new Date(this.#runtime.clock()) })
-    if (epoch === null) return null
-    this.#runtime.epochs.remember(accountId, epoch)
-    this.#runtime.emit('epoch.bumped', { accountId, epoch, reason })
-    await this.#endEverything(accountId, 'epoch_bumped', clientAddress)
-    return epoch
+    return this.#epochs.signOutEverywhere(accountId, reason, clientAddress)
   }
 
   /** Rotates a refresh token (`{ refresh_token }`) into a new pair. */
@@ -340,18 +261,7 @@ export class LocalAccounts {
 
   /** The account's live sessions; `current` marks the one with `currentHandle`. */
   async listSessions(accountId: string, currentHandle?: string): Promise<readonly LocalSessionView[]> {
-    const sessions = await this.#sessionManager().list(accountId)
-    return sessions.map((session) =>
-      Object.freeze({
-        id: session.handle,
-        createdAt: session.createdAt,
-        lastSeenAt: session.lastSeenAt,
-        idleExpiresAt: session.idleExpiresAt,
-        absoluteExpiresAt: session.absoluteExpiresAt,
-        ...defined({ userAgent: session.userAgent, clientAddress: session.clientAddress }),
-        current: session.handle === currentHandle,
-      }),
-    )
+    return sessionViews(await this.#sessionManager().list(accountId), currentHandle)
   }
 
   /** Ends one of the account's sessions by its handle; false when there is no such session. */
@@ -428,21 +338,58 @@ export class LocalAccounts {
     const info = request.request ?? {}
     const clientAddress = this.clientAddress(info)
     const updated = await changeAccountPassword(this.#flows, request.accountId, request.body, clientAddress)
-    await this.#endEverything(updated.accountId, 'epoch_bumped', clientAddress)
-    const { sessionHandle, familyId } = request.credentials
-    const result: { session?: SessionSignIn; tokens?: TokenSignIn } = {}
-    if (sessionHandle !== undefined && this.#sessions !== undefined) {
-      result.session = await this.#sessions.create({
-        accountId: updated.accountId,
-        securityEpoch: updated.securityEpoch,
-        clientAddress,
-        userAgent: info.userAgent,
-      })
-    }
-    if (familyId !== undefined && this.#tokens !== undefined) {
-      result.tokens = await this.#tokens.issue(updated.accountId, updated.securityEpoch, ['pwd'])
-    }
-    return result
+    await this.#epochs.endEverything(updated.accountId, 'epoch_bumped', clientAddress)
+    return this.renewSignIn({
+      accountId: updated.accountId,
+      securityEpoch: updated.securityEpoch,
+      credentials: request.credentials,
+      request: info,
+      amr: ['pwd'],
+    })
+  }
+
+  /**
+   * After the account's security epoch moved by the caller's own hand (a password change or removal, an
+   * unlink): a fresh session when the request came with one and a fresh token pair when it came with a
+   * local access token, both at `securityEpoch`, so the caller stays signed in while every other session
+   * and token family of the account has ended.
+   */
+  renewSignIn(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly credentials: LocalCredentials
+    readonly request?: LocalRequestInfo
+    readonly amr?: readonly string[]
+  }): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
+    return this.#epochs.renew(request)
+  }
+
+  /**
+   * Tells this instance that the account's security epoch moved in the store (an unlink, a password
+   * removal, disabling): the new epoch is believed at once here, `epoch.bumped` is emitted, and the
+   * account's sessions and token families are ended in their stores. Other instances notice within
+   * `revocation.maxStalenessSeconds`.
+   */
+  epochMoved(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly reason: EpochBumpReason
+    readonly clientAddress?: string | undefined
+  }): Promise<void> {
+    return this.#epochs.moved(request)
+  }
+
+  /**
+   * Tells this instance that the account is gone (deleted): its sessions and tokens are refused here at
+   * once (the next check reads the store and finds no account).
+   */
+  accountDeleted(accountId: string): void {
+    this.#epochs.deleted(accountId)
+  }
+
+  /** Emits a security event to the application's sink (never throws; a failing sink is reported). */
+  emit<Type extends SecurityEventType>(type: Type, fields: SecurityEventFields[Type]): void {
+    this.#runtime.emit(type, fields)
   }
 
   /**
@@ -452,36 +399,19 @@ export class LocalAccounts {
   async resetPassword(accountId: string, newPassword: string): Promise<boolean> {
     const updated = await resetAccountPassword(this.#flows, accountId, newPassword)
     if (updated === null) return false
-    await this.#endEverything(accountId, 'revoked_by_admin', undefined)
+    await this.#epochs.endEverything(accountId, 'revoked_by_admin', undefined)
     return true
   }
 
   /** A single-use invite code for `invite-only` registration, shown once (only its digest is stored). */
-  async issueInvite(
+  issueInvite(
     options: { readonly expiresInSeconds?: number } = {},
   ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
-    const seconds = options.expiresInSeconds ?? 7 * 86_400
-    if (!Number.isSafeInteger(seconds) || seconds < 60 || seconds > 90 * 86_400) {
-      throw invalidLocalInput('expiresInSeconds must be an integer from 60 to 90 days')
-    }
-    const now = this.#runtime.clock()
-    const code = newOpaqueToken(32, this.#runtime.random)
-    const expiresAt = new Date(now + seconds * 1000)
-    await this.#accounts.issueInvite({ digest: digestOpaqueToken(code), expiresAt, now: new Date(now) })
-    return { code, expiresAt }
-  }
-
-  async #endEverything(
-    accountId: string,
-    reason: SessionRevocationReason,
-    clientAddress: string | undefined,
-  ): Promise<void> {
-    await this.#sessions?.revokeAccount(accountId, reason, { clientAddress })
-    await this.#tokens?.revokeAccount(accountId)
+    return issueInviteCode(this.#accounts, this.#runtime, options)
   }
 
   async #establish(
-    account: LocalAccountRecord,
+    account: { readonly accountId: string; readonly securityEpoch: number },
     transport: LocalTransport,
     replacesSessionId: string | undefined,
     info: LocalRequestInfo,
@@ -497,19 +427,6 @@ export class LocalAccounts {
       clientAddress: this.clientAddress(info),
       userAgent: info.userAgent,
     })
-  }
-
-  #transport(asked: LocalTransport | undefined): LocalTransport {
-    if (asked !== undefined && asked !== 'session' && asked !== 'tokens') {
-      throw invalidLocalInput('transport must be session or tokens')
-    }
-    if (asked === undefined) {
-      if (this.profile === 'hybrid') throw invalidLocalInput('the hybrid profile needs an explicit transport')
-      return this.profile === 'session' ? 'session' : 'tokens'
-    }
-    if (!this.transports.includes(asked))
-      throw invalidLocalInput(`the ${this.profile} profile has no ${asked} transport`)
-    return asked
   }
 
   #sessionManager(): SessionManager {

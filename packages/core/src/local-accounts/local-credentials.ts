@@ -1,6 +1,6 @@
 import type { AuthenticationEvidence } from '../authentication/principal.js'
-import { TOKEN_FAMILY_ATTRIBUTE } from './access-token-mechanism.js'
-import { SECURITY_EPOCH_ATTRIBUTE, SESSION_HANDLE_ATTRIBUTE } from './session-mechanism.js'
+import { SECURITY_EPOCH_ATTRIBUTE, SESSION_HANDLE_ATTRIBUTE } from './sessions/session-mechanism.js'
+import { TOKEN_FAMILY_ATTRIBUTE } from './tokens/access-token-mechanism.js'
 
 /** What the local mechanisms proved on one request (read from `request.security.evidence`). */
 export interface LocalCredentials {

@@ -1,12 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { localAccountRecord } from './account-store.js'
-import { MemoryLocalAccountStore } from './memory-account-store.js'
-import { MemoryRateLimitStore } from './memory-rate-limit-store.js'
-import { MemoryRefreshTokenStore } from './memory-refresh-token-store.js'
-import { MemorySessionStore } from './memory-session-store.js'
-import type { SessionRecord } from './session-store.js'
+import { MemoryRateLimitStore } from './rate-limits/memory-rate-limit-store.js'
+import { MemorySessionStore } from './sessions/memory-session-store.js'
+import type { SessionRecord } from './sessions/session-store.js'
+import { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
 
 const T0 = new Date('2031-03-04T05:06:07.000Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)
@@ -26,58 +24,6 @@ function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
     ...overrides,
   }
 }
-
-describe('MemoryLocalAccountStore', () => {
-  const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA'
-
-  it('keeps its own copies: mutating a returned record or date changes nothing stored', async () => {
-    const store = new MemoryLocalAccountStore()
-    const created = await store.createAccount({
-      accountId: 'a-1',
-      username: 'alice',
-      passwordHash: hash,
-      now: T0,
-    })
-    if (created.outcome !== 'created') throw new Error('not created')
-    expect(Object.isFrozen(created.account)).toBe(true)
-    created.account.createdAt.setTime(0)
-    expect((await store.findAccount({ accountId: 'a-1' }))?.createdAt).toEqual(T0)
-  })
-
-  it('redacts the password hash from inspect and JSON, and keeps it readable', () => {
-    const record = localAccountRecord({
-      accountId: 'a-1',
-      username: 'alice',
-      passwordHash: hash,
-      securityEpoch: 3,
-      createdAt: T0,
-      updatedAt: T0,
-      passwordChangedAt: T0,
-    })
-    expect(record.passwordHash).toBe(hash)
-    expect(inspect(record)).toContain("passwordHash: '[redacted]'")
-    expect(inspect(record)).toContain('securityEpoch: 3')
-    expect(JSON.parse(JSON.stringify(record))).toMatchObject({
-      passwordHash: '[redacted]',
-      username: 'alice',
-    })
-    expect(Object.keys(record)).toEqual([
-      'accountId',
-      'username',
-      'passwordHash',
-      'securityEpoch',
-      'createdAt',
-      'updatedAt',
-      'passwordChangedAt',
-    ])
-  })
-
-  it('inspects as counts only', async () => {
-    const store = new MemoryLocalAccountStore()
-    await store.createAccount({ accountId: 'a-1', username: 'alice', passwordHash: hash, now: T0 })
-    expect(inspect(store)).toBe('MemoryLocalAccountStore { accounts: 1, invites: 0 }')
-  })
-})
 
 describe('MemorySessionStore', () => {
   it('returns copies: mutating a returned session changes nothing stored', async () => {

@@ -1,4 +1,4 @@
-import type { CsrfRefusalReason } from './csrf.js'
+import type { CsrfRefusalReason } from './sessions/csrf.js'
 
 /** Why a sign-in failed. `unknown_account` and `bad_password` look identical to the client. */
 export type LoginFailureReason =
@@ -12,7 +12,14 @@ export type LoginFailureReason =
 export type SessionRevocationReason = 'logout' | 'revoked_by_account' | 'revoked_by_admin' | 'epoch_bumped'
 
 /** Why an account's security epoch moved (which invalidates its sessions and tokens). */
-export type EpochBumpReason = 'password_changed' | 'password_reset' | 'sign_out_everywhere' | 'admin'
+export type EpochBumpReason =
+  | 'password_changed'
+  | 'password_reset'
+  | 'password_removed'
+  | 'identity_unlinked'
+  | 'account_disabled'
+  | 'sign_out_everywhere'
+  | 'admin'
 
 /**
  * The fields of each security event, by `type`. Later capabilities add their own entries here (for
@@ -85,6 +92,21 @@ export interface SecurityEventFields {
   'oauth.revalidated': { readonly accountId: string; readonly provider: string }
   /** A provider reauthentication for `purpose` succeeded and issued a step-up credential. */
   'oauth.reauthenticated': { readonly accountId: string; readonly provider: string; readonly purpose: string }
+  /** A password sign-in method was added to an account that signed in with provider identities only. */
+  'account.password_added': { readonly accountId: string; readonly clientAddress?: string }
+  /** The account's password sign-in method was removed (the epoch moved too). */
+  'account.password_removed': { readonly accountId: string; readonly clientAddress?: string }
+  /** The account was disabled or enabled again. */
+  'account.status_changed': { readonly accountId: string; readonly status: 'active' | 'disabled' }
+  /**
+   * The account and everything of it were deleted. `stagedRevocations`: retained provider tokens handed
+   * to the revocation retry queue first (revoked at the provider by `drainRevocationRetries`).
+   */
+  'account.deleted': {
+    readonly accountId: string
+    readonly stagedRevocations: number
+    readonly clientAddress?: string
+  }
   /** A TOTP enrollment was confirmed with its first code: the account now has a second factor. */
   'totp.enabled': { readonly accountId: string; readonly clientAddress?: string }
   /** The account's TOTP enrollment and recovery codes were removed. */

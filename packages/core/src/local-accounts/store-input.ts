@@ -1,5 +1,5 @@
 import { LocalAccountError } from './errors.js'
-import { normalizeUsername } from './username.js'
+import { normalizeUsername } from './passwords/username.js'
 
 // Input rules shared by every local-account store (memory, Postgres, yours): a store validates each
 // request with these before it reads or writes anything, so bad input is the same typed

@@ -6,6 +6,7 @@ import type { RefreshOutcome, RevokeOutcome } from '../oauth/accounts/service.js
 import { OAuthTransactionService } from '../oauth/transactions/service.js'
 import type { OAuthTransactionStore } from '../oauth/transactions/store.js'
 import { StepUpService } from '../step-up/service.js'
+import { stageRevocation } from './account-revocations.js'
 import { invalidRequest, OIDCError, OIDCErrorCodes } from './errors.js'
 import { type CallbackContext, completeCallback } from './lifecycle-callback.js'
 import {
@@ -239,7 +240,10 @@ export class OAuthLifecycleService {
     return completeCallback(this.#context, registration, input)
   }
 
-  /** Removes the account's link (and its retained tokens); `final-method` when it is the last way to sign in. */
+  /**
+   * Removes the account's link (and its retained tokens) and moves the account's security epoch (the
+   * outcome carries the new one); `final-method` when it is the last way to sign in.
+   */
   async unlink(
     input: StepUpAuthorizedInput & { readonly providerAccountId: string },
   ): Promise<UnlinkOutcome> {
@@ -267,6 +271,21 @@ export class OAuthLifecycleService {
     const link = await this.#link(registration, input.session.accountId)
     await this.#consumeStepUp(input, OAUTH_STEP_UP_PURPOSES.tokenManagement)
     return registration.tokens.revoke(link.providerAccountId)
+  }
+
+  /**
+   * Moves the account's retained tokens at every provider into the revocation retry queue (or discards
+   * them where the provider cannot revoke), so nothing stays valid at a provider once the account is
+   * deleted; `drainRevocationRetries` revokes them. How many were staged. `AccountService` calls this
+   * before deleting an account.
+   */
+  async stageAccountRevocations(accountId: string): Promise<number> {
+    const now = this.#now()
+    let staged = 0
+    for (const registration of this.#registrations.values()) {
+      staged += await stageRevocation(registration, accountId, now)
+    }
+    return staged
   }
 
   /** Refreshes retained tokens through the vault's compare-and-swap (single flight per process). */

@@ -6,8 +6,10 @@ export const StepUpErrorCodes = {
   invalidInput: 'step-up.invalid_input',
   /** A credential with the same digest is already stored. */
   duplicate: 'step-up.duplicate',
-  /** Randomness, clock or store failed; no credential was issued. */
+  /** Randomness, clock or store failed; no credential was issued (or none could be consumed). */
   unavailable: 'step-up.unavailable',
+  /** An operation needs a one-use credential of its purpose, and none valid was presented (401). */
+  required: 'step-up.required',
 } as const
 
 export type StepUpErrorCode = (typeof StepUpErrorCodes)[keyof typeof StepUpErrorCodes]
@@ -16,6 +18,7 @@ const CLASS_OF: Readonly<Record<StepUpErrorCode, ErrorClass>> = {
   'step-up.invalid_input': 'invalid-input',
   'step-up.duplicate': 'conflict',
   'step-up.unavailable': 'unavailable',
+  'step-up.required': 'unauthenticated',
 }
 
 /** Every deliberate failure of step-up issuing and of step-up stores. Messages never hold tokens. */

@@ -52,6 +52,20 @@ export class MemoryStepUpStore implements StepUpStore {
     return this.#purge(requireDate(now, 'now'))
   }
 
+  /**
+   * Removes every credential issued to the account (for `MemoryAccountStore({ cascade })`: an account
+   * deletion takes them in the same step). How many went.
+   */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [digest, record] of this.#records) {
+      if (record.accountId !== accountId) continue
+      this.#records.delete(digest)
+      removed += 1
+    }
+    return removed
+  }
+
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemoryStepUpStore { records: ${this.#records.size} }`
   }

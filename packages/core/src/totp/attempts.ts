@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { RateLimitStore } from '../local-accounts/rate-limit-store.js'
+import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
 import { TotpError, TotpErrorCodes } from './errors.js'
 
 /** Second-factor attempts allowed per account and window. */

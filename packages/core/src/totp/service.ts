@@ -1,7 +1,7 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
-import type { RateLimitStore } from '../local-accounts/rate-limit-store.js'
+import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
 import {
   emitSecurityEvent,
   type SecurityEventFields,

@@ -9,8 +9,8 @@ import {
   parseTrustedProxies,
   resolveClientAddress,
   type TrustedProxies,
-} from '../../src/local-accounts/client-address.js'
-import { parseIpAddress } from '../../src/local-accounts/ip-address.js'
+} from '../../src/local-accounts/rate-limits/client-address.js'
+import { parseIpAddress } from '../../src/local-accounts/rate-limits/ip-address.js'
 import { anyText, nearValid, outcome, RUNS, withinTime } from './support.js'
 
 type Family = 'ipv4' | 'ipv6'

@@ -7,7 +7,7 @@ import {
   type SessionCookieRead,
   serializeSessionCookie,
   sessionCookie,
-} from '../../src/local-accounts/session-cookie.js'
+} from '../../src/local-accounts/sessions/session-cookie.js'
 import { anyText, BASE64URL_ALPHABET, b64u, nearValid, outcome, RUNS, withinTime } from './support.js'
 
 const cookie = sessionCookie()

@@ -2,8 +2,12 @@
 // header counts only when it is exactly a serialized origin) under arbitrary and look-alike input.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type CsrfCheckInput, checkCsrf, csrfTokenForSession } from '../../src/local-accounts/csrf.js'
-import { MAX_USERNAME_LENGTH, normalizeUsername } from '../../src/local-accounts/username.js'
+import { MAX_USERNAME_LENGTH, normalizeUsername } from '../../src/local-accounts/passwords/username.js'
+import {
+  type CsrfCheckInput,
+  checkCsrf,
+  csrfTokenForSession,
+} from '../../src/local-accounts/sessions/csrf.js'
 import { anyText, LOOKALIKES, nearValid, outcome, RUNS, withinTime } from './support.js'
 
 /** Refused inside a username, written independently of the implementation: \p{C} is Cc Cf Cs Co Cn. */

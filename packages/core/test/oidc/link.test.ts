@@ -40,7 +40,7 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
   })
 
   it('links a provider identity to a local account with an oauth-link step-up credential', async () => {
-    await fixture.accounts.registerAccount({ accountId: 'local-1', loginMethods: 1 })
+    await fixture.passwordAccount('local-1')
     const session = sessionOf('local-1')
     const outcome = await link(fixture, session, 'carol')
     expect(outcome).toMatchObject({ operation: 'link', status: 'linked', accountId: 'local-1' })
@@ -50,7 +50,7 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
   })
 
   it('asks the provider for a fresh login (prompt=login): the identity linked is the one proved now', async () => {
-    await fixture.accounts.registerAccount({ accountId: 'local-fresh', loginMethods: 1 })
+    await fixture.passwordAccount('local-fresh')
     const session = sessionOf('local-fresh')
     fixture.browser.clearCookies()
     fixture.idp.nextLogin = { accountId: 'erin-linking' }
@@ -73,7 +73,7 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
   })
 
   it('refuses to begin a link without a valid oauth-link credential, before any redirect', async () => {
-    await fixture.accounts.registerAccount({ accountId: 'local-2', loginMethods: 1 })
+    await fixture.passwordAccount('local-2')
     const session = sessionOf('local-2')
     const authBefore = fixture.idp.hitsOf('/auth')
     const wrongPurpose = await credential(fixture, session, 'oauth-unlink')
@@ -92,7 +92,7 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
   })
 
   it('a refused return target does not spend the credential', async () => {
-    await fixture.accounts.registerAccount({ accountId: 'local-4', loginMethods: 1 })
+    await fixture.passwordAccount('local-4')
     const session = sessionOf('local-4')
     const stepUpToken = await credential(fixture, session, 'oauth-link')
     await expect(
@@ -114,7 +114,7 @@ describe('linking, scope upgrade, unlink and revocation against a real OpenID Pr
   })
 
   it('refuses to link an identity another account owns (409) and changes nothing', async () => {
-    await fixture.accounts.registerAccount({ accountId: 'local-3', loginMethods: 1 })
+    await fixture.passwordAccount('local-3')
     const error = await link(fixture, sessionOf('local-3'), 'carol').catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(AccountLinkError)
     expect(error).toMatchObject({ errorClass: 'conflict', conflict: 'identity-linked-elsewhere' })

@@ -1,11 +1,11 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { MemoryAccountStore } from '../../src/accounts/memory-store.js'
 import type { CredentialSource } from '../../src/authentication/mechanism.js'
 import {
   generateLocalSigningKey,
   LocalAccounts,
   type LocalAccountsOptions,
   LocalSigningKeyRing,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
@@ -65,7 +65,7 @@ export const JWKS_URI = 'https://app.example/auth/jwks.json'
 
 export interface LocalFixture {
   readonly local: LocalAccounts
-  readonly accounts: MemoryLocalAccountStore
+  readonly accounts: MemoryAccountStore
   readonly sessions: MemorySessionStore
   readonly refreshTokens: MemoryRefreshTokenStore
   readonly rateLimits: MemoryRateLimitStore
@@ -78,7 +78,7 @@ export interface LocalFixture {
 /** A `LocalAccounts` over memory stores, recording events; `overrides` replace any option. */
 export async function localFixture(overrides: Partial<LocalAccountsOptions> = {}): Promise<LocalFixture> {
   const clock = testClock()
-  const accounts = new MemoryLocalAccountStore()
+  const accounts = new MemoryAccountStore()
   const sessions = new MemorySessionStore()
   const refreshTokens = new MemoryRefreshTokenStore()
   const rateLimits = new MemoryRateLimitStore()

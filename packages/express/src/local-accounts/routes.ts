@@ -1,6 +1,7 @@
 import { ConfigurationError, integerBetween, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import {
   clearSessionCookie,
+  type EpochBumpReason,
   LocalAccounts,
   type LocalSignIn,
   type LocalTransport,
@@ -52,6 +53,16 @@ export interface LocalAccountRoutes extends RequestHandler {
   ): Promise<LocalSignIn>
   /** A new session id for the request's session (after a privilege change); sets the cookie. */
   rotateSession(request: Request, response: Response): Promise<SessionSignIn>
+  /**
+   * After the account's security epoch moved outside these routes (an OAuth unlink: pass it as the OAuth
+   * routes' `renewSignIn`): this instance believes the new epoch at once, every other session and token
+   * family of the account ends, and the caller gets a fresh session (cookie set) or token pair (returned).
+   */
+  renewSignIn(
+    request: Request,
+    response: Response,
+    change: { readonly accountId: string; readonly securityEpoch: number; readonly reason: EpochBumpReason },
+  ): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }>
 }
 
 const OPTIONS: OptionsShape<LocalAccountRoutesOptions> = {
@@ -359,6 +370,25 @@ export function localAccountRoutes(options: LocalAccountRoutesOptions): LocalAcc
       })
       if (signIn.transport === 'session') setSession(response, signIn)
       return signIn
+    },
+    async renewSignIn(
+      request: Request,
+      response: Response,
+      change: {
+        readonly accountId: string
+        readonly securityEpoch: number
+        readonly reason: EpochBumpReason
+      },
+    ) {
+      await local.epochMoved({ ...change, clientAddress: clientAddressOf(local, request) })
+      const renewed = await local.renewSignIn({
+        accountId: change.accountId,
+        securityEpoch: change.securityEpoch,
+        credentials: credentialsOf(request),
+        request: requestInfo(request),
+      })
+      if (renewed.session !== undefined) setSession(response, renewed.session)
+      return renewed
     },
     async rotateSession(request: Request, response: Response) {
       const sessionId = local.csrf.sessionIdFrom(request.headers.cookie)

@@ -32,6 +32,12 @@ export function unlink(context: OAuthRouteContext) {
     const { accountId, sessionHandle } = session
     context.emit({ type: 'step_up.consumed', accountId, purpose, sessionHandle })
     context.emit({ type: 'oauth.unlinked', accountId, provider })
+    const { securityEpoch } = outcome
+    await context.options.renewSignIn?.(
+      { accountId, securityEpoch, reason: 'identity_unlinked' },
+      request,
+      response,
+    )
     if (!wantsJson(request)) return seeOther(response, context.options.afterUnlink ?? '/')
     response.json({ status: 'unlinked', provider, providerAccountId: outcome.providerAccountId })
   }

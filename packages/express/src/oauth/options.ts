@@ -50,6 +50,21 @@ export interface OAuthRoutesOptions {
   readonly auth?: AuthPolicy
   /** Ends the local session on `POST logout`, before the provider's end-session URL is answered. */
   readonly signOut?: (session: LocalSession, request: Request, response: Response) => unknown
+  /**
+   * Called after an unlink moved the account's security epoch (every session and token family made
+   * before is over): keep the caller signed in at the new epoch, usually
+   * `(change, request, response) => localRoutes.renewSignIn(request, response, change)`. Without it the
+   * caller's session ends with the others.
+   */
+  readonly renewSignIn?: (
+    change: {
+      readonly accountId: string
+      readonly securityEpoch: number
+      readonly reason: 'identity_unlinked'
+    },
+    request: Request,
+    response: Response,
+  ) => unknown
   /** Where `POST logout` sends the browser when the provider has no end-session URL. Default `/`. */
   readonly afterLogout?: string
   /** Where a browser `POST links/{id}/unlink` is sent once done (JSON clients get the outcome). Default `/`. */
@@ -93,6 +108,7 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
   currentSession: { required: true, kind: 'function' },
   auth: { kind: 'object' },
   signOut: { kind: 'function' },
+  renewSignIn: { kind: 'function' },
   afterLogout: {
     kind: 'string',
     check: (value: unknown) =>

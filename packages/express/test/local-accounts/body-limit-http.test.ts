@@ -45,7 +45,7 @@ describe('a local-account body over the limit is 413 request.body_too_large', ()
         expectTooLarge(answer)
         expect(answer.body.detail).toBe(`the body must be at most ${LOCAL_ACCOUNTS_MAX_BODY_BYTES} bytes`)
       }
-      expect(await accounts.findAccount({ username: 'alice' })).toBeNull()
+      expect(await accounts.findPassword({ username: 'alice' })).toBeNull()
       expect(inspect(rateLimits)).toContain('keys: 0')
     },
   )
@@ -84,7 +84,7 @@ describe('a local-account body of exactly the limit is processed normally', () =
       body: paddedJson(credentials, LOCAL_ACCOUNTS_MAX_BODY_BYTES),
     })
     expect(registered.status).toBe(201)
-    expect(await accounts.findAccount({ username: 'alice' })).not.toBeNull()
+    expect(await accounts.findPassword({ username: 'alice' })).not.toBeNull()
     const login = await rawPost(`${url}/auth/login`, {
       headers: { ...JSON_TYPE, ...SAME_ORIGIN },
       body: paddedJson(credentials, LOCAL_ACCOUNTS_MAX_BODY_BYTES),

@@ -1,11 +1,11 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   generateLocalSigningKey,
   LocalAccounts,
   type LocalAccountsOptions,
   type LocalAuthProfile,
   LocalSigningKeyRing,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
@@ -44,7 +44,7 @@ export function scryptHasher(): PasswordHasher {
 export interface LocalApp {
   readonly app: Express
   readonly local: LocalAccounts
-  readonly accounts: MemoryLocalAccountStore
+  readonly accounts: MemoryAccountStore
   readonly rateLimits: MemoryRateLimitStore
   readonly events: SecurityEvent[]
 }
@@ -58,7 +58,7 @@ export async function localApp(
   overrides: Partial<LocalAccountsOptions> = {},
   routeOptions: { maxBodyBytes?: number } = {},
 ): Promise<LocalApp> {
-  const accounts = new MemoryLocalAccountStore()
+  const accounts = new MemoryAccountStore()
   const rateLimits = new MemoryRateLimitStore()
   const events: SecurityEvent[] = []
   const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })

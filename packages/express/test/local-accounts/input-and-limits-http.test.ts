@@ -56,7 +56,7 @@ describe('bad input gives 400 and writes nothing', () => {
     expect(answer.headers['cache-control']).toBe('no-store')
     expect(answer.body).toMatchObject({ status: 400, code })
     expect(typeof answer.body.detail).toBe('string')
-    expect(await accounts.findAccount({ username: 'alice' })).toBeNull()
+    expect(await accounts.findPassword({ username: 'alice' })).toBeNull()
     if (code !== 'local.invalid_password') {
       await send(request(app).post('/auth/token')).expect(400)
       await send(request(app).post('/auth/login').set(SAME_ORIGIN)).expect(400)

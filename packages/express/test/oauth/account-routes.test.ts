@@ -18,9 +18,9 @@ describe('OAuth account routes', () => {
     app.fixture.browser.clearCookies()
   })
 
-  /** A local account (known to the OAuth account directory) with a session, not linked to the IdP. */
+  /** A password account with a session, not linked to the IdP. */
   async function localAccount(accountId: string) {
-    await app.fixture.accounts.registerAccount({ accountId, loginMethods: 1 })
+    await app.fixture.passwordAccount(accountId)
     return app.signedInClient(accountId)
   }
 

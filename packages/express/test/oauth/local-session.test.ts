@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net'
 import { AuthorizationSnapshot, requiresStepUp, stepUpVerifierFor } from '@portcullis/core/authorization'
 import {
   LocalAccounts,
-  MemoryLocalAccountStore,
   MemoryRateLimitStore,
   MemorySessionStore,
   type SecurityEvent,
@@ -35,7 +34,8 @@ describe('OAuth routes with real local-account sessions', () => {
     fixture = await OidcFixture.create({ provisionUnknown: false })
     const local = new LocalAccounts({
       profile: 'session',
-      accounts: new MemoryLocalAccountStore(),
+      // One account store for passwords and provider identities: no glue between two stores.
+      accounts: fixture.accountStore,
       sessions: new MemorySessionStore(),
       rateLimits: new MemoryRateLimitStore(),
       hasher: scryptHasher(),
@@ -108,7 +108,6 @@ describe('OAuth routes with real local-account sessions', () => {
     })
     expect(registered.status).toBe(201)
     const accountId = registered.body.accountId as string
-    await fixture.accounts.registerAccount({ accountId, loginMethods: 1 })
     const login = await password.post('/auth/login', {
       headers: SAME_ORIGIN,
       json: { username: 'zoe', password: PASSWORD },

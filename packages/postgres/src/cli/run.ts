@@ -117,7 +117,9 @@ async function runCommand(
       output.out(`applied  ${applied.version} ${applied.name} ${applied.appliedAt.toISOString()}${flag}`)
     }
     for (const pending of status.pending) output.out(`pending  ${pending.version} ${pending.name}`)
-    output.out(`${status.applied.length} applied, ${status.pending.length} pending`)
+    const current = Math.max(0, ...status.applied.map((migration) => migration.version))
+    const version = current === 0 ? '' : `; schema at version ${current}`
+    output.out(`${status.applied.length} applied, ${status.pending.length} pending${version}`)
     return status.pending.length > 0 ? 3 : 0
   }
   const report = await sweepExpired(client, {

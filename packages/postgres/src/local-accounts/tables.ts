@@ -2,40 +2,8 @@ import { sql } from 'drizzle-orm'
 import { bigint, check, foreignKey, index, pgTable, text, unique } from 'drizzle-orm/pg-core'
 import { instant } from '../columns/columns.js'
 
-// Drizzle view of the tables created by the local-accounts migration, constraints and indexes included,
-// so that a schema generated from this file matches the hand-written SQL.
-
-export const localAccountsTable = pgTable(
-  'portcullis_local_accounts',
-  {
-    accountId: text('account_id').primaryKey(),
-    username: text('username').notNull(),
-    passwordHash: text('password_hash').notNull(),
-    securityEpoch: bigint('security_epoch', { mode: 'number' }).notNull(),
-    createdAt: instant('created_at').notNull(),
-    updatedAt: instant('updated_at').notNull(),
-    passwordChangedAt: instant('password_changed_at').notNull(),
-  },
-  (table) => [
-    unique('portcullis_local_accounts_username_key').on(table.username),
-    check('portcullis_local_accounts_security_epoch_check', sql`${table.securityEpoch} >= 1`),
-  ],
-)
-
-export const localAccountInvitesTable = pgTable(
-  'portcullis_local_account_invites',
-  {
-    digest: text('digest').primaryKey(),
-    createdAt: instant('created_at').notNull(),
-    expiresAt: instant('expires_at').notNull(),
-    consumedAt: instant('consumed_at'),
-    consumedBy: text('consumed_by'),
-  },
-  (table) => [
-    check('portcullis_local_account_invites_expires_at_check', sql`${table.expiresAt} > ${table.createdAt}`),
-    index('portcullis_local_account_invites_expires_at_idx').on(table.expiresAt),
-  ],
-)
+// Sessions, refresh-token families and rate limits (migration 0005 created them by hand; the accounts
+// and passwords they belong to are in ../accounts/tables.ts).
 
 export const sessionsTable = pgTable(
   'portcullis_sessions',
@@ -115,6 +83,5 @@ export const rateLimitsTable = pgTable(
   ],
 )
 
-export type LocalAccountRow = typeof localAccountsTable.$inferSelect
 export type SessionRow = typeof sessionsTable.$inferSelect
 export type RefreshFamilyRow = typeof refreshFamiliesTable.$inferSelect

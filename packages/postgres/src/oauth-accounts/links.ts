@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { accounts } from '@portcullis/core/oauth'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
+import { bumpEpoch, lockAndCountMethods } from '../accounts/methods.js'
+import { accountsTable } from '../accounts/tables.js'
 import { PostgresUnavailableError } from '../client/database-error.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { type AccountStoreContext, toLink, unknownAccount } from './context.js'
@@ -12,7 +14,7 @@ import {
   requireIdentity,
   requireNow,
 } from './request-input.js'
-import { accountsTable, type LinkRow, linksTable, vaultTable } from './tables.js'
+import { type LinkRow, linksTable, vaultTable } from './tables.js'
 import { retainTokens } from './vault.js'
 
 const { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } = accounts
@@ -125,7 +127,9 @@ export async function login(
         )
       }
       const accountId = `acct_${randomUUID()}`
-      await tx.insert(accountsTable).values({ accountId, otherLoginMethods: 0, providerLinks: 1 })
+      await tx
+        .insert(accountsTable)
+        .values({ accountId, securityEpoch: 1, status: 'active', createdAt: now, updatedAt: now })
       const created = await insertLink(tx, context, accountId, identity, grant, now)
       if (created !== undefined) {
         const reference = await retainTokens(tx, context, created.providerAccountId, tokens)
@@ -172,10 +176,6 @@ export async function link(
       if (sameProvider !== undefined) throw new AccountLinkError('provider-already-linked')
       const created = await insertLink(tx, context, accountId, identity, grant, now)
       if (created !== undefined) {
-        await tx
-          .update(accountsTable)
-          .set({ providerLinks: sql`${accountsTable.providerLinks} + 1` })
-          .where(eq(accountsTable.accountId, accountId))
         const reference = await retainTokens(tx, context, created.providerAccountId, tokens)
         return { status: 'linked', link: toLink(created), tokens: reference }
       }
@@ -229,12 +229,8 @@ export async function unlink(
   const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
   if (provider !== context.provider) return { status: 'not-found' }
   return inTransaction(context.pool, async (tx): Promise<accounts.UnlinkOutcome> => {
-    const [account] = await tx
-      .select()
-      .from(accountsTable)
-      .where(eq(accountsTable.accountId, accountId))
-      .for('update')
-    if (account === undefined) return { status: 'not-found' }
+    const methods = await lockAndCountMethods(tx, accountId)
+    if (methods === null) return { status: 'not-found' }
     const [current] = await tx
       .select({ providerAccountId: linksTable.providerAccountId })
       .from(linksTable)
@@ -247,18 +243,19 @@ export async function unlink(
       )
       .for('update')
     if (current === undefined) return { status: 'not-found' }
-    if (account.otherLoginMethods + account.providerLinks <= 1) return { status: 'final-method' }
+    if (methods <= 1) return { status: 'final-method' }
     await tx.delete(linksTable).where(eq(linksTable.providerAccountId, providerAccountId))
-    await tx
-      .update(accountsTable)
-      .set({ providerLinks: sql`${accountsTable.providerLinks} - 1` })
-      .where(eq(accountsTable.accountId, accountId))
     // The vault row stays as a tombstone so its version never restarts; only the envelope goes.
     await tx
       .update(vaultTable)
       .set({ envelope: null, scopes: null, expiresAt: null })
       .where(eq(vaultTable.providerAccountId, providerAccountId))
-    return { status: 'unlinked', providerAccountId }
+    // Removing a way in ends every session and token family made before (in this transaction).
+    return {
+      status: 'unlinked',
+      providerAccountId,
+      securityEpoch: await bumpEpoch(tx, accountId, new Date()),
+    }
   })
 }
 

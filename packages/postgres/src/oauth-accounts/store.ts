@@ -27,8 +27,9 @@ export interface PostgresOAuthAccountStoreOptions {
  * transaction (or one statement): identity and account rows are locked with `SELECT ... FOR UPDATE`,
  * concurrent first logins meet on the `(provider, issuer, subject)` unique key with `ON CONFLICT`,
  * refresh is a single conditional UPDATE on a version that never restarts, and retry claims lease rows
- * with `FOR UPDATE SKIP LOCKED`. Stores of several providers share the accounts table, so an account's
- * login-method count spans every provider. Safe across processes and app instances. As an
+ * with `FOR UPDATE SKIP LOCKED`. It is the provider view of the one account schema
+ * (`PostgresAccountStore.oauth(...)` makes one): an account's sign-in methods are its password and its
+ * identities at every provider. Safe across processes and app instances. As an
  * `OAuthVaultReencryption` it lets `reencryptOAuthVault` re-seal its envelopes after a key rotation.
  */
 export class PostgresOAuthAccountStore implements Port, accounts.OAuthVaultReencryption {
@@ -72,16 +73,8 @@ export class PostgresOAuthAccountStore implements Port, accounts.OAuthVaultReenc
     }
   }
 
-  registerAccount(request: Request<'registerAccount'>): Promise<boolean> {
-    return directory.registerAccount(this.#context, request)
-  }
-
   getAccount(accountId: string): Promise<accounts.AccountRecord | null> {
     return directory.getAccount(this.#context, accountId)
-  }
-
-  adjustLoginMethods(request: Request<'adjustLoginMethods'>): Promise<accounts.AdjustLoginMethodsOutcome> {
-    return directory.adjustLoginMethods(this.#context, request)
   }
 
   login(request: Request<'login'>): Promise<accounts.OAuthLoginOutcome> {

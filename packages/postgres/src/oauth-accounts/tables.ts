@@ -10,28 +10,12 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core'
+import { accountsTable } from '../accounts/tables.js'
 
-// The schema's one description: migration 0001 was written by hand before drizzle-kit generated
-// migrations, and a test checks that it creates exactly these tables, constraints and indexes.
+// Provider identities (sign-in methods of an account, see ../accounts/tables.ts), the encrypted token
+// vault and staged revocation retries. Migration 0001 created them by hand; later changes are generated.
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
-
-export const accountsTable = pgTable(
-  'portcullis_accounts',
-  {
-    accountId: text('account_id').primaryKey(),
-    otherLoginMethods: integer('other_login_methods').notNull(),
-    providerLinks: integer('provider_links').notNull().default(0),
-    createdAt: instant('created_at').notNull().defaultNow(),
-  },
-  (table) => [
-    check(
-      'portcullis_accounts_other_login_methods_check',
-      sql`${table.otherLoginMethods} between 0 and 1000`,
-    ),
-    check('portcullis_accounts_provider_links_check', sql`${table.providerLinks} >= 0`),
-  ],
-)
 
 export const linksTable = pgTable(
   'portcullis_oauth_links',

@@ -1,7 +1,7 @@
 import { isPortcullisError } from '@portcullis/core'
 import { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
-import { type PostgresClient, PostgresOAuthAccountStore } from '../../src/index.js'
+import { PostgresAccountStore, type PostgresClient, type PostgresOAuthAccountStore } from '../../src/index.js'
 import { type MigratedDatabase, realProtector } from './database.js'
 
 export const NOW = new Date('2031-03-04T05:06:07.000Z')
@@ -19,12 +19,22 @@ export function accountFixtures(db: MigratedDatabase) {
         protector?: OAuthTransactionProtector
       } = {},
     ): PostgresOAuthAccountStore {
-      return new PostgresOAuthAccountStore({
-        client: options.client ?? db.client,
+      return new PostgresAccountStore({ client: options.client ?? db.client }).oauth({
         provider: options.provider ?? 'example-idp',
         clientId: options.clientId ?? 'client-1',
         protector: options.protector ?? protector,
       })
+    },
+    /** Creates an account whose one sign-in method is a password. */
+    async passwordAccount(accountId: string, client: PostgresClient = db.client): Promise<void> {
+      sequence += 1
+      const created = await new PostgresAccountStore({ client }).createAccount({
+        accountId,
+        username: `user.${sequence}.${Date.now()}`,
+        passwordHash: '$argon2id$test',
+        now: NOW,
+      })
+      if (created.outcome !== 'created') throw new Error(`setup: ${created.outcome}`)
     },
     identity(provider = 'example-idp') {
       sequence += 1

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
+  PostgresAccountStore,
   PostgresOAuthAccountStore,
   PostgresOAuthTransactionStore,
   PostgresStepUpStore,
@@ -65,13 +66,11 @@ export function accountFaultCases(kit: FaultKit): readonly FaultCase[] {
               now: NOW,
             }),
           async check() {
-            const count = await one<{ links: number }>(
-              'select provider_links as links from portcullis_accounts where account_id = $1',
-              [accountId],
-            )
+            const count = (await store.getAccount(accountId))?.loginMethods
             const link = await store.resolveLink({ accountId, provider: 'second-idp' })
-            if (link === null) return count?.links === 1 ? 'untouched' : partial('count without link')
-            return count?.links === 2 ? 'written' : partial('link without count')
+            const vault = link === null ? null : await store.getTokens(link.providerAccountId)
+            if (link === null) return count === 1 ? 'untouched' : partial('count without link')
+            return count === 2 && vault !== null ? 'written' : partial('link without tokens')
           },
         }
       },
@@ -116,46 +115,69 @@ export function accountFaultCases(kit: FaultKit): readonly FaultCase[] {
       multiStatement: true,
       async prepare(client) {
         const { accountId, providerAccountId } = await linked(db.client)
-        await accountStore(db.client).adjustLoginMethods({ accountId, delta: 1 })
+        await new PostgresAccountStore({ client: db.client }).addPassword({
+          accountId,
+          username: `fault.${randomUUID()}`,
+          passwordHash: '$argon2id$fault',
+          now: NOW,
+        })
         const store = accountStore(client)
+        const accounts = new PostgresAccountStore({ client })
         return {
           run: () => store.unlink({ accountId, provider: 'example-idp', providerAccountId }),
           async check() {
             const link = await store.resolveLink({ accountId, provider: 'example-idp' })
             const methods = (await store.getAccount(accountId))?.loginMethods
             const tokensLeft = await store.getTokens(providerAccountId)
-            if (link === null) return methods === 1 && tokensLeft === null ? 'written' : partial('unlink')
-            return methods === 2 && tokensLeft !== null ? 'untouched' : partial('unlink')
+            const epoch = (await accounts.getAccount(accountId))?.securityEpoch
+            if (link === null) {
+              return methods === 1 && tokensLeft === null && epoch === 2 ? 'written' : partial('unlink')
+            }
+            return methods === 2 && tokensLeft !== null && epoch === 1 ? 'untouched' : partial('unlink')
           },
         }
       },
     },
     {
-      name: 'account login-method change',
+      name: 'password removal with an epoch bump',
       table: 'portcullis_accounts',
       multiStatement: true,
       async prepare(client) {
         const { accountId } = await linked(db.client)
-        const store = accountStore(client)
+        await new PostgresAccountStore({ client: db.client }).addPassword({
+          accountId,
+          username: `fault.${randomUUID()}`,
+          passwordHash: '$argon2id$fault',
+          now: NOW,
+        })
+        const accounts = new PostgresAccountStore({ client })
         return {
-          run: () => store.adjustLoginMethods({ accountId, delta: 1 }),
+          run: () => accounts.removePassword({ accountId, now: NOW }),
           async check() {
-            return (await store.getAccount(accountId))?.loginMethods === 2 ? 'written' : 'untouched'
+            const password = await accounts.findPassword({ accountId })
+            const epoch = (await accounts.getAccount(accountId))?.securityEpoch
+            if (password === null) return epoch === 2 ? 'written' : partial('password gone, epoch kept')
+            return epoch === 1 ? 'untouched' : partial('epoch moved, password kept')
           },
         }
       },
     },
     {
-      name: 'account registration',
+      name: 'account deletion',
       table: 'portcullis_accounts',
-      multiStatement: false,
+      multiStatement: true,
       async prepare(client) {
-        const accountId = `acct-fault-${randomUUID()}`
+        const { accountId, providerAccountId } = await linked(db.client)
+        await accountStore(db.client).discardTokens({ providerAccountId })
+        const accounts = new PostgresAccountStore({ client })
         const store = accountStore(client)
         return {
-          run: () => store.registerAccount({ accountId, loginMethods: 1 }),
+          run: () => accounts.deleteAccount({ accountId, now: NOW }),
           async check() {
-            return (await store.getAccount(accountId)) === null ? 'untouched' : 'written'
+            const account = await accounts.getAccount(accountId)
+            const link = await store.resolveLink({ accountId, provider: 'example-idp' })
+            if (account === null) return link === null ? 'written' : partial('link without account')
+            return link !== null ? 'untouched' : partial('account without link')
           },
         }
       },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
-  PostgresLocalAccountStore,
+  PostgresAccountStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
@@ -12,19 +12,19 @@ export function localAccountFaultCases(kit: FaultKit): readonly FaultCase[] {
   const { db, direct, one, hex, session } = kit
   return [
     {
-      name: 'local account creation with an invite',
-      table: 'portcullis_local_accounts',
+      name: 'password sign-up with an invite',
+      table: 'portcullis_passwords',
       multiStatement: true,
       async prepare(client) {
         const invite = hex()
         const now = new Date()
-        await new PostgresLocalAccountStore({ client: db.client }).issueInvite({
+        await new PostgresAccountStore({ client: db.client }).issueInvite({
           digest: invite,
           expiresAt: new Date(now.getTime() + 600_000),
           now,
         })
         const username = `fault-${randomUUID().slice(0, 12)}`
-        const store = new PostgresLocalAccountStore({ client })
+        const store = new PostgresAccountStore({ client })
         return {
           run: () =>
             store.createAccount({
@@ -35,7 +35,7 @@ export function localAccountFaultCases(kit: FaultKit): readonly FaultCase[] {
               invite: { digest: invite },
             }),
           async check() {
-            const account = await store.findAccount({ username })
+            const account = await store.findPassword({ username })
             const left = await one<{ used: boolean }>(
               'select consumed_at is not null as used from portcullis_local_account_invites where digest = $1',
               [invite],
@@ -48,22 +48,22 @@ export function localAccountFaultCases(kit: FaultKit): readonly FaultCase[] {
     },
     {
       name: 'password change with an epoch bump',
-      table: 'portcullis_local_accounts',
-      multiStatement: false,
+      table: 'portcullis_passwords',
+      multiStatement: true,
       async prepare(client) {
         const accountId = randomUUID()
         const now = new Date()
-        await new PostgresLocalAccountStore({ client: db.client }).createAccount({
+        await new PostgresAccountStore({ client: db.client }).createAccount({
           accountId,
           username: `fault-${randomUUID().slice(0, 12)}`,
           passwordHash: '$argon2id$old',
           now,
         })
-        const store = new PostgresLocalAccountStore({ client })
+        const store = new PostgresAccountStore({ client })
         return {
           run: () => store.setPassword({ accountId, passwordHash: '$argon2id$new', now, bumpEpoch: true }),
           async check() {
-            const account = await store.findAccount({ accountId })
+            const account = await store.findPassword({ accountId })
             if (account?.passwordHash === '$argon2id$new') {
               return account.securityEpoch === 2 ? 'written' : partial('password without epoch')
             }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { cp, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { arch, platform, tmpdir, userInfo } from 'node:os'
 import { dirname, join } from 'node:path'

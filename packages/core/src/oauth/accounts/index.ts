@@ -6,7 +6,6 @@ export { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } from './e
 export type { InstantInput } from './input.js'
 export { requireBoundedInteger, requireId, requireVersion } from './input.js'
 export type { OAuthVaultInspector } from './inspector.js'
-export { MemoryAccountDirectory } from './memory-state.js'
 export type { MemoryOAuthAccountStoreOptions } from './memory-store.js'
 export { inspectMemoryOAuthAccountStore, MemoryOAuthAccountStore } from './memory-store.js'
 export type {
@@ -18,7 +17,6 @@ export type {
 } from './port.js'
 export type {
   AccountRecord,
-  AdjustLoginMethodsOutcome,
   ClaimedRevocationRetry,
   LinkedProviderAccount,
   LinkOutcome,

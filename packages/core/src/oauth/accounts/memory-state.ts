@@ -1,36 +1,5 @@
-import { ConfigurationError } from '../../errors/portcullis-error.js'
 import type { ProtectedEnvelope } from '../../protection/protector.js'
 import type { LinkedProviderAccount, ProviderGrant, RevocationTokenType } from './records.js'
-
-/** One local account in memory: its non-provider login methods and its links across all providers. */
-export interface AccountRow {
-  otherMethods: number
-  links: number
-}
-
-const directories = new WeakMap<MemoryAccountDirectory, Map<string, AccountRow>>()
-
-/**
- * The in-memory accounts table. Several `MemoryOAuthAccountStore`s (one per provider) share one
- * directory so an account's login-method count spans every provider, as a shared SQL table would.
- */
-export class MemoryAccountDirectory {
-  constructor() {
-    directories.set(this, new Map())
-  }
-
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MemoryAccountDirectory { accounts: ${accountsOf(this).size} }`
-  }
-}
-
-export function accountsOf(directory: MemoryAccountDirectory): Map<string, AccountRow> {
-  const accounts = directories.get(directory)
-  if (accounts === undefined) {
-    throw new ConfigurationError('oauth.account.store_options', 'accounts must be a MemoryAccountDirectory')
-  }
-  return accounts
-}
 
 export interface LinkRow {
   readonly providerAccountId: string

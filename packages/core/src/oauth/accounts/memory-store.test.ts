@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { MemoryAccountStore } from '../../accounts/memory-store.js'
 import { AESGCMOAuthTransactionProtector } from '../../protection/aes-gcm-protector.js'
 import { OAuthTransactionProtectorKey } from '../../protection/key.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { OAuthAccountError } from './errors.js'
-import { MemoryAccountDirectory } from './memory-state.js'
 import { inspectMemoryOAuthAccountStore, MemoryOAuthAccountStore } from './memory-store.js'
 import { ProviderTokenSet } from './token-set.js'
 
@@ -73,19 +73,9 @@ describe('MemoryOAuthAccountStore configuration', () => {
 
 describe('MemoryOAuthAccountStore across providers', () => {
   it('shares the login-method count of an account between the stores of several providers', async () => {
-    const accounts = new MemoryAccountDirectory()
-    const google = new MemoryOAuthAccountStore({
-      provider: 'google',
-      clientId: 'g',
-      protector: protector(),
-      accounts,
-    })
-    const github = new MemoryOAuthAccountStore({
-      provider: 'github',
-      clientId: 'h',
-      protector: protector(),
-      accounts,
-    })
+    const accounts = new MemoryAccountStore()
+    const google = accounts.oauth({ provider: 'google', clientId: 'g', protector: protector() })
+    const github = accounts.oauth({ provider: 'github', clientId: 'h', protector: protector() })
     const login = await google.login({
       identity: { provider: 'google', issuer: ISSUER, subject: 'person' },
       grant,
@@ -120,10 +110,9 @@ describe('MemoryOAuthAccountStore across providers', () => {
   })
 
   it('keeps the final method when both providers unlink at the same moment', async () => {
-    const accounts = new MemoryAccountDirectory()
-    const stores = ['a', 'b'].map(
-      (name) =>
-        new MemoryOAuthAccountStore({ provider: name, clientId: name, protector: protector(), accounts }),
+    const accounts = new MemoryAccountStore()
+    const stores = ['a', 'b'].map((name) =>
+      accounts.oauth({ provider: name, clientId: name, protector: protector() }),
     )
     const [first, second] = stores as [MemoryOAuthAccountStore, MemoryOAuthAccountStore]
     const login = await first.login({

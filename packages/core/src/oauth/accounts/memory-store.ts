@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { MemoryAccountTables } from '../../accounts/memory-tables.js'
 import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
@@ -7,21 +8,11 @@ import { requireId } from './input.js'
 import { memoryInspector, type OAuthVaultInspector } from './inspector.js'
 import * as directory from './memory-directory.js'
 import * as reencryption from './memory-reencryption.js'
-import {
-  accountsOf,
-  emptyState,
-  identityKey,
-  type LinkRow,
-  MemoryAccountDirectory,
-  SerialQueue,
-  toLink,
-  type VaultRow,
-} from './memory-state.js'
+import { identityKey, type LinkRow, toLink, type VaultRow } from './memory-state.js'
 import * as vault from './memory-vault.js'
 import type { OAuthAccountStore } from './port.js'
 import type {
   AccountRecord,
-  AdjustLoginMethodsOutcome,
   ClaimedRevocationRetry,
   LinkedProviderAccount,
   LinkOutcome,
@@ -45,15 +36,12 @@ export interface MemoryOAuthAccountStoreOptions {
   readonly clientId: string
   /** Required: retained tokens and retry records are only ever kept as envelopes. */
   readonly protector: OAuthTransactionProtector
-  /** Share one directory between the stores of several providers; default: a private one. */
-  readonly accounts?: MemoryAccountDirectory
 }
 
 const STORE_OPTIONS: OptionsShape<MemoryOAuthAccountStoreOptions> = {
   provider: { required: true, kind: 'string', code: 'oauth.account.store_options' },
   clientId: { required: true, kind: 'string', code: 'oauth.account.store_options' },
   protector: { required: true, kind: 'object', code: 'oauth.account.protector_required' },
-  accounts: { kind: 'object', code: 'oauth.account.store_options' },
 }
 
 type Request<K extends keyof OAuthAccountStore> = OAuthAccountStore[K] extends (request: infer R) => unknown
@@ -62,10 +50,31 @@ type Request<K extends keyof OAuthAccountStore> = OAuthAccountStore[K] extends (
 
 const contexts = new WeakMap<MemoryOAuthAccountStore, vault.MemoryStoreContext>()
 
+/** Set while `memoryOAuthView` constructs a view over existing tables. */
+let sharedTables: MemoryAccountTables | undefined
+
+/**
+ * The provider view of a `MemoryAccountStore`'s tables (what `MemoryAccountStore.oauth` returns), so
+ * the accounts, their passwords and the identities of every provider live in one schema.
+ */
+export function memoryOAuthView(
+  tables: MemoryAccountTables,
+  options: MemoryOAuthAccountStoreOptions,
+): MemoryOAuthAccountStore {
+  sharedTables = tables
+  try {
+    return new MemoryOAuthAccountStore(options)
+  } finally {
+    sharedTables = undefined
+  }
+}
+
 /**
  * The in-memory `OAuthAccountStore` for one provider registration. Operations run one at a time and
  * commit only after every await succeeded, so each behaves like a serializable transaction under
- * concurrent async callers. For tests, development and single-process deployments. As an
+ * concurrent async callers. For tests, development and single-process deployments. Constructed directly
+ * it keeps its own accounts; `new MemoryAccountStore().oauth({ ... })` gives the view of a store whose
+ * accounts also have passwords and identities of other providers. As an
  * `OAuthVaultReencryption` it lets `reencryptOAuthVault` re-seal its envelopes after a key rotation.
  */
 export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultReencryption {
@@ -88,27 +97,20 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     } catch (error) {
       throw new ConfigurationError('oauth.account.store_options', (error as Error).message)
     }
+    const tables = sharedTables ?? new MemoryAccountTables()
     this.#context = {
       provider: this.provider,
       clientId: this.clientId,
       protector: options.protector,
-      accounts: accountsOf(options.accounts ?? new MemoryAccountDirectory()),
-      state: emptyState(),
-      queue: new SerialQueue(),
+      tables,
+      state: tables.stateOf(this.provider),
+      queue: tables.queue,
     }
     contexts.set(this, this.#context)
   }
 
-  registerAccount(request: Request<'registerAccount'>): Promise<boolean> {
-    return directory.registerAccount(this.#context, request)
-  }
-
   getAccount(accountId: string): Promise<AccountRecord | null> {
     return directory.getAccount(this.#context, accountId)
-  }
-
-  adjustLoginMethods(request: Request<'adjustLoginMethods'>): Promise<AdjustLoginMethodsOutcome> {
-    return directory.adjustLoginMethods(this.#context, request)
   }
 
   async login(request: Request<'login'>): Promise<OAuthLoginOutcome> {
@@ -118,7 +120,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const now = requireNow(request.now)
     if (typeof request.provisionUnknown !== 'boolean')
       throw invalidInput('provisionUnknown must be a boolean')
-    const { state, accounts, queue } = this.#context
+    const { state, tables, queue } = this.#context
     return queue.run(async () => {
       const existing = state.byIdentity.get(identityKey(identity.issuer, identity.subject))
       const current = existing === undefined ? undefined : state.links.get(existing)
@@ -148,7 +150,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
         updatedAt: now,
       }
       const sealed = await this.#seal(row.providerAccountId, tokens)
-      accounts.set(accountId, { otherMethods: 0, links: 1 })
+      tables.accounts.set(accountId, { securityEpoch: 1, status: 'active', createdAt: now, updatedAt: now })
       this.#insertLink(row)
       return { provisioned: true, link: toLink(this.provider, row), tokens: this.#commitVault(row, sealed) }
     })
@@ -160,9 +162,9 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const grant = requireGrant(request.grant)
     const tokens = optionalTokenSet(request.tokens)
     const now = requireNow(request.now)
-    const { state, accounts, queue } = this.#context
+    const { state, tables, queue } = this.#context
     return queue.run(async () => {
-      if (!accounts.has(accountId)) throw unknownAccount()
+      if (!tables.accounts.has(accountId)) throw unknownAccount()
       const owned = state.byIdentity.get(identityKey(identity.issuer, identity.subject))
       const current = owned === undefined ? undefined : state.links.get(owned)
       if (current !== undefined && current.accountId !== accountId)
@@ -187,9 +189,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
         updatedAt: now,
       }
       const sealed = await this.#seal(row.providerAccountId, tokens)
-      const account = accounts.get(accountId)
-      if (account === undefined) throw unknownAccount()
-      accounts.set(accountId, { otherMethods: account.otherMethods, links: account.links + 1 })
+      if (!tables.accounts.has(accountId)) throw unknownAccount()
       this.#insertLink(row)
       return { status: 'linked', link: toLink(this.provider, row), tokens: this.#commitVault(row, sealed) }
     })
@@ -228,20 +228,20 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const accountId = requireId(request?.accountId, 'accountId')
     const provider = requireId(request.provider, 'provider')
     const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
-    const { state, accounts, queue } = this.#context
+    const now = new Date()
+    const { state, tables, queue } = this.#context
     return queue.run((): UnlinkOutcome => {
       const current = state.links.get(providerAccountId)
       if (current === undefined || current.accountId !== accountId || provider !== this.provider) {
         return { status: 'not-found' }
       }
-      const account = accounts.get(accountId) ?? { otherMethods: 0, links: 1 }
-      if (account.otherMethods + account.links <= 1) return { status: 'final-method' }
-      accounts.set(accountId, { otherMethods: account.otherMethods, links: account.links - 1 })
+      if (tables.methodCount(accountId) <= 1) return { status: 'final-method' }
       state.links.delete(providerAccountId)
       state.byIdentity.delete(identityKey(current.issuer, current.subject))
       state.byAccount.delete(accountId)
       state.vault.delete(providerAccountId)
-      return { status: 'unlinked', providerAccountId }
+      const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+      return { status: 'unlinked', providerAccountId, securityEpoch }
     })
   }
 

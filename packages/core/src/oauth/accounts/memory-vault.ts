@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import type { MemoryAccountTables } from '../../accounts/memory-tables.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { requireBoundedInteger, requireId, requireVersion } from './input.js'
-import {
-  type AccountRow,
-  copyEnvelope,
-  type SerialQueue,
-  type StoreState,
-  type VaultRow,
-} from './memory-state.js'
+import { copyEnvelope, type StoreState, type VaultRow } from './memory-state.js'
 import type { OAuthRevocationRetries, OAuthTokenVault } from './port.js'
 import type { ClaimedRevocationRetry, ProviderTokenReference, StoredProviderTokens } from './records.js'
 import { requireFailedTokenTypes, requireNow, requireTokenSet } from './request-input.js'
@@ -19,9 +14,10 @@ export interface MemoryStoreContext {
   readonly provider: string
   readonly clientId: string
   readonly protector: OAuthTransactionProtector
-  readonly accounts: Map<string, AccountRow>
+  /** The account schema's tables (shared with the `MemoryAccountStore` and its other provider views). */
+  readonly tables: MemoryAccountTables
   readonly state: StoreState
-  readonly queue: SerialQueue
+  readonly queue: MemoryAccountTables['queue']
 }
 
 type VaultRequest<K extends keyof (OAuthTokenVault & OAuthRevocationRetries)> = Parameters<

@@ -1,6 +1,5 @@
 import type {
   AccountRecord,
-  AdjustLoginMethodsOutcome,
   ClaimedRevocationRetry,
   LinkedProviderAccount,
   LinkOutcome,
@@ -16,21 +15,13 @@ import type {
 import type { ProviderTokenSet } from './token-set.js'
 
 /**
- * Local accounts as far as OAuth needs them: existence and the login-method count that keeps an
- * account from losing its last way to sign in.
+ * Accounts as far as OAuth needs them: existence and the sign-in-method count that keeps an account from
+ * losing its last way to sign in. Accounts are created by password sign-up (`AccountStore.createAccount`)
+ * or by a provider's first sign-in (`login` with `provisionUnknown`), in the one account schema the
+ * `AccountStore` and its provider views share.
  */
 export interface OAuthAccountDirectory {
-  /**
-   * Records a local account created outside OAuth (for example by password sign-up) with its number
-   * of non-provider login methods. Returns false, changing nothing, when the account already exists.
-   */
-  registerAccount(request: { readonly accountId: string; readonly loginMethods: number }): Promise<boolean>
   getAccount(accountId: string): Promise<AccountRecord | null>
-  /** Adds (+1) or removes (-1) a non-provider login method; removing the last one is refused. */
-  adjustLoginMethods(request: {
-    readonly accountId: string
-    readonly delta: 1 | -1
-  }): Promise<AdjustLoginMethodsOutcome>
 }
 
 /**
@@ -40,8 +31,9 @@ export interface OAuthAccountDirectory {
 export interface OAuthIdentityLinks {
   /**
    * Signs in an identity. A linked identity gets its grant and token policy refreshed. An unknown one
-   * is refused, or with `provisionUnknown` the local account (login-method count 1), the link and the
-   * tokens are created together; concurrent first logins of one identity provision exactly once.
+   * is refused, or with `provisionUnknown` the account (security epoch 1, this identity its one sign-in
+   * method), the link and the tokens are created together; concurrent first logins of one identity
+   * provision exactly one account.
    */
   login(request: {
     readonly identity: ProviderIdentity
@@ -50,7 +42,7 @@ export interface OAuthIdentityLinks {
     readonly provisionUnknown: boolean
     readonly now: Date
   }): Promise<OAuthLoginOutcome>
-  /** Links an identity to an existing account (+1 login method); the owner linking it again refreshes the grant. */
+  /** Links an identity to an existing account (one more sign-in method); the owner linking it again refreshes the grant. */
   link(request: {
     readonly accountId: string
     readonly identity: ProviderIdentity
@@ -67,7 +59,10 @@ export interface OAuthIdentityLinks {
     readonly tokens?: ProviderTokenSet
     readonly now: Date
   }): Promise<ScopeUpgradeOutcome>
-  /** Removes a link the account owns for that provider, with its tokens, unless it is the final method. */
+  /**
+   * Removes a link the account owns for that provider, with its tokens, and moves the account's security
+   * epoch, in one transaction; unless it is the account's last sign-in method (`final-method`).
+   */
   unlink(request: {
     readonly accountId: string
     readonly provider: string

@@ -37,10 +37,10 @@ export interface LinkedProviderAccount {
   readonly updatedAt: Date
 }
 
-/** The local account as the OAuth store sees it: an id and its authoritative login-method count. */
+/** The account as the OAuth store sees it: an id and its authoritative sign-in-method count. */
 export interface AccountRecord {
   readonly accountId: string
-  /** Local password, passkeys and every provider link together. */
+  /** The password and every provider identity together. */
   readonly loginMethods: number
 }
 
@@ -81,16 +81,12 @@ export interface ScopeUpgradeOutcome {
 }
 
 /**
- * `final-method`: the link is the account's last way to sign in and stays. `not-found`: no link with
- * that id, owner and provider (also the loser of two concurrent unlinks).
+ * `unlinked` with the account's new security epoch (every session and token family made before it is
+ * over). `final-method`: the link is the account's last way to sign in and stays. `not-found`: no link
+ * with that id, owner and provider (also the loser of two concurrent unlinks).
  */
 export type UnlinkOutcome =
-  | { readonly status: 'unlinked'; readonly providerAccountId: string }
-  | { readonly status: 'not-found' }
-  | { readonly status: 'final-method' }
-
-export type AdjustLoginMethodsOutcome =
-  | { readonly status: 'adjusted'; readonly loginMethods: number }
+  | { readonly status: 'unlinked'; readonly providerAccountId: string; readonly securityEpoch: number }
   | { readonly status: 'not-found' }
   | { readonly status: 'final-method' }
 

@@ -1,8 +1,9 @@
 // The whole OIDC stack against a real loopback IdP: shared discovery client and JWKS provider, a
 // discovered provider, transaction service and store, account store, step-up service and the lifecycle.
 import { randomBytes } from 'node:crypto'
+import { MemoryAccountStore } from '../../../src/accounts/memory-store.js'
 import { CachedJWKSProvider } from '../../../src/jwks/cached-jwks-provider.js'
-import { MemoryOAuthAccountStore } from '../../../src/oauth/accounts/memory-store.js'
+import type { OAuthAccountStore } from '../../../src/oauth/accounts/port.js'
 import { MemoryOAuthTransactionStore } from '../../../src/oauth/transactions/memory-store.js'
 import { OAuthRedirectPolicy } from '../../../src/oauth/transactions/redirect-policy.js'
 import { OAuthTransactionService } from '../../../src/oauth/transactions/service.js'
@@ -53,18 +54,24 @@ export class OidcFixture {
   readonly discovery: OIDCDiscoveryClient
   readonly jwks: CachedJWKSProvider
   readonly provider: OIDCProvider
-  readonly accounts: MemoryOAuthAccountStore
+  /** The account store (passwords and every provider's identities). */
+  readonly accountStore: MemoryAccountStore
+  /** Its view for the test provider. */
+  readonly accounts: OAuthAccountStore
   readonly transactionStore: MemoryOAuthTransactionStore
   readonly transactions: OAuthTransactionService
   readonly stepUp: StepUpService
   readonly lifecycle: OAuthLifecycleService
   readonly browser = new TestBrowser()
 
-  private constructor(fields: Omit<OidcFixture, 'browser' | 'signIn' | 'authorize' | 'close'>) {
+  private constructor(
+    fields: Omit<OidcFixture, 'browser' | 'signIn' | 'authorize' | 'close' | 'passwordAccount'>,
+  ) {
     this.idp = fields.idp
     this.discovery = fields.discovery
     this.jwks = fields.jwks
     this.provider = fields.provider
+    this.accountStore = fields.accountStore
     this.accounts = fields.accounts
     this.transactionStore = fields.transactionStore
     this.transactions = fields.transactions
@@ -103,11 +110,8 @@ export class OidcFixture {
         returnTo: ['/', '/settings'],
       }),
     })
-    const accounts = new MemoryOAuthAccountStore({
-      provider: PROVIDER,
-      clientId: DEFAULT_CLIENT.clientId,
-      protector,
-    })
+    const accountStore = new MemoryAccountStore()
+    const accounts = accountStore.oauth({ provider: PROVIDER, clientId: DEFAULT_CLIENT.clientId, protector })
     const stepUp = new StepUpService({ store: new MemoryStepUpStore() })
     const lifecycle = new OAuthLifecycleService({
       registrations: [
@@ -131,12 +135,24 @@ export class OidcFixture {
       discovery,
       jwks,
       provider,
+      accountStore,
       accounts,
       transactionStore,
       transactions,
       stepUp,
       lifecycle,
     })
+  }
+
+  /** Creates an account whose one sign-in method is a password (username = account id). */
+  async passwordAccount(accountId: string): Promise<void> {
+    const created = await this.accountStore.createAccount({
+      accountId,
+      username: accountId,
+      passwordHash: '$test$not-a-real-hash',
+      now: new Date(),
+    })
+    if (created.outcome !== 'created') throw new Error(`account ${accountId}: ${created.outcome}`)
   }
 
   /** Runs the IdP part of a begun flow and returns the callback URL the IdP redirected to. */

@@ -1,0 +1,111 @@
+import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
+import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
+import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import type { AccountStoreFixture } from '../../src/accounts/index.js'
+import { realProtector } from './memory-fixtures.js'
+
+/** A store that forwards every operation to a correct memory store; broken variants override some. */
+function forwarding(inner: AccountStore): AccountStore {
+  return {
+    getAccount: (accountId) => inner.getAccount(accountId),
+    listSignInMethods: (accountId) => inner.listSignInMethods(accountId),
+    bumpSecurityEpoch: (request) => inner.bumpSecurityEpoch(request),
+    setAccountStatus: (request) => inner.setAccountStatus(request),
+    deleteAccount: (request) => inner.deleteAccount(request),
+    createAccount: (request) => inner.createAccount(request),
+    findPassword: (query) => inner.findPassword(query),
+    setPassword: (request) => inner.setPassword(request),
+    addPassword: (request) => inner.addPassword(request),
+    removePassword: (request) => inner.removePassword(request),
+    issueInvite: (request) => inner.issueInvite(request),
+    oauth: (registration) => inner.oauth(registration),
+  }
+}
+
+function fixture(
+  override: (inner: AccountStore) => Partial<AccountStore> = () => ({}),
+  options: { cascade?: boolean; ownPeer?: boolean } = {},
+): () => AccountStoreFixture {
+  return () => {
+    const sessions = new MemorySessionStore()
+    const refreshTokens = new MemoryRefreshTokenStore()
+    const stepUp = new MemoryStepUpStore()
+    const apiKeys = new MemoryApiKeyStore()
+    const cascade = options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]
+    const inner = new MemoryAccountStore({ cascade })
+    const store = { ...forwarding(inner), ...override(inner) }
+    const peer = options.ownPeer === true ? new MemoryAccountStore({ cascade }) : store
+    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys }
+  }
+}
+
+export interface BrokenAccountStore {
+  readonly name: string
+  readonly factory: () => AccountStoreFixture
+  /** Cases that must report this breakage. */
+  readonly caught: readonly string[]
+}
+
+export const correctAccountStore = fixture()
+
+export const brokenAccountStores: readonly BrokenAccountStore[] = [
+  {
+    name: 'lists the password only',
+    factory: fixture((inner) => ({
+      listSignInMethods: async (accountId) =>
+        (await inner.listSignInMethods(accountId)).filter((method) => method.kind === 'password'),
+    })),
+    caught: ['accounts.methods.count', 'accounts.methods.provider-first'],
+  },
+  {
+    name: 'reports the last password removed',
+    factory: fixture((inner) => ({
+      removePassword: async (request) => {
+        const outcome = await inner.removePassword(request)
+        if (outcome.outcome !== 'final-method') return outcome
+        return {
+          outcome: 'removed',
+          securityEpoch: (await inner.getAccount(request.accountId))?.securityEpoch ?? 1,
+        }
+      },
+    })),
+    caught: ['accounts.methods.last-method'],
+  },
+  {
+    name: 'each instance keeps its own accounts',
+    factory: fixture(undefined, { ownPeer: true }),
+    caught: ['accounts.provisioning.concurrent'],
+  },
+  {
+    name: 'deletion that forgets sessions, families, step-up credentials and API keys',
+    factory: fixture(undefined, { cascade: false }),
+    caught: ['accounts.deletion.everything'],
+  },
+  {
+    name: 'deletion that claims success while provider tokens are retained',
+    factory: fixture((inner) => ({
+      deleteAccount: async (request) => {
+        const outcome = await inner.deleteAccount(request)
+        return outcome.outcome === 'tokens-retained' ? { outcome: 'deleted' } : outcome
+      },
+    })),
+    caught: ['accounts.deletion.everything'],
+  },
+  {
+    name: 'a cached, stale security epoch',
+    factory: fixture((inner) => {
+      const seen = new Map<string, Account>()
+      return {
+        getAccount: async (accountId) => {
+          const cached = seen.get(accountId)
+          if (cached !== undefined) return cached
+          const account = await inner.getAccount(accountId)
+          if (account !== null) seen.set(accountId, account)
+          return account
+        },
+      }
+    }),
+    caught: ['accounts.epoch.bumps'],
+  },
+]

@@ -1,0 +1,282 @@
+import { duplicateRecord } from '../local-accounts/store-errors.js'
+import { identityKey } from '../oauth/accounts/memory-state.js'
+import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
+import {
+  type AccountRow,
+  type MemoryAccountData,
+  MemoryAccountTables,
+  type PasswordRow,
+} from './memory-tables.js'
+import type { AccountStore, OAuthStoreRegistration } from './port.js'
+import {
+  type Account,
+  accountRecord,
+  type PasswordRecord,
+  passwordRecord,
+  type SignInMethod,
+  signInMethods,
+} from './records.js'
+import {
+  type AccountChangeRequest,
+  type AddPasswordOutcome,
+  type AddPasswordRequest,
+  type CreateAccountOutcome,
+  type CreateAccountRequest,
+  type DeleteAccountOutcome,
+  type FindPasswordQuery,
+  type IssueInviteRequest,
+  type RemoveSignInMethodOutcome,
+  type SetAccountStatusRequest,
+  type SetPasswordRequest,
+  validateAccountChange,
+  validateAccountId,
+  validateAddPassword,
+  validateCreateAccount,
+  validateFindPassword,
+  validateIssueInvite,
+  validateSetAccountStatus,
+  validateSetPassword,
+} from './requests.js'
+
+export interface MemoryAccountStoreOptions {
+  /**
+   * The other in-memory stores that keep data of an account (`MemorySessionStore`,
+   * `MemoryRefreshTokenStore`, `MemoryStepUpStore`, `MemoryApiKeyStore`): `deleteAccount` removes the
+   * account's records from them in the same step, as a shared SQL schema would in one transaction.
+   */
+  readonly cascade?: readonly MemoryAccountData[]
+}
+
+function toRecord(accountId: string, account: AccountRow, password: PasswordRow): PasswordRecord {
+  return passwordRecord({
+    accountId,
+    username: password.username,
+    passwordHash: password.passwordHash,
+    securityEpoch: account.securityEpoch,
+    status: account.status,
+    createdAt: account.createdAt,
+    updatedAt: password.updatedAt,
+    passwordChangedAt: password.passwordChangedAt,
+  })
+}
+
+/**
+ * The in-memory `AccountStore`: accounts, their password methods and invites, and (through `oauth(...)`)
+ * the identities, token vault and revocation retries of every provider, in one set of tables behind one
+ * queue. Every operation runs alone and commits in one synchronous step, so concurrent callers see each
+ * at one instant, like serializable transactions. For tests, development and single-process deployments.
+ */
+export class MemoryAccountStore implements AccountStore {
+  readonly #tables: MemoryAccountTables
+
+  constructor(options: MemoryAccountStoreOptions = {}) {
+    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])])
+  }
+
+  oauth(registration: OAuthStoreRegistration): MemoryOAuthAccountStore {
+    return memoryOAuthView(this.#tables, registration)
+  }
+
+  async getAccount(accountId: string): Promise<Account | null> {
+    const id = validateAccountId(accountId)
+    const account = this.#tables.accounts.get(id)
+    return account === undefined ? null : accountRecord({ accountId: id, ...account })
+  }
+
+  async listSignInMethods(accountId: string): Promise<readonly SignInMethod[]> {
+    const id = validateAccountId(accountId)
+    const methods: SignInMethod[] = []
+    const password = this.#tables.passwords.get(id)
+    if (password !== undefined) {
+      methods.push({
+        kind: 'password',
+        accountId: id,
+        username: password.username,
+        createdAt: password.createdAt,
+        passwordChangedAt: password.passwordChangedAt,
+      })
+    }
+    for (const [provider, state] of this.#tables.providers) {
+      const providerAccountId = state.byAccount.get(id)
+      const link = providerAccountId === undefined ? undefined : state.links.get(providerAccountId)
+      if (link === undefined) continue
+      methods.push({
+        kind: 'identity',
+        accountId: id,
+        providerAccountId: link.providerAccountId,
+        provider,
+        issuer: link.issuer,
+        subject: link.subject,
+        scopes: link.grant.scopes,
+        linkedAt: link.linkedAt,
+        updatedAt: link.updatedAt,
+      })
+    }
+    return signInMethods(methods)
+  }
+
+  async createAccount(request: CreateAccountRequest): Promise<CreateAccountOutcome> {
+    const { accountId, username, passwordHash, now, inviteDigest } = validateCreateAccount(request)
+    const tables = this.#tables
+    return tables.queue.run((): CreateAccountOutcome => {
+      const invite = inviteDigest === undefined ? undefined : tables.invites.get(inviteDigest)
+      if (
+        inviteDigest !== undefined &&
+        (invite === undefined || invite.consumed || invite.expiresAt <= now)
+      ) {
+        return { outcome: 'invite-invalid' }
+      }
+      if (tables.byUsername.has(username)) return { outcome: 'username-taken' }
+      if (tables.accounts.has(accountId)) throw duplicateRecord('an account with this id')
+      const account: AccountRow = { securityEpoch: 1, status: 'active', createdAt: now, updatedAt: now }
+      const password: PasswordRow = {
+        username,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+        passwordChangedAt: now,
+      }
+      tables.accounts.set(accountId, account)
+      tables.passwords.set(accountId, password)
+      tables.byUsername.set(username, accountId)
+      if (invite !== undefined) invite.consumed = true
+      return { outcome: 'created', account: toRecord(accountId, account, password) }
+    })
+  }
+
+  async findPassword(query: FindPasswordQuery): Promise<PasswordRecord | null> {
+    const key = validateFindPassword(query)
+    const tables = this.#tables
+    const accountId = 'username' in key ? tables.byUsername.get(key.username) : key.accountId
+    if (accountId === undefined) return null
+    const account = tables.accounts.get(accountId)
+    const password = tables.passwords.get(accountId)
+    return account === undefined || password === undefined ? null : toRecord(accountId, account, password)
+  }
+
+  async setPassword(request: SetPasswordRequest): Promise<PasswordRecord | null> {
+    const change = validateSetPassword(request)
+    const tables = this.#tables
+    return tables.queue.run(() => {
+      const account = tables.accounts.get(change.accountId)
+      const password = tables.passwords.get(change.accountId)
+      if (account === undefined || password === undefined) return null
+      if (
+        change.expectedPasswordHash !== undefined &&
+        password.passwordHash !== change.expectedPasswordHash
+      ) {
+        return null
+      }
+      const updated: PasswordRow = {
+        ...password,
+        passwordHash: change.passwordHash,
+        updatedAt: change.now,
+        passwordChangedAt: change.rehash ? password.passwordChangedAt : change.now,
+      }
+      tables.passwords.set(change.accountId, updated)
+      if (change.bumpEpoch) tables.bumpEpoch(change.accountId, change.now)
+      return toRecord(change.accountId, tables.accounts.get(change.accountId) ?? account, updated)
+    })
+  }
+
+  async addPassword(request: AddPasswordRequest): Promise<AddPasswordOutcome> {
+    const { accountId, username, passwordHash, now } = validateAddPassword(request)
+    const tables = this.#tables
+    return tables.queue.run((): AddPasswordOutcome => {
+      const account = tables.accounts.get(accountId)
+      if (account === undefined) return { outcome: 'not-found' }
+      if (tables.passwords.has(accountId)) return { outcome: 'password-exists' }
+      if (tables.byUsername.has(username)) return { outcome: 'username-taken' }
+      const password: PasswordRow = {
+        username,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+        passwordChangedAt: now,
+      }
+      tables.passwords.set(accountId, password)
+      tables.byUsername.set(username, accountId)
+      return { outcome: 'added', account: toRecord(accountId, account, password) }
+    })
+  }
+
+  async removePassword(request: AccountChangeRequest): Promise<RemoveSignInMethodOutcome> {
+    const { accountId, now } = validateAccountChange(request)
+    const tables = this.#tables
+    return tables.queue.run((): RemoveSignInMethodOutcome => {
+      const password = tables.passwords.get(accountId)
+      if (!tables.accounts.has(accountId) || password === undefined) return { outcome: 'not-found' }
+      if (tables.methodCount(accountId) <= 1) return { outcome: 'final-method' }
+      tables.passwords.delete(accountId)
+      tables.byUsername.delete(password.username)
+      return { outcome: 'removed', securityEpoch: tables.bumpEpoch(accountId, now) ?? 1 }
+    })
+  }
+
+  async bumpSecurityEpoch(request: AccountChangeRequest): Promise<number | null> {
+    const { accountId, now } = validateAccountChange(request)
+    return this.#tables.queue.run(() => this.#tables.bumpEpoch(accountId, now))
+  }
+
+  async setAccountStatus(request: SetAccountStatusRequest): Promise<Account | null> {
+    const { accountId, status, now } = validateSetAccountStatus(request)
+    const tables = this.#tables
+    return tables.queue.run(() => {
+      const account = tables.accounts.get(accountId)
+      if (account === undefined) return null
+      const next: AccountRow = {
+        ...account,
+        status,
+        securityEpoch:
+          account.securityEpoch + (status === 'disabled' && account.status !== 'disabled' ? 1 : 0),
+        updatedAt: now,
+      }
+      tables.accounts.set(accountId, next)
+      return accountRecord({ accountId, ...next })
+    })
+  }
+
+  async deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome> {
+    const { accountId } = validateAccountChange(request)
+    const tables = this.#tables
+    return tables.queue.run((): DeleteAccountOutcome => {
+      if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
+      const retained: string[] = []
+      for (const state of tables.providers.values()) {
+        const providerAccountId = state.byAccount.get(accountId)
+        if (providerAccountId !== undefined && state.vault.has(providerAccountId))
+          retained.push(providerAccountId)
+      }
+      if (retained.length > 0)
+        return { outcome: 'tokens-retained', providerAccountIds: Object.freeze(retained) }
+      const password = tables.passwords.get(accountId)
+      if (password !== undefined) tables.byUsername.delete(password.username)
+      tables.passwords.delete(accountId)
+      for (const state of tables.providers.values()) {
+        const providerAccountId = state.byAccount.get(accountId)
+        const link = providerAccountId === undefined ? undefined : state.links.get(providerAccountId)
+        if (providerAccountId === undefined || link === undefined) continue
+        state.links.delete(providerAccountId)
+        state.byIdentity.delete(identityKey(link.issuer, link.subject))
+        state.byAccount.delete(accountId)
+        state.vault.delete(providerAccountId)
+      }
+      tables.accounts.delete(accountId)
+      for (const holder of tables.cascade) holder.deleteAccountData(accountId)
+      return { outcome: 'deleted' }
+    })
+  }
+
+  async issueInvite(request: IssueInviteRequest): Promise<void> {
+    const { digest, expiresAt } = validateIssueInvite(request)
+    const tables = this.#tables
+    await tables.queue.run(() => {
+      if (tables.invites.has(digest)) throw duplicateRecord('an invite with this digest')
+      tables.invites.set(digest, { expiresAt, consumed: false })
+    })
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryAccountStore { accounts: ${this.#tables.accounts.size}, invites: ${this.#tables.invites.size} }`
+  }
+}

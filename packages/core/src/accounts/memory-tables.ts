@@ -1,0 +1,80 @@
+import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
+import type { AccountStatus } from './records.js'
+
+/** One account in memory. */
+export interface AccountRow {
+  readonly securityEpoch: number
+  readonly status: AccountStatus
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** An account's password method in memory. */
+export interface PasswordRow {
+  readonly username: string
+  readonly passwordHash: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly passwordChangedAt: Date
+}
+
+export interface InviteRow {
+  readonly expiresAt: Date
+  consumed: boolean
+}
+
+/**
+ * Data of an account kept by another in-memory store (sessions, refresh-token families, step-up
+ * credentials, API keys). `MemoryAccountStore({ cascade })` removes it in the same synchronous step that
+ * removes the account, as one transaction over a shared SQL schema would.
+ */
+export interface MemoryAccountData {
+  /** Removes everything this store keeps for the account; how many records went. Synchronous. */
+  deleteAccountData(accountId: string): number
+}
+
+/**
+ * The in-memory tables of one account schema: accounts, password methods, invites, and per provider the
+ * identity links, token vault and revocation retries. `MemoryAccountStore` and every provider view it
+ * hands out (`oauth(...)`) share one instance and one queue, so each operation runs alone: it does its
+ * awaiting (sealing, opening) first and then commits synchronously, like a serializable transaction.
+ */
+export class MemoryAccountTables {
+  readonly accounts = new Map<string, AccountRow>()
+  readonly passwords = new Map<string, PasswordRow>()
+  readonly byUsername = new Map<string, string>()
+  readonly invites = new Map<string, InviteRow>()
+  readonly providers = new Map<string, StoreState>()
+  readonly queue = new SerialQueue()
+  readonly cascade: readonly MemoryAccountData[]
+
+  constructor(cascade: readonly MemoryAccountData[] = []) {
+    this.cascade = cascade
+  }
+
+  /** The link, vault and retry rows of one provider (created on first use). */
+  stateOf(provider: string): StoreState {
+    let state = this.providers.get(provider)
+    if (state === undefined) {
+      state = emptyState()
+      this.providers.set(provider, state)
+    }
+    return state
+  }
+
+  /** Every sign-in method of the account: its password and one identity per linked provider. */
+  methodCount(accountId: string): number {
+    let count = this.passwords.has(accountId) ? 1 : 0
+    for (const state of this.providers.values()) if (state.byAccount.has(accountId)) count += 1
+    return count
+  }
+
+  /** Moves the account's epoch (and `updatedAt`); the new epoch, or null for an unknown account. */
+  bumpEpoch(accountId: string, now: Date): number | null {
+    const account = this.accounts.get(accountId)
+    if (account === undefined) return null
+    const securityEpoch = account.securityEpoch + 1
+    this.accounts.set(accountId, { ...account, securityEpoch, updatedAt: now })
+    return securityEpoch
+  }
+}

@@ -1,0 +1,213 @@
+import {
+  invalid,
+  requireAfter,
+  requireBoolean,
+  requireInstant,
+  requireNormalizedUsername,
+  requirePasswordHash,
+  requireRecord,
+  requireStoreId,
+  requireTokenDigest,
+} from '../local-accounts/store-input.js'
+import type { AccountStatus, PasswordRecord } from './records.js'
+
+// The requests of the `AccountStore` port and the checks every store (memory, Postgres, yours) applies
+// before it reads or writes anything, so bad input is the same typed `local.invalid_input` (or
+// `local.invalid_username`) error everywhere and nothing is written.
+
+export interface CreateAccountRequest {
+  readonly accountId: string
+  /** Already normalized (`normalizeUsername`); anything else is `local.invalid_username`. */
+  readonly username: string
+  readonly passwordHash: string
+  readonly now: Date
+  /** An invite code's digest (`digestOpaqueToken`), consumed with the insert: single use, unexpired. */
+  readonly invite?: { readonly digest: string } | undefined
+}
+
+/**
+ * `invite-invalid` (unknown, used or expired invite) is decided before the username, so a caller without
+ * a valid invite learns nothing about which usernames exist. `username-taken` never burns the invite.
+ */
+export type CreateAccountOutcome =
+  | { readonly outcome: 'created'; readonly account: PasswordRecord }
+  | { readonly outcome: 'username-taken' }
+  | { readonly outcome: 'invite-invalid' }
+
+export type FindPasswordQuery = { readonly username: string } | { readonly accountId: string }
+
+export interface SetPasswordRequest {
+  readonly accountId: string
+  readonly passwordHash: string
+  readonly now: Date
+  /** Write only while the stored hash is still exactly this one (compare-and-swap). */
+  readonly expectedPasswordHash?: string | undefined
+  /** Increment the security epoch in the same transaction (a password change invalidates sessions). */
+  readonly bumpEpoch: boolean
+  /**
+   * The same password re-encoded with new parameters (rehash on login): `passwordChangedAt` stays,
+   * `expectedPasswordHash` is required and `bumpEpoch` must be false. Default false.
+   */
+  readonly rehash?: boolean | undefined
+}
+
+export interface AddPasswordRequest {
+  readonly accountId: string
+  /** Already normalized (`normalizeUsername`). */
+  readonly username: string
+  readonly passwordHash: string
+  readonly now: Date
+}
+
+/** `password-exists`: the account has a password already (change it instead). */
+export type AddPasswordOutcome =
+  | { readonly outcome: 'added'; readonly account: PasswordRecord }
+  | { readonly outcome: 'username-taken' }
+  | { readonly outcome: 'password-exists' }
+  | { readonly outcome: 'not-found' }
+
+export interface AccountChangeRequest {
+  readonly accountId: string
+  readonly now: Date
+}
+
+/**
+ * Removing a sign-in method: `removed` with the account's new security epoch (removing a way in ends
+ * every session and token family), `final-method` when it is the account's last way to sign in (nothing
+ * changes), `not-found` when the account has no such method.
+ */
+export type RemoveSignInMethodOutcome =
+  | { readonly outcome: 'removed'; readonly securityEpoch: number }
+  | { readonly outcome: 'final-method' }
+  | { readonly outcome: 'not-found' }
+
+export interface SetAccountStatusRequest {
+  readonly accountId: string
+  readonly status: AccountStatus
+  readonly now: Date
+}
+
+/**
+ * `tokens-retained`: a linked identity still holds provider tokens (stage their revocation first, see
+ * `OAuthRevocationRetries`); nothing was deleted.
+ */
+export type DeleteAccountOutcome =
+  | { readonly outcome: 'deleted' }
+  | { readonly outcome: 'not-found' }
+  | { readonly outcome: 'tokens-retained'; readonly providerAccountIds: readonly string[] }
+
+export interface IssueInviteRequest {
+  /** `digestOpaqueToken(code)`: the invite code itself is never stored. */
+  readonly digest: string
+  readonly expiresAt: Date
+  readonly now: Date
+}
+
+/** An account id argument (`getAccount`, `listSignInMethods`): 1-255 characters, no control characters. */
+export function validateAccountId(accountId: unknown): string {
+  return requireStoreId(accountId, 'accountId')
+}
+
+/** `createAccount` input, validated and copied. */
+export function validateCreateAccount(request: unknown): {
+  readonly accountId: string
+  readonly username: string
+  readonly passwordHash: string
+  readonly now: Date
+  readonly inviteDigest: string | undefined
+} {
+  const fields = requireRecord(request, 'request')
+  const invite = fields.invite === undefined ? undefined : requireRecord(fields.invite, 'invite')
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    username: requireNormalizedUsername(fields.username),
+    passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
+    now: requireInstant(fields.now, 'now'),
+    inviteDigest: invite === undefined ? undefined : requireTokenDigest(invite.digest, 'invite.digest'),
+  }
+}
+
+/** `findPassword` input: exactly one of `username` and `accountId`. */
+export function validateFindPassword(
+  query: unknown,
+): { readonly username: string } | { readonly accountId: string } {
+  const fields = requireRecord(query, 'query')
+  const byName = fields.username !== undefined
+  if (byName === (fields.accountId !== undefined)) {
+    throw invalid('query must have exactly one of username and accountId')
+  }
+  return byName
+    ? { username: requireNormalizedUsername(fields.username) }
+    : { accountId: requireStoreId(fields.accountId, 'accountId') }
+}
+
+/** `setPassword` input, validated and copied. */
+export function validateSetPassword(request: unknown): {
+  readonly accountId: string
+  readonly passwordHash: string
+  readonly now: Date
+  readonly expectedPasswordHash: string | undefined
+  readonly bumpEpoch: boolean
+  readonly rehash: boolean
+} {
+  const fields = requireRecord(request, 'request')
+  const expected =
+    fields.expectedPasswordHash === undefined
+      ? undefined
+      : requirePasswordHash(fields.expectedPasswordHash, 'expectedPasswordHash')
+  const rehash = fields.rehash === undefined ? false : requireBoolean(fields.rehash, 'rehash')
+  const bumpEpoch = requireBoolean(fields.bumpEpoch, 'bumpEpoch')
+  if (rehash && (bumpEpoch || expected === undefined)) {
+    throw invalid('a rehash needs expectedPasswordHash and never bumps the epoch')
+  }
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
+    now: requireInstant(fields.now, 'now'),
+    expectedPasswordHash: expected,
+    bumpEpoch,
+    rehash,
+  }
+}
+
+/** `addPassword` input, validated and copied. */
+export function validateAddPassword(request: unknown): AddPasswordRequest {
+  const fields = requireRecord(request, 'request')
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    username: requireNormalizedUsername(fields.username),
+    passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
+    now: requireInstant(fields.now, 'now'),
+  }
+}
+
+/** Input of `bumpSecurityEpoch`, `removePassword` and `deleteAccount`, validated and copied. */
+export function validateAccountChange(request: unknown): AccountChangeRequest {
+  const fields = requireRecord(request, 'request')
+  return { accountId: requireStoreId(fields.accountId, 'accountId'), now: requireInstant(fields.now, 'now') }
+}
+
+/** `setAccountStatus` input, validated and copied. */
+export function validateSetAccountStatus(request: unknown): SetAccountStatusRequest {
+  const fields = requireRecord(request, 'request')
+  if (fields.status !== 'active' && fields.status !== 'disabled') {
+    throw invalid('status must be active or disabled')
+  }
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    status: fields.status,
+    now: requireInstant(fields.now, 'now'),
+  }
+}
+
+/** `issueInvite` input, validated and copied; `expiresAt` must be after `now`. */
+export function validateIssueInvite(request: unknown): IssueInviteRequest {
+  const fields = requireRecord(request, 'request')
+  const copy = {
+    digest: requireTokenDigest(fields.digest, 'digest'),
+    expiresAt: requireInstant(fields.expiresAt, 'expiresAt'),
+    now: requireInstant(fields.now, 'now'),
+  }
+  requireAfter(copy.expiresAt, copy.now, 'expiresAt must be after now')
+  return copy
+}

@@ -1,0 +1,151 @@
+import { ConfigurationError } from '../../errors/portcullis-error.js'
+import { newOpaqueToken } from '../opaque-token.js'
+import { defined, type LocalRuntime } from '../runtime.js'
+import { type CsrfDecision, checkCsrf, csrfTokenForSession } from './csrf.js'
+import { readSessionCookie, type SessionCookie } from './session-cookie.js'
+import { CSRF_TOKEN_HEADER } from './session-mechanism.js'
+
+/** A pre-session CSRF seed: a cookie for clients that sign in without Fetch Metadata or Origin. */
+export interface CsrfSeed {
+  /** The `Set-Cookie` value of the seed cookie. */
+  readonly setCookie: string
+  /** The synchronizer token to send back in `x-csrf-token`. */
+  readonly csrfToken: string
+}
+
+/** The input of `LocalCsrf.check`: header values as received. */
+export interface LocalCsrfInput {
+  readonly method: string
+  readonly secFetchSite?: string | undefined
+  readonly origin?: string | undefined
+  /** The `x-csrf-token` header. */
+  readonly presentedToken?: string | undefined
+  /** The session id (or pre-session seed) cookie value the expected token derives from. */
+  readonly sessionId?: string | undefined
+  readonly accountId?: string | undefined
+  readonly clientAddress?: string | undefined
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+const SEED_MAX_AGE_SECONDS = 7200
+const SEED_BYTES = 32
+
+/**
+ * CSRF protection of cookie-authenticated requests (`checkCsrf` with the service's origins), the
+ * synchronizer token of a session, and the pre-session seed cookie that gives a sign-in request without
+ * Fetch Metadata or Origin a token to present. The seed is an opaque random value in its own `__Host-`
+ * cookie (`HttpOnly`, two hours); it authenticates nothing.
+ */
+export class LocalCsrf {
+  /** The request header carrying the synchronizer token. */
+  readonly header = CSRF_TOKEN_HEADER
+  /** The seed cookie (undefined in the tokens profile, which sets no cookies). */
+  readonly seedCookie: SessionCookie | undefined
+  readonly #sessionCookie: SessionCookie | undefined
+  readonly #publicOrigin: string
+  readonly #trustedOrigins: readonly string[]
+  readonly #runtime: LocalRuntime
+
+  constructor(options: {
+    readonly publicOrigin: string
+    readonly trustedOrigins: readonly string[]
+    readonly sessionCookie: SessionCookie | undefined
+    readonly runtime: LocalRuntime
+  }) {
+    // Refuses a public origin that is not an http(s) origin, now rather than at the first request.
+    checkCsrf({ method: 'POST', targetOrigin: options.publicOrigin })
+    for (const origin of options.trustedOrigins) {
+      if (!URL.canParse(origin) || !['http:', 'https:'].includes(new URL(origin).protocol)) {
+        throw new ConfigurationError('local.invalid_config', 'trustedOrigins must be http(s) origins')
+      }
+    }
+    this.#publicOrigin = options.publicOrigin
+    this.#trustedOrigins = Object.freeze([...options.trustedOrigins])
+    this.#runtime = options.runtime
+    const cookie = options.sessionCookie
+    this.#sessionCookie = cookie
+    this.seedCookie =
+      cookie === undefined
+        ? undefined
+        : Object.freeze({
+            ...cookie,
+            name: cookie.name.startsWith('__Host-') ? '__Host-portcullis-csrf' : 'portcullis-csrf',
+            maxAgeSeconds: SEED_MAX_AGE_SECONDS,
+          })
+  }
+
+  /**
+   * The decision for a request carrying a cookie: safe methods pass; then same-origin Fetch Metadata, the
+   * target or a trusted `Origin`, or (with neither) the synchronizer token of `sessionId`. A refusal emits
+   * `csrf.refused` (with the reason, never a header value).
+   */
+  check(input: LocalCsrfInput): CsrfDecision {
+    if (SAFE_METHODS.has(input.method.toUpperCase())) return { ok: true }
+    const expectedToken =
+      input.origin === undefined && input.sessionId !== undefined
+        ? csrfTokenForSession(input.sessionId)
+        : undefined
+    const decision = checkCsrf({
+      method: input.method,
+      secFetchSite: input.secFetchSite,
+      origin: input.origin,
+      targetOrigin: this.#publicOrigin,
+      trustedOrigins: this.#trustedOrigins,
+      presentedToken: input.presentedToken,
+      expectedToken,
+    })
+    if (!decision.ok) {
+      this.#runtime.emit(
+        'csrf.refused',
+        defined({
+          reason: decision.reason,
+          method: input.method.toUpperCase().slice(0, 16),
+          accountId: input.accountId,
+          clientAddress: input.clientAddress,
+        }),
+      )
+    }
+    return decision
+  }
+
+  /** The synchronizer token of a session id (or seed). */
+  token(sessionId: string): string {
+    return csrfTokenForSession(sessionId)
+  }
+
+  /** The session id in a `Cookie` header, or undefined (absent, or malformed or duplicated). */
+  sessionIdFrom(cookieHeader: string | readonly string[] | undefined): string | undefined {
+    return this.#read(this.#sessionCookie, cookieHeader)
+  }
+
+  /** The seed in a `Cookie` header, or undefined. */
+  seedFrom(cookieHeader: string | readonly string[] | undefined): string | undefined {
+    return this.#read(this.seedCookie, cookieHeader)
+  }
+
+  /** What the synchronizer token of a request derives from: its session id, else its seed. */
+  anchorFrom(cookieHeader: string | readonly string[] | undefined): string | undefined {
+    return this.sessionIdFrom(cookieHeader) ?? this.seedFrom(cookieHeader)
+  }
+
+  /** A fresh seed cookie and its token. */
+  newSeed(): CsrfSeed {
+    const cookie = this.seedCookie
+    if (cookie === undefined) {
+      throw new ConfigurationError('local.invalid_config', 'the tokens profile sets no cookies')
+    }
+    const seed = newOpaqueToken(SEED_BYTES, this.#runtime.random)
+    const secure = cookie.secure ? '; Secure' : ''
+    const setCookie = `${cookie.name}=${seed}; Path=/; HttpOnly${secure}; SameSite=${cookie.sameSite}; Max-Age=${SEED_MAX_AGE_SECONDS}`
+    return Object.freeze({ setCookie, csrfToken: csrfTokenForSession(seed) })
+  }
+
+  #read(
+    cookie: SessionCookie | undefined,
+    header: string | readonly string[] | undefined,
+  ): string | undefined {
+    if (cookie === undefined) return undefined
+    const read = readSessionCookie(cookie, header)
+    return read.kind === 'present' ? read.value : undefined
+  }
+}

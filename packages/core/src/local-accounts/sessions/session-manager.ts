@@ -1,0 +1,307 @@
+import type { EpochVerdict } from '../epoch-cache.js'
+import type { LocalSessionView } from '../local-credentials.js'
+import { digestOpaqueToken, newOpaqueToken } from '../opaque-token.js'
+import { defined, type LocalRuntime } from '../runtime.js'
+import type { SessionRevocationReason } from '../security-events.js'
+import { redactedSignIn, type SessionSignIn } from '../sign-in.js'
+import { MAX_SESSION_USER_AGENT_LENGTH } from '../store-input.js'
+import { csrfTokenForSession } from './csrf.js'
+import { SessionCache } from './session-cache.js'
+import { type SessionCookie, serializeSessionCookie } from './session-cookie.js'
+import { isSessionLive, type SessionRecord, type SessionStore } from './session-store.js'
+
+/** The verdict on a presented session id. */
+export type SessionCheck =
+  | { readonly kind: 'live'; readonly session: SessionRecord }
+  | { readonly kind: 'invalid'; readonly reason: string }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+
+const SESSION_ID_BYTES = 32
+const HANDLE_BYTES = 16
+const UNSTORABLE = /[\p{Cc}\p{Cs}]/gu
+
+/** A user agent as a store keeps it: no control characters or lone surrogates, at most 512 UTF-16 units. */
+function storableUserAgent(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  let kept = ''
+  for (const char of value.replace(UNSTORABLE, '')) {
+    if (kept.length + char.length > MAX_SESSION_USER_AGENT_LENGTH) break
+    kept += char
+  }
+  return kept === '' ? undefined : kept
+}
+
+const invalid = (reason: string): SessionCheck => ({ kind: 'invalid', reason })
+
+/** What never changes about a session: whose it is and the epoch it was created at. */
+interface SessionFacts {
+  readonly accountId: string
+  readonly securityEpoch: number
+}
+
+/**
+ * Server-side sessions: creation with id rotation, the per-request check (lookup cache, security epoch,
+ * sliding renewal), listing and revocation. The store only ever sees digests of session ids.
+ */
+export class SessionManager {
+  readonly cookie: SessionCookie
+  readonly #store: SessionStore
+  readonly #runtime: LocalRuntime
+  readonly #cache: SessionCache
+  /** digest -> the session's account and epoch (immutable facts, so they never go stale). Bounded. */
+  readonly #known = new Map<string, SessionFacts>()
+  /** Digests with a renewal write in flight (at most one per session per instance). */
+  readonly #renewing = new Set<string>()
+
+  constructor(store: SessionStore, cookie: SessionCookie, runtime: LocalRuntime) {
+    this.cookie = cookie
+    this.#store = store
+    this.#runtime = runtime
+    this.#cache = new SessionCache(runtime.settings.stalenessMs, runtime.settings.maxCachedSessions)
+  }
+
+  /** Sessions held by this instance's lookup cache. */
+  get cachedSessions(): number {
+    return this.#cache.size
+  }
+
+  /**
+   * Creates a session for the account at its current epoch. `replaces` (the session id the request
+   * carried) is deleted in the same store transaction, so an id planted before sign-in never becomes
+   * a signed-in session (no fixation).
+   */
+  async create(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly replaces?: string | undefined
+    readonly clientAddress?: string | undefined
+    readonly userAgent?: string | undefined
+  }): Promise<SessionSignIn> {
+    const { settings, random } = this.#runtime
+    const sessionId = newOpaqueToken(SESSION_ID_BYTES, random)
+    const handle = newOpaqueToken(HANDLE_BYTES, random)
+    const now = this.#runtime.clock()
+    const absolute = now + settings.absoluteMs
+    const session: SessionRecord = {
+      digest: digestOpaqueToken(sessionId),
+      handle,
+      accountId: request.accountId,
+      securityEpoch: request.securityEpoch,
+      createdAt: new Date(now),
+      lastSeenAt: new Date(now),
+      idleExpiresAt: new Date(Math.min(now + settings.idleMs, absolute)),
+      absoluteExpiresAt: new Date(absolute),
+      ...defined({
+        userAgent: storableUserAgent(request.userAgent),
+        clientAddress: request.clientAddress,
+      }),
+    }
+    const replaced = request.replaces === undefined ? undefined : digestOpaqueToken(request.replaces)
+    await this.#store.create({ session, ...(replaced === undefined ? {} : { replaces: replaced }) })
+    if (replaced !== undefined) this.#cache.delete(replaced)
+    this.#cache.set(session, now)
+    this.#runtime.emit(
+      'session.created',
+      defined({ accountId: request.accountId, sessionHandle: handle, clientAddress: request.clientAddress }),
+    )
+    return redactedSignIn(
+      {
+        transport: 'session',
+        accountId: request.accountId,
+        sessionId,
+        handle,
+        setCookie: serializeSessionCookie(this.cookie, sessionId),
+        csrfToken: csrfTokenForSession(sessionId),
+        expiresAt: new Date(absolute),
+      },
+      ['sessionId', 'setCookie', 'csrfToken'],
+    )
+  }
+
+  /**
+   * The per-request check of a presented session id: a live session (cached for at most the staleness
+   * setting, else read from the store) whose epoch is the account's current one. Renews the idle expiry
+   * in the background at most once per renewal interval. Synchronous on a cache hit with a cached epoch.
+   */
+  check(sessionId: string): SessionCheck | Promise<SessionCheck> {
+    const digest = digestOpaqueToken(sessionId)
+    const now = this.#runtime.clock()
+    const cached = this.#cache.get(digest, now)
+    if (cached !== undefined) return this.#decide(cached, now, this.#verifyEpoch(cached))
+    // A session's account and epoch never change: when this instance saw the session before, the epoch
+    // check runs beside the store read instead of after it (strict mode reads both on every request).
+    const known = this.#known.get(digest)
+    const early = known === undefined ? undefined : this.#verifyEpoch(known)
+    return this.#store.get(digest, new Date(now)).then(
+      (session) => {
+        if (session === null) {
+          this.#known.delete(digest)
+          return invalid('session: unknown or expired')
+        }
+        this.#cache.set(session, now)
+        this.#remember(session)
+        const sameFacts =
+          known !== undefined &&
+          known.accountId === session.accountId &&
+          known.securityEpoch === session.securityEpoch
+        return this.#decide(
+          session,
+          now,
+          sameFacts && early !== undefined ? early : this.#verifyEpoch(session),
+        )
+      },
+      () => ({ kind: 'unavailable', reason: 'session: store failed' }),
+    )
+  }
+
+  /** The epoch verdict, never throwing or rejecting (`unavailable` instead). */
+  #verifyEpoch(facts: SessionFacts): EpochVerdict | 'unavailable' | Promise<EpochVerdict | 'unavailable'> {
+    try {
+      const verdict = this.#runtime.epochs.verify(facts.accountId, facts.securityEpoch)
+      return typeof verdict === 'string' ? verdict : verdict.catch(() => 'unavailable' as const)
+    } catch {
+      return 'unavailable'
+    }
+  }
+
+  #decide(
+    session: SessionRecord,
+    now: number,
+    verdict: EpochVerdict | 'unavailable' | Promise<EpochVerdict | 'unavailable'>,
+  ): SessionCheck | Promise<SessionCheck> {
+    const decide = (epoch: EpochVerdict | 'unavailable'): SessionCheck => {
+      if (epoch === 'unavailable') return { kind: 'unavailable', reason: 'session: account store failed' }
+      if (epoch !== 'current') {
+        this.#discard(session)
+        return invalid(epoch === 'stale' ? 'session: security epoch moved' : 'session: account is gone')
+      }
+      this.#renew(session, now)
+      return { kind: 'live', session }
+    }
+    return typeof verdict === 'string' ? decide(verdict) : verdict.then(decide)
+  }
+
+  #remember(session: SessionRecord): void {
+    if (this.#known.has(session.digest)) return
+    if (this.#known.size >= this.#runtime.settings.maxCachedSessions) {
+      const oldest = this.#known.keys().next()
+      if (oldest.done !== true) this.#known.delete(oldest.value)
+    }
+    this.#known.set(session.digest, { accountId: session.accountId, securityEpoch: session.securityEpoch })
+  }
+
+  /** A stale session is deleted in the background; its cookie is already refused. */
+  #discard(session: SessionRecord): void {
+    this.#cache.delete(session.digest)
+    this.#store.revoke({ digest: session.digest }).catch(() => {})
+  }
+
+  /** Sliding renewal: one store write per session per renewal interval, never awaited by the request. */
+  #renew(session: SessionRecord, now: number): void {
+    const { renewMs, idleMs } = this.#runtime.settings
+    if (now - session.lastSeenAt.getTime() < renewMs) return
+    const idle = Math.min(now + idleMs, session.absoluteExpiresAt.getTime())
+    if (idle <= now || idle <= session.idleExpiresAt.getTime()) return
+    if (this.#renewing.has(session.digest)) return
+    this.#renewing.add(session.digest)
+    const lastSeenAt = new Date(now)
+    const idleExpiresAt = new Date(idle)
+    this.#store
+      .touch({ digest: session.digest, lastSeenAt, idleExpiresAt })
+      .then(
+        (live) => {
+          if (live) this.#cache.renewed(session.digest, lastSeenAt, idleExpiresAt)
+          else this.#cache.delete(session.digest)
+        },
+        () => {},
+      )
+      .finally(() => this.#renewing.delete(session.digest))
+  }
+
+  /** The account's live sessions, oldest first. */
+  async list(accountId: string): Promise<readonly SessionRecord[]> {
+    return this.#store.list({ accountId, now: new Date(this.#runtime.clock()) })
+  }
+
+  /** Ends the session with this id (sign-out); false when it was not stored any more. */
+  async revokeById(
+    session: SessionRecord,
+    reason: SessionRevocationReason,
+    clientAddress?: string,
+  ): Promise<boolean> {
+    this.#cache.delete(session.digest)
+    const removed = (await this.#store.revoke({ digest: session.digest })) > 0
+    if (removed) this.#revoked(session.accountId, session.handle, reason, clientAddress)
+    return removed
+  }
+
+  /** Ends the account's session with this handle; false for an unknown handle. */
+  async revokeByHandle(
+    accountId: string,
+    handle: string,
+    reason: SessionRevocationReason,
+    clientAddress?: string,
+  ): Promise<boolean> {
+    this.#cache.deleteHandle(accountId, handle)
+    const removed = (await this.#store.revoke({ accountId, handle })) > 0
+    if (removed) this.#revoked(accountId, handle, reason, clientAddress)
+    return removed
+  }
+
+  /** Ends every session of the account except `keepSessionId`; one event per session ended. */
+  async revokeAccount(
+    accountId: string,
+    reason: SessionRevocationReason,
+    options: { readonly keep?: SessionRecord | undefined; readonly clientAddress?: string | undefined } = {},
+  ): Promise<number> {
+    const keep = options.keep?.digest
+    this.#cache.deleteAccount(accountId, keep)
+    const live = await this.list(accountId)
+    const removed = await this.#store.revoke({
+      accountId,
+      all: true,
+      ...(keep === undefined ? {} : { exceptDigest: keep }),
+    })
+    for (const session of live) {
+      if (session.digest !== keep) this.#revoked(accountId, session.handle, reason, options.clientAddress)
+    }
+    return removed
+  }
+
+  /** Forgets a cached session (after a rotation elsewhere in this instance). */
+  forget(sessionId: string): void {
+    this.#cache.delete(digestOpaqueToken(sessionId))
+  }
+
+  /** Whether a record is live now (for callers holding one). */
+  isLive(session: SessionRecord): boolean {
+    return isSessionLive(session, new Date(this.#runtime.clock()))
+  }
+
+  #revoked(
+    accountId: string,
+    sessionHandle: string,
+    reason: SessionRevocationReason,
+    clientAddress?: string,
+  ): void {
+    this.#runtime.emit('session.revoked', defined({ accountId, sessionHandle, reason, clientAddress }))
+  }
+}
+
+/** The account's sessions as their owner may see them (never the session id or its digest). */
+export function sessionViews(
+  sessions: readonly SessionRecord[],
+  currentHandle: string | undefined,
+): readonly LocalSessionView[] {
+  return sessions.map((session) =>
+    Object.freeze({
+      id: session.handle,
+      createdAt: session.createdAt,
+      lastSeenAt: session.lastSeenAt,
+      idleExpiresAt: session.idleExpiresAt,
+      absoluteExpiresAt: session.absoluteExpiresAt,
+      ...defined({ userAgent: session.userAgent, clientAddress: session.clientAddress }),
+      current: session.handle === currentHandle,
+    }),
+  )
+}

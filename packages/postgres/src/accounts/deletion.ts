@@ -1,0 +1,65 @@
+import {
+  type AccountChangeRequest,
+  type DeleteAccountOutcome,
+  validateAccountChange,
+} from '@portcullis/core/accounts'
+import { and, eq, inArray, isNotNull } from 'drizzle-orm'
+import { apiKeysTable } from '../api-keys/tables.js'
+import { inTransaction } from '../client/transaction.js'
+import type { LocalStoreContext } from '../local-accounts/client.js'
+import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
+import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
+import { stepUpTable } from '../step-up/tables.js'
+import { accountsTable, passwordsTable } from './tables.js'
+
+/**
+ * Deletes the account and everything of it in ONE transaction. Lock order as everywhere: the account row,
+ * then its links (a concurrent sign-in with one of its identities holds the link row while it retains
+ * tokens), then a read of their vault rows. While any still holds tokens nothing is deleted
+ * (`tokens-retained`): the caller stages their revocation and asks again. Staged revocation retries are
+ * kept; refresh tokens go with their families (`on delete cascade`).
+ */
+export async function deleteAccount(
+  context: LocalStoreContext,
+  request: AccountChangeRequest,
+): Promise<DeleteAccountOutcome> {
+  const { accountId } = validateAccountChange(request)
+  return inTransaction(context.pool, async (tx): Promise<DeleteAccountOutcome> => {
+    const [account] = await tx
+      .select({ accountId: accountsTable.accountId })
+      .from(accountsTable)
+      .where(eq(accountsTable.accountId, accountId))
+      .for('update')
+    if (account === undefined) return { outcome: 'not-found' }
+    const links = await tx
+      .select({ providerAccountId: linksTable.providerAccountId })
+      .from(linksTable)
+      .where(eq(linksTable.accountId, accountId))
+      .for('update')
+    const ids = links.map((link) => link.providerAccountId)
+    if (ids.length > 0) {
+      const retained = await tx
+        .select({ providerAccountId: vaultTable.providerAccountId })
+        .from(vaultTable)
+        .where(and(inArray(vaultTable.providerAccountId, ids), isNotNull(vaultTable.envelope)))
+      if (retained.length > 0) {
+        return {
+          outcome: 'tokens-retained',
+          providerAccountIds: Object.freeze(retained.map((row) => row.providerAccountId)),
+        }
+      }
+      // Provider account ids are random and never reused, so the version tombstones can go too.
+      await tx.delete(vaultTable).where(inArray(vaultTable.providerAccountId, ids))
+      await tx.delete(linksTable).where(eq(linksTable.accountId, accountId))
+    }
+    await tx.delete(passwordsTable).where(eq(passwordsTable.accountId, accountId))
+    await tx.delete(sessionsTable).where(eq(sessionsTable.accountId, accountId))
+    await tx.delete(refreshFamiliesTable).where(eq(refreshFamiliesTable.accountId, accountId))
+    await tx.delete(stepUpTable).where(eq(stepUpTable.accountId, accountId))
+    await tx
+      .delete(apiKeysTable)
+      .where(and(eq(apiKeysTable.ownerKind, 'user'), eq(apiKeysTable.ownerId, accountId)))
+    await tx.delete(accountsTable).where(eq(accountsTable.accountId, accountId))
+    return { outcome: 'deleted' }
+  })
+}

@@ -1,0 +1,114 @@
+import {
+  type Account,
+  type AccountChangeRequest,
+  accountRecord,
+  type SetAccountStatusRequest,
+  type SignInMethod,
+  signInMethods,
+  validateAccountChange,
+  validateAccountId,
+  validateSetAccountStatus,
+} from '@portcullis/core/accounts'
+import { asc, eq, sql } from 'drizzle-orm'
+import { inStatement, inTransaction } from '../client/transaction.js'
+import { type LocalStoreContext, preparedStatements } from '../local-accounts/client.js'
+import { linksTable } from '../oauth-accounts/tables.js'
+import { type AccountRow, accountsTable, passwordsTable } from './tables.js'
+
+/** The lookup by id, prepared once per connection: it runs on every request that checks a security epoch. */
+const hotPath = preparedStatements((db, name) => ({
+  byId: db
+    .select()
+    .from(accountsTable)
+    .where(eq(accountsTable.accountId, sql.placeholder('accountId')))
+    .prepare(name('account_by_id')),
+}))
+
+const toAccount = (row: AccountRow): Account => accountRecord(row)
+
+export async function getAccount(context: LocalStoreContext, accountId: string): Promise<Account | null> {
+  const id = validateAccountId(accountId)
+  const [row] = await hotPath(context, (prepared) => prepared.byId.execute({ accountId: id }))
+  return row === undefined ? null : toAccount(row)
+}
+
+/** The password and every identity of the account, read in one statement each (one snapshot per table). */
+export async function listSignInMethods(
+  context: LocalStoreContext,
+  accountId: string,
+): Promise<readonly SignInMethod[]> {
+  const id = validateAccountId(accountId)
+  const [passwords, links] = await inStatement(() =>
+    Promise.all([
+      context.db.select().from(passwordsTable).where(eq(passwordsTable.accountId, id)),
+      context.db
+        .select()
+        .from(linksTable)
+        .where(eq(linksTable.accountId, id))
+        .orderBy(asc(linksTable.provider)),
+    ]),
+  )
+  return signInMethods([
+    ...passwords.map(
+      (row): SignInMethod => ({
+        kind: 'password',
+        accountId: row.accountId,
+        username: row.username,
+        createdAt: row.createdAt,
+        passwordChangedAt: row.passwordChangedAt,
+      }),
+    ),
+    ...links.map(
+      (row): SignInMethod => ({
+        kind: 'identity',
+        accountId: row.accountId,
+        providerAccountId: row.providerAccountId,
+        provider: row.provider,
+        issuer: row.issuer,
+        subject: row.subject,
+        scopes: row.grantScopes,
+        linkedAt: row.linkedAt,
+        updatedAt: row.updatedAt,
+      }),
+    ),
+  ])
+}
+
+/** One conditional UPDATE (`security_epoch = security_epoch + 1`): no concurrent increment is lost. */
+export async function bumpSecurityEpoch(
+  context: LocalStoreContext,
+  request: AccountChangeRequest,
+): Promise<number | null> {
+  const { accountId, now } = validateAccountChange(request)
+  const [row] = await inStatement(() =>
+    context.db
+      .update(accountsTable)
+      .set({ securityEpoch: sql`${accountsTable.securityEpoch} + 1`, updatedAt: now })
+      .where(eq(accountsTable.accountId, accountId))
+      .returning({ securityEpoch: accountsTable.securityEpoch }),
+  )
+  return row === undefined ? null : row.securityEpoch
+}
+
+/** Disabling an active account moves its epoch in the same statement; enabling never does. */
+export async function setAccountStatus(
+  context: LocalStoreContext,
+  request: SetAccountStatusRequest,
+): Promise<Account | null> {
+  const { accountId, status, now } = validateSetAccountStatus(request)
+  return inTransaction(context.pool, async (tx) => {
+    const [row] = await tx
+      .update(accountsTable)
+      .set({
+        status,
+        updatedAt: now,
+        securityEpoch:
+          status === 'disabled'
+            ? sql`${accountsTable.securityEpoch} + case when ${accountsTable.status} = 'active' then 1 else 0 end`
+            : sql`${accountsTable.securityEpoch}`,
+      })
+      .where(eq(accountsTable.accountId, accountId))
+      .returning()
+    return row === undefined ? null : toAccount(row)
+  })
+}

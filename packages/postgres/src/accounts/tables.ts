@@ -1,0 +1,61 @@
+import { sql } from 'drizzle-orm'
+import { bigint, check, foreignKey, index, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import { instant } from '../columns/columns.js'
+
+// The one account schema: an account row per person, and its sign-in methods as rows of their own: the
+// password (`portcullis_passwords`, at most one per account) and each provider identity
+// (`portcullis_oauth_links`, in ../oauth-accounts/tables.ts). Sessions, refresh-token families, step-up
+// credentials and API keys hang on the account id.
+
+export const accountsTable = pgTable(
+  'portcullis_accounts',
+  {
+    accountId: text('account_id').primaryKey(),
+    securityEpoch: bigint('security_epoch', { mode: 'number' }).notNull(),
+    status: text('status').$type<'active' | 'disabled'>().notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (table) => [
+    check('portcullis_accounts_security_epoch_check', sql`${table.securityEpoch} >= 1`),
+    check('portcullis_accounts_status_check', sql`${table.status} in ('active', 'disabled')`),
+  ],
+)
+
+export const passwordsTable = pgTable(
+  'portcullis_passwords',
+  {
+    accountId: text('account_id').primaryKey(),
+    username: text('username').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    passwordChangedAt: instant('password_changed_at').notNull(),
+  },
+  (table) => [
+    foreignKey({
+      name: 'portcullis_passwords_account_id_fkey',
+      columns: [table.accountId],
+      foreignColumns: [accountsTable.accountId],
+    }),
+    unique('portcullis_passwords_username_key').on(table.username),
+  ],
+)
+
+export const invitesTable = pgTable(
+  'portcullis_local_account_invites',
+  {
+    digest: text('digest').primaryKey(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+    consumedBy: text('consumed_by'),
+  },
+  (table) => [
+    check('portcullis_local_account_invites_expires_at_check', sql`${table.expiresAt} > ${table.createdAt}`),
+    index('portcullis_local_account_invites_expires_at_idx').on(table.expiresAt),
+  ],
+)
+
+export type AccountRow = typeof accountsTable.$inferSelect
+export type PasswordRow = typeof passwordsTable.$inferSelect
