@@ -1,7 +1,9 @@
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import { MemoryTotpStore } from '@portcullis/core/totp'
 import type { AccountStoreFixture } from '../../src/accounts/index.js'
 import { realProtector } from './memory-fixtures.js'
 
@@ -25,18 +27,25 @@ function forwarding(inner: AccountStore): AccountStore {
 
 function fixture(
   override: (inner: AccountStore) => Partial<AccountStore> = () => ({}),
-  options: { cascade?: boolean; ownPeer?: boolean } = {},
+  options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean } = {},
 ): () => AccountStoreFixture {
   return () => {
     const sessions = new MemorySessionStore()
     const refreshTokens = new MemoryRefreshTokenStore()
     const stepUp = new MemoryStepUpStore()
     const apiKeys = new MemoryApiKeyStore()
-    const cascade = options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]
+    const totp = new MemoryTotpStore()
+    const passkeys = new MemoryPasskeyStore()
+    const passkeyChallenges = new MemoryPasskeyChallengeStore()
+    const cascade = [
+      ...(options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]),
+      ...(options.secondFactors === false ? [] : [totp, passkeys, passkeyChallenges]),
+    ]
     const inner = new MemoryAccountStore({ cascade })
     const store = { ...forwarding(inner), ...override(inner) }
     const peer = options.ownPeer === true ? new MemoryAccountStore({ cascade }) : store
-    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys }
+    const seconds = { totp, passkeys, passkeyChallenges }
+    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys, ...seconds }
   }
 }
 
@@ -80,6 +89,11 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
   {
     name: 'deletion that forgets sessions, families, step-up credentials and API keys',
     factory: fixture(undefined, { cascade: false }),
+    caught: ['accounts.deletion.everything'],
+  },
+  {
+    name: 'deletion that forgets TOTP enrollments, recovery codes, passkeys and passkey challenges',
+    factory: fixture(undefined, { secondFactors: false }),
     caught: ['accounts.deletion.everything'],
   },
   {

@@ -1,3 +1,4 @@
+import type { MemoryAccountData } from '../accounts/memory-tables.js'
 import { PasskeyError, PasskeyErrorCodes } from './errors.js'
 import {
   requireCredentialId,
@@ -22,8 +23,11 @@ import type {
 const copy = (credential: PasskeyCredential): PasskeyCredential =>
   Object.freeze({ ...credential, publicKey: new Uint8Array(credential.publicKey) })
 
-/** In-memory `PasskeyStore` (tests, one process): each operation runs without an await in between. */
-export class MemoryPasskeyStore implements PasskeyStore {
+/**
+ * In-memory `PasskeyStore` (tests, one process): each operation runs without an await in between. Pass it
+ * in `MemoryAccountStore({ cascade })` so deleting an account removes its passkeys.
+ */
+export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
   readonly #credentials = new Map<string, PasskeyCredential>()
 
   async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
@@ -79,13 +83,28 @@ export class MemoryPasskeyStore implements PasskeyStore {
     return this.#credentials.delete(credentialId)
   }
 
+  /** The account's passkeys go with it (`MemoryAccountStore({ cascade })`). */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [credentialId, credential] of this.#credentials) {
+      if (credential.accountId !== accountId) continue
+      this.#credentials.delete(credentialId)
+      removed += 1
+    }
+    return removed
+  }
+
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemoryPasskeyStore { passkeys: ${this.#credentials.size} }`
   }
 }
 
-/** In-memory `PasskeyChallengeStore`: consume is atomic (no await between find and delete). */
-export class MemoryPasskeyChallengeStore implements PasskeyChallengeStore {
+/**
+ * In-memory `PasskeyChallengeStore`: consume is atomic (no await between find and delete). In
+ * `MemoryAccountStore({ cascade })`, deleting an account drops its pending registration and step-up
+ * challenges.
+ */
+export class MemoryPasskeyChallengeStore implements PasskeyChallengeStore, MemoryAccountData {
   readonly #challenges = new Map<string, PasskeyChallenge>()
 
   async createChallenge(challenge: PasskeyChallenge): Promise<void> {
@@ -113,6 +132,17 @@ export class MemoryPasskeyChallengeStore implements PasskeyChallengeStore {
         this.#challenges.delete(digest)
         removed += 1
       }
+    }
+    return removed
+  }
+
+  /** The account's pending registration and step-up challenges go with it. */
+  deleteAccountData(accountId: string): number {
+    let removed = 0
+    for (const [digest, challenge] of this.#challenges) {
+      if (challenge.accountId !== accountId) continue
+      this.#challenges.delete(digest)
+      removed += 1
     }
     return removed
   }

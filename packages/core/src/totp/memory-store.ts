@@ -1,3 +1,4 @@
+import type { MemoryAccountData } from '../accounts/memory-tables.js'
 import {
   requireTotpAccountId,
   validateEnableTotp,
@@ -27,8 +28,9 @@ function copy(enrollment: TotpEnrollment): TotpEnrollment {
 /**
  * In-memory `TotpStore` for tests and a single process: every operation runs synchronously between two
  * awaits, so each is atomic. Several instances need a shared store (Postgres) for replay protection.
+ * Pass it in `MemoryAccountStore({ cascade })` so deleting an account removes its enrollment and codes.
  */
-export class MemoryTotpStore implements TotpStore {
+export class MemoryTotpStore implements TotpStore, MemoryAccountData {
   readonly #enrollments = new Map<string, TotpEnrollment>()
   readonly #codes = new Map<string, Set<string>>()
 
@@ -92,6 +94,13 @@ export class MemoryTotpStore implements TotpStore {
 
   async countRecoveryCodes(accountId: string): Promise<number> {
     return this.#codes.get(requireTotpAccountId(accountId))?.size ?? 0
+  }
+
+  /** The account's enrollment and recovery codes go with it (`MemoryAccountStore({ cascade })`). */
+  deleteAccountData(accountId: string): number {
+    const codes = this.#codes.get(accountId)?.size ?? 0
+    this.#codes.delete(accountId)
+    return this.#enrollments.delete(accountId) ? codes + 1 : codes
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
