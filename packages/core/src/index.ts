@@ -9,7 +9,7 @@ export type { AccountErrorCode } from './accounts/errors.js'
 export { AccountError, AccountErrorCodes } from './accounts/errors.js'
 export type { MemoryAccountStoreOptions } from './accounts/memory-store.js'
 export { MemoryAccountStore } from './accounts/memory-store.js'
-export type { MemoryAccountData } from './accounts/memory-tables.js'
+export type { MemoryAccountData, MemorySignInMethods } from './accounts/memory-tables.js'
 export type {
   AccountRecords,
   AccountStore,
@@ -484,6 +484,7 @@ export type {
   PasskeyStepUpBinding,
   PasskeyStore,
   RecordPasskeyUseRequest,
+  RemovePasskeyOutcome,
 } from './passkeys/index.js'
 export {
   MemoryPasskeyChallengeStore,

@@ -7,6 +7,11 @@ import { MemoryTotpStore } from '@portcullis/core/totp'
 import type { AccountStoreFixture } from '../../src/accounts/index.js'
 import { realProtector } from './memory-fixtures.js'
 
+/** Its passkeys count as methods, but it never learns the account's other methods, so removal never refuses. */
+class BlindRemovalPasskeyStore extends MemoryPasskeyStore {
+  override joinAccountTables(): void {}
+}
+
 /** A store that forwards every operation to a correct memory store; broken variants override some. */
 function forwarding(inner: AccountStore): AccountStore {
   return {
@@ -27,7 +32,7 @@ function forwarding(inner: AccountStore): AccountStore {
 
 function fixture(
   override: (inner: AccountStore) => Partial<AccountStore> = () => ({}),
-  options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean } = {},
+  options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean; blindPasskeys?: boolean } = {},
 ): () => AccountStoreFixture {
   return () => {
     const sessions = new MemorySessionStore()
@@ -35,7 +40,8 @@ function fixture(
     const stepUp = new MemoryStepUpStore()
     const apiKeys = new MemoryApiKeyStore()
     const totp = new MemoryTotpStore()
-    const passkeys = new MemoryPasskeyStore()
+    const passkeys =
+      options.blindPasskeys === true ? new BlindRemovalPasskeyStore() : new MemoryPasskeyStore()
     const passkeyChallenges = new MemoryPasskeyChallengeStore()
     const cascade = [
       ...(options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]),
@@ -92,9 +98,14 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
     caught: ['accounts.deletion.everything'],
   },
   {
-    name: 'deletion that forgets TOTP enrollments, recovery codes, passkeys and passkey challenges',
+    name: 'deletion that forgets TOTP enrollments, recovery codes, passkeys and passkey challenges (and passkeys do not count)',
     factory: fixture(undefined, { secondFactors: false }),
-    caught: ['accounts.deletion.everything'],
+    caught: ['accounts.deletion.everything', 'accounts.methods.passkey-counts'],
+  },
+  {
+    name: 'passkeys count as methods but their removal never checks for the last one',
+    factory: fixture(undefined, { blindPasskeys: true }),
+    caught: ['accounts.methods.passkey-counts'],
   },
   {
     name: 'deletion that claims success while provider tokens are retained',

@@ -9,6 +9,7 @@ import {
   type PasskeyCredential,
   type PasskeyStore,
   type RecordPasskeyUseRequest,
+  type RemovePasskeyOutcome,
 } from '@portcullis/core/passkeys'
 import type { PasskeyChallengeStoreFixture, PasskeyStoreFixture } from '../../src/passkeys/index.js'
 
@@ -72,7 +73,7 @@ class NaivePasskeyStore implements PasskeyStore {
     return this.#inner.renamePasskey({ ...request, accountId })
   }
 
-  async removePasskey(request: PasskeyAccountRequest): Promise<boolean> {
+  async removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome> {
     const stored = await this.#inner.findPasskey(request.credentialId)
     const accountId = this.flaw === 'owner-blind' && stored !== null ? stored.accountId : request.accountId
     return this.#inner.removePasskey({ ...request, accountId })

@@ -24,4 +24,5 @@ export type {
   PasskeyChallengeStore,
   PasskeyStore,
   RecordPasskeyUseRequest,
+  RemovePasskeyOutcome,
 } from './store.js'

@@ -1,4 +1,4 @@
-import type { MemoryAccountData } from '../accounts/memory-tables.js'
+import type { MemoryAccountData, MemorySignInMethods } from '../accounts/memory-tables.js'
 import { PasskeyError, PasskeyErrorCodes } from './errors.js'
 import {
   requireCredentialId,
@@ -18,6 +18,7 @@ import type {
   PasskeyChallengeStore,
   PasskeyStore,
   RecordPasskeyUseRequest,
+  RemovePasskeyOutcome,
 } from './store.js'
 
 const copy = (credential: PasskeyCredential): PasskeyCredential =>
@@ -29,6 +30,7 @@ const copy = (credential: PasskeyCredential): PasskeyCredential =>
  */
 export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
   readonly #credentials = new Map<string, PasskeyCredential>()
+  #accounts: MemorySignInMethods | undefined
 
   async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
     const valid = validatePasskeyCredential(credential)
@@ -77,10 +79,29 @@ export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
     return true
   }
 
-  async removePasskey(request: PasskeyAccountRequest): Promise<boolean> {
+  async removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome> {
     const { accountId, credentialId } = validatePasskeyAccountRequest(request)
-    if (this.#credentials.get(credentialId)?.accountId !== accountId) return false
-    return this.#credentials.delete(credentialId)
+    const stored = this.#credentials.get(credentialId)
+    if (stored?.accountId !== accountId) return 'not-found'
+    const accounts = this.#accounts
+    const usable = stored.suspendedAt === null
+    if (usable && accounts?.hasAccount(accountId) && accounts.methodCount(accountId) <= 1)
+      return 'final-method'
+    this.#credentials.delete(credentialId)
+    return 'removed'
+  }
+
+  /** The account's usable (not suspended) passkeys: sign-in methods for `MemoryAccountStore`. */
+  signInMethodCount(accountId: string): number {
+    let count = 0
+    for (const credential of this.#credentials.values())
+      if (credential.accountId === accountId && credential.suspendedAt === null) count += 1
+    return count
+  }
+
+  /** `MemoryAccountStore({ cascade })` hands over its tables, so removal can refuse the last method. */
+  joinAccountTables(methods: MemorySignInMethods): void {
+    this.#accounts = methods
   }
 
   /** The account's passkeys go with it (`MemoryAccountStore({ cascade })`). */

@@ -7,6 +7,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server'
+import { AccountError, AccountErrorCodes } from '../accounts/errors.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '../local-accounts/security-events.js'
 import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
@@ -316,9 +317,16 @@ export class PasskeyService {
     return this.#store(() => this.#passkeys.renamePasskey(request))
   }
 
-  /** Removes one of the account's passkeys (ask for a step-up first); false when it has no such passkey. */
+  /**
+   * Removes one of the account's passkeys (ask for a step-up first); false when it has no such passkey.
+   * Refused (`account.final_method`, 409) when it is the account's last way to sign in.
+   */
   async remove(request: { readonly accountId: string; readonly credentialId: string }): Promise<boolean> {
-    const removed = await this.#store(() => this.#passkeys.removePasskey(request))
+    const outcome = await this.#store(() => this.#passkeys.removePasskey(request))
+    if (outcome === 'final-method') {
+      throw new AccountError(AccountErrorCodes.finalMethod, 'the last way to sign in cannot be removed')
+    }
+    const removed = outcome === 'removed'
     if (removed)
       this.#events.emit('passkey.removed', {
         accountId: request.accountId,

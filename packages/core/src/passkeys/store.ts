@@ -10,6 +10,9 @@ export interface RecordPasskeyUseRequest {
   readonly now: Date
 }
 
+/** The outcome of `removePasskey`. */
+export type RemovePasskeyOutcome = 'removed' | 'not-found' | 'final-method'
+
 export interface PasskeyAccountRequest {
   readonly accountId: string
   readonly credentialId: string
@@ -35,8 +38,13 @@ export interface PasskeyStore {
   suspendPasskey(credentialId: string, now: Date): Promise<boolean>
   /** Renames one of the account's passkeys; false when the account has no such passkey. */
   renamePasskey(request: PasskeyAccountRequest & { readonly name: string }): Promise<boolean>
-  /** Removes one of the account's passkeys; false when the account has no such passkey. */
-  removePasskey(request: PasskeyAccountRequest): Promise<boolean>
+  /**
+   * Removes one of the account's passkeys: `not-found` when the account has no such passkey,
+   * `final-method` (nothing changes) when the account exists in the account store over the same storage
+   * and this usable passkey is its last way to sign in (password, provider identities and usable
+   * passkeys are counted under the account's lock, as for every other method's removal).
+   */
+  removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome>
 }
 
 /** The key a ceremony's challenge is found by: both digests must match. */

@@ -4,6 +4,7 @@ import {
   type PasskeyCredential,
   type PasskeyStore,
   type RecordPasskeyUseRequest,
+  type RemovePasskeyOutcome,
   requireCredentialId,
   requirePasskeyAccountId,
   requirePasskeyDate,
@@ -14,12 +15,13 @@ import {
 } from '@portcullis/core/passkeys'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
-import { inStatement } from '../client/transaction.js'
+import { inStatement, inTransaction } from '../client/transaction.js'
+import { removePasskeyMethod } from './removal.js'
 import { passkeysTable as passkeys } from './tables.js'
 
 export interface PostgresPasskeyStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
-  readonly client: Pick<PostgresClient, 'db'>
+  readonly client: Pick<PostgresClient, 'db' | 'pool'>
 }
 
 type Row = typeof passkeys.$inferSelect
@@ -30,10 +32,12 @@ const record = (row: Row): PasskeyCredential =>
 /**
  * The durable `PasskeyStore` (`portcullis_passkeys`). A use is one conditional `UPDATE ... WHERE
  * counter = expected AND suspended_at IS NULL`, so of assertions racing on one counter exactly one wins
- * on any number of instances.
+ * on any number of instances. A removal locks the account row and counts its sign-in methods first, so
+ * the last way to sign in stays.
  */
 export class PostgresPasskeyStore implements PasskeyStore {
   readonly #db: PostgresPasskeyStoreOptions['client']['db']
+  readonly #pool: PostgresPasskeyStoreOptions['client']['pool']
 
   constructor(options: PostgresPasskeyStoreOptions) {
     if (typeof options?.client?.db?.select !== 'function') {
@@ -43,6 +47,7 @@ export class PostgresPasskeyStore implements PasskeyStore {
       )
     }
     this.#db = options.client.db
+    this.#pool = options.client.pool
   }
 
   async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
@@ -120,15 +125,9 @@ export class PostgresPasskeyStore implements PasskeyStore {
     return renamed.length === 1
   }
 
-  async removePasskey(request: PasskeyAccountRequest): Promise<boolean> {
-    const { accountId, credentialId } = validatePasskeyAccountRequest(request)
-    const removed = await inStatement(() =>
-      this.#db
-        .delete(passkeys)
-        .where(and(eq(passkeys.credentialId, credentialId), eq(passkeys.accountId, accountId)))
-        .returning({ id: passkeys.credentialId }),
-    )
-    return removed.length === 1
+  async removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome> {
+    const valid = validatePasskeyAccountRequest(request)
+    return inTransaction(this.#pool, (tx) => removePasskeyMethod(tx, valid))
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
