@@ -20,6 +20,7 @@ export type {
   Account,
   AccountStatus,
   IdentitySignInMethod,
+  PasskeySignInMethod,
   PasswordRecord,
   PasswordSignInMethod,
   SignInMethod,

@@ -261,7 +261,7 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
       expect(established.accountId, `${name} establishes a session`).toBe(user.accountId)
       const methods = await store.listSignInMethods(user.accountId)
       expect(
-        methods.map((method) => (method.kind === 'password' ? 'password' : method.provider)),
+        methods.map((method) => (method.kind === 'identity' ? method.provider : method.kind)),
         name,
       ).toEqual([
         ...(user.password === undefined ? [] : ['password']),

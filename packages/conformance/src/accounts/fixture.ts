@@ -79,5 +79,5 @@ export async function passwordAccount(store: AccountStore): Promise<{ accountId:
 /** The account's sign-in methods as `password` and provider names, in listing order. */
 export async function methodNames(store: AccountStore, accountId: string): Promise<string[]> {
   const methods = await store.listSignInMethods(accountId)
-  return methods.map((method) => (method.kind === 'password' ? 'password' : method.provider))
+  return methods.map((method) => (method.kind === 'identity' ? method.provider : method.kind))
 }

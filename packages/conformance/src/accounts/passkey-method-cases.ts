@@ -3,7 +3,7 @@ import type { PasskeyStore } from '@portcullis/core/passkeys'
 import { T0 } from '../local-accounts/fixture.js'
 import { passkey } from '../passkeys/fixture.js'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
-import { type AccountStoreFixture, passwordAccount } from './fixture.js'
+import { type AccountStoreFixture, methodNames, passwordAccount } from './fixture.js'
 
 type Case = ConformanceCase<AccountStoreFixture>
 
@@ -18,13 +18,20 @@ async function addPasskey(store: PasskeyStore, accountId: string, suspended = fa
 export const passkeyMethodCases: readonly Case[] = [
   conformanceCase(
     'accounts.methods.passkey-counts',
-    'a usable passkey counts as a sign-in method: the password can go, then the last passkey cannot',
+    'a usable passkey is listed and counted as a sign-in method: the password can go, then the last passkey cannot',
     async (fixture, check) => {
       const passkeys = fixture.passkeys
       if (passkeys === undefined) return
       const { store } = fixture
       const { accountId } = await passwordAccount(store)
       const credentialId = await addPasskey(passkeys, accountId)
+      const names = await methodNames(store, accountId)
+      check(names.join() === 'password,passkey', `the methods with a passkey are ${names.join()}`)
+      const [, listed] = await store.listSignInMethods(accountId)
+      check(
+        listed?.kind === 'passkey' && listed.credentialId === credentialId,
+        'the listed passkey names another credential',
+      )
       const removed = await store.removePassword({ accountId, now: T0 })
       check(
         removed.outcome === 'removed',
@@ -44,6 +51,8 @@ export const passkeyMethodCases: readonly Case[] = [
       const { store } = fixture
       const { accountId } = await passwordAccount(store)
       const credentialId = await addPasskey(passkeys, accountId, true)
+      const names = await methodNames(store, accountId)
+      check(names.join() === 'password', `the methods with a suspended passkey are ${names.join()}`)
       const refused = await store.removePassword({ accountId, now: T0 })
       check(refused.outcome === 'final-method', `removing the password answered ${refused.outcome}`)
       const removed = await passkeys.removePasskey({ accountId, credentialId })

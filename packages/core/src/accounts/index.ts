@@ -12,6 +12,7 @@ export type {
   Account,
   AccountStatus,
   IdentitySignInMethod,
+  PasskeySignInMethod,
   PasswordRecord,
   PasswordSignInMethod,
   SignInMethod,

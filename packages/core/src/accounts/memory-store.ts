@@ -113,6 +113,7 @@ export class MemoryAccountStore implements AccountStore {
         updatedAt: link.updatedAt,
       })
     }
+    for (const data of this.#tables.cascade) methods.push(...(data.signInMethods?.(id) ?? []))
     return signInMethods(methods)
   }
 

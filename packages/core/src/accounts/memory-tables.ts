@@ -1,5 +1,5 @@
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
-import type { AccountStatus } from './records.js'
+import type { AccountStatus, SignInMethod } from './records.js'
 
 /** One account in memory. */
 export interface AccountRow {
@@ -31,8 +31,8 @@ export interface InviteRow {
 export interface MemoryAccountData {
   /** Removes everything this store keeps for the account; how many records went. Synchronous. */
   deleteAccountData(accountId: string): number
-  /** The sign-in methods this store keeps for the account (usable passkeys), counted with the others. */
-  signInMethodCount?(accountId: string): number
+  /** The sign-in methods this store keeps for the account (usable passkeys), listed and counted with the others. */
+  signInMethods?(accountId: string): readonly SignInMethod[]
   /** Called once by `MemoryAccountStore`: the store that can now count every method of an account. */
   joinAccountTables?(methods: MemorySignInMethods): void
 }
@@ -84,7 +84,7 @@ export class MemoryAccountTables implements MemorySignInMethods {
   methodCount(accountId: string): number {
     let count = this.passwords.has(accountId) ? 1 : 0
     for (const state of this.providers.values()) if (state.byAccount.has(accountId)) count += 1
-    for (const data of this.cascade) count += data.signInMethodCount?.(accountId) ?? 0
+    for (const data of this.cascade) count += data.signInMethods?.(accountId).length ?? 0
     return count
   }
 

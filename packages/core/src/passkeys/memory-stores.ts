@@ -1,4 +1,5 @@
 import type { MemoryAccountData, MemorySignInMethods } from '../accounts/memory-tables.js'
+import type { PasskeySignInMethod } from '../accounts/records.js'
 import { PasskeyError, PasskeyErrorCodes } from './errors.js'
 import {
   requireCredentialId,
@@ -92,11 +93,14 @@ export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
   }
 
   /** The account's usable (not suspended) passkeys: sign-in methods for `MemoryAccountStore`. */
-  signInMethodCount(accountId: string): number {
-    let count = 0
-    for (const credential of this.#credentials.values())
-      if (credential.accountId === accountId && credential.suspendedAt === null) count += 1
-    return count
+  signInMethods(accountId: string): readonly PasskeySignInMethod[] {
+    const methods: PasskeySignInMethod[] = []
+    for (const credential of this.#credentials.values()) {
+      if (credential.accountId !== accountId || credential.suspendedAt !== null) continue
+      const { credentialId, name, createdAt, lastUsedAt } = credential
+      methods.push({ kind: 'passkey', accountId, credentialId, name, createdAt, lastUsedAt })
+    }
+    return methods
   }
 
   /** `MemoryAccountStore({ cascade })` hands over its tables, so removal can refuse the last method. */
