@@ -2,7 +2,7 @@
 // step-up that issues the one-use StepUpCredential `requiresStepUp(purpose)` consumes.
 import { randomBytes } from 'node:crypto'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
-import { PasskeyService } from '@portcullis/core/passkeys'
+import { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
   createPostgresClient,
@@ -39,7 +39,11 @@ export const local = new LocalAccounts({
   hasher: { hash: async () => '', verify: async () => false, needsRehash: () => false },
   publicOrigin: 'https://app.example',
 })
-const stepUp = local.stepUp(new StepUpService({ store: new PostgresStepUpStore({ client: database }) }))
+// Its step-up: a verified passkey assertion earns the same one-use StepUpCredential a password re-entry does.
+const passkeyStepUp = new PasskeyStepUp({
+  passkeys,
+  stepUp: new StepUpService({ store: new PostgresStepUpStore({ client: database }) }),
+})
 
 // The challenge is bound to the browser by an HttpOnly cookie, as OAuth transactions are.
 const BINDING = '__Host-portcullis-passkey'
@@ -70,18 +74,13 @@ export async function finishSignIn(request: express.Request, response: express.R
 export async function finishStepUp(
   request: express.Request,
   response: express.Response,
-  session: { readonly accountId: string; readonly sessionBinding: string },
+  session: { readonly accountId: string; readonly securityEpoch: number; readonly sessionHandle: string },
 ): Promise<void> {
-  const purpose = 'account.delete'
-  await passkeys.finishAuthentication({
+  const credential = await passkeyStepUp.finish({
+    session,
+    purpose: 'delete-account',
     browserBinding: bindingOf(request),
     response: request.body,
-    stepUp: { ...session, purpose },
-  })
-  const credential = await stepUp.issue({
-    accountId: session.accountId,
-    purpose,
-    evidence: request.security?.evidence ?? [],
   })
   response.json({ stepUpToken: credential.reveal(), expiresAt: credential.expiresAt })
 }

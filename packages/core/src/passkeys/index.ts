@@ -18,6 +18,8 @@ export { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from './memory-stores
 export type { PasskeyCeremony, PasskeyChallenge, PasskeyCredential } from './records.js'
 export type { PasskeyAssertion, PasskeyServiceOptions, PasskeyStepUpBinding } from './service.js'
 export { PasskeyService } from './service.js'
+export type { PasskeyStepUpOptions, PasskeyStepUpRequest } from './step-up.js'
+export { PasskeyStepUp } from './step-up.js'
 export type {
   PasskeyAccountRequest,
   PasskeyChallengeKey,
