@@ -1,11 +1,23 @@
 // The whole public API of @portcullis/express: the adapter itself, plus every name of the `./mcp` subpath
 // re-exported unchanged (that subpath stays for narrow imports). No name of the adapter and of a subpath
-// clash; test/public-api.test.ts checks that this list and the subpaths agree.
+// clash; test/public-api.test.ts checks that this list and the subpaths agree. Names that are not
+// Express's own come from the framework-neutral layer, `@portcullis/http`, unchanged.
 
+export type { SecurityHeaderOverrides } from '@portcullis/http/headers'
+export { securityHeaderBaseline } from '@portcullis/http/headers'
+export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
+export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
+export type {
+  HttpMethod,
+  OperationDocumentation,
+  ParsedRoutePath,
+  RegisteredRoute,
+  RouteListener,
+  RouteOptions,
+} from '@portcullis/http/routing'
+export { parseRoutePath, RouteRegistry } from '@portcullis/http/routing'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
-export type { SecurityHeaderOverrides } from './headers/security-headers.js'
-export { securityHeaderBaseline } from './headers/security-headers.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
 export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
@@ -38,14 +50,8 @@ export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/docu
 export { buildOpenApiDocument } from './openapi/document.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export { createPasskeyRoutes, PASSKEY_BINDING_COOKIE, PASSKEY_REMOVE_PURPOSE } from './passkeys/index.js'
-export { problemErrorHandler, problemFor } from './problem/error-handler.js'
-export type { ProblemBody, ProblemInit } from './problem/problem.js'
-export { HttpProblem, problemBody, problems, sendProblem } from './problem/problem.js'
-export type { ParsedRoutePath } from './routing/paths.js'
-export { parseRoutePath } from './routing/paths.js'
-export type { OperationDocumentation, RouteOptions } from './routing/route-options.js'
-export type { HttpMethod, RegisteredRoute, RouteListener } from './routing/route-registry.js'
-export { RouteRegistry } from './routing/route-registry.js'
+export { problemErrorHandler } from './problem/error-handler.js'
+export { sendProblem } from './problem/send-problem.js'
 export type {
   ContextFor,
   RouteMethod,

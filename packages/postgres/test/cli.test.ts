@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
@@ -125,23 +127,39 @@ describe('portcullis-postgres', () => {
     )
   })
 
-  it('the published bin runs the built command, or says in one line that the package is not built', () => {
+  it('the published bin runs the built command (the test task builds the package first)', () => {
     const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+    expect(existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))).toBe(true)
     const run = spawnSync(process.execPath, ['bin/portcullis-postgres.js', 'status'], {
       cwd: packageRoot,
       env: { ...process.env, DATABASE_URL: database.connectionString },
       encoding: 'utf8',
     })
-    if (existsSync(join(packageRoot, 'dist', 'cli', 'main.js'))) {
-      expect(run.status).toBe(0)
-      expect(run.stdout).toContain(
-        `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
+    expect(run.status).toBe(0)
+    expect(run.stdout).toContain(
+      `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
+    )
+  })
+
+  it('the published bin says in one line that the package is not built when dist/ is missing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'portcullis-unbuilt-'))
+    try {
+      await mkdir(join(root, 'bin'))
+      await copyFile(
+        fileURLToPath(new URL('../bin/portcullis-postgres.js', import.meta.url)),
+        join(root, 'bin', 'portcullis-postgres.js'),
       )
-    } else {
+      await writeFile(join(root, 'package.json'), '{"type":"module"}')
+      const run = spawnSync(process.execPath, ['bin/portcullis-postgres.js', 'status'], {
+        cwd: root,
+        encoding: 'utf8',
+      })
       expect(run.status).toBe(2)
       expect(run.stderr.trim()).toBe(
         'portcullis-postgres: not built yet; run pnpm --filter @portcullis/postgres build',
       )
+    } finally {
+      await rm(root, { recursive: true, force: true })
     }
   })
 })

@@ -67,6 +67,24 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/postgres/bench/refresh-cas.bench.ts',
   },
   {
+    id: 'fastify-session-vs-get',
+    what: 'Fastify session route (Postgres store, default settings) vs a plain Fastify GET of the same route',
+    budget: 0.75,
+    bench: 'packages/fastify/bench/fastify.bench.ts',
+  },
+  {
+    id: 'fastify-api-key-vs-get',
+    what: 'Fastify API-key route vs a plain Fastify GET of the same route',
+    budget: 0.9,
+    bench: 'packages/fastify/bench/fastify.bench.ts',
+  },
+  {
+    id: 'fastify-mcp-read-vs-get',
+    what: 'Fastify MCP resources/read vs a plain Fastify GET of the same route and payload',
+    budget: 0.7,
+    bench: 'packages/fastify/bench/fastify.bench.ts',
+  },
+  {
     id: 'hashing-starvation',
     what: 'Cheap route while 32 logins hash vs the same route idle',
     budget: 0.5,

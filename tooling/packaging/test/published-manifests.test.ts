@@ -16,12 +16,14 @@ import { publishedPackages, WORKSPACE_ROOT } from '../src/workspace.js'
 const packages = await publishedPackages()
 
 describe('every published package', () => {
-  it('is one of the five adapters and core (a new package must be added here on purpose)', () => {
+  it('is one of the adapters, the HTTP layer and core (a new package must be added here on purpose)', () => {
     expect(packages.map((entry) => entry.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/conformance',
       '@portcullis/core',
       '@portcullis/express',
+      '@portcullis/fastify',
+      '@portcullis/http',
       '@portcullis/postgres',
     ])
   })

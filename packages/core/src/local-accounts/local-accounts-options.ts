@@ -19,8 +19,7 @@ import type { LocalSigningKeyRing } from './tokens/signing-key-ring.js'
  */
 export type LocalAuthProfile = 'session' | 'tokens' | 'hybrid'
 
-/** The transport one sign-in establishes. */
-export type LocalTransport = 'session' | 'tokens'
+export type { LocalTransport } from './transport.js'
 
 /** Who may create an account: anyone, holders of a single-use invite code, or nobody (admin-created). */
 export type RegistrationPolicy = 'open' | 'invite-only' | 'closed'

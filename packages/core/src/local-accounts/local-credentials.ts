@@ -2,6 +2,8 @@ import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { SECURITY_EPOCH_ATTRIBUTE, SESSION_HANDLE_ATTRIBUTE } from './sessions/session-mechanism.js'
 import { TOKEN_FAMILY_ATTRIBUTE } from './tokens/access-token-mechanism.js'
 
+export type { LocalSessionView } from './sessions/session-view.js'
+
 /** What the local mechanisms proved on one request (read from `request.security.evidence`). */
 export interface LocalCredentials {
   /** The session handle, when the session mechanism verified the request. */
@@ -10,20 +12,6 @@ export interface LocalCredentials {
   readonly familyId?: string
   /** The security epoch the verified credential carries. */
   readonly securityEpoch?: number
-}
-
-/** One of the account's sessions as its owner may see it (never the session id or its digest). */
-export interface LocalSessionView {
-  /** The session handle: `DELETE .../sessions/{id}` revokes it. */
-  readonly id: string
-  readonly createdAt: Date
-  readonly lastSeenAt: Date
-  readonly idleExpiresAt: Date
-  readonly absoluteExpiresAt: Date
-  readonly userAgent?: string
-  readonly clientAddress?: string
-  /** Whether this is the session the request came with. */
-  readonly current: boolean
 }
 
 /** What the local mechanisms named `sessionMechanism` and `bearerMechanism` proved, from evidence. */

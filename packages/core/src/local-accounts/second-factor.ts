@@ -1,4 +1,4 @@
-import type { LocalTransport } from './local-accounts-options.js'
+import type { LocalTransport } from './transport.js'
 
 const inspect = Symbol.for('nodejs.util.inspect.custom')
 

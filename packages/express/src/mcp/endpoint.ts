@@ -1,67 +1,28 @@
-import type { RouteGuard } from '@portcullis/core/authorization'
 import { ConfigurationError, readOptions } from '@portcullis/core/errors'
 import { MCPDispatcher, type MCPResourceRegistry } from '@portcullis/core/mcp'
-import { type AuthPolicy, isAuthPolicy } from '@portcullis/core/policy'
-import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { bodyTooLargeResponse, readLimitedBody } from '../body/body-limit.js'
-import { problemFor } from '../problem/error-handler.js'
-import { HttpProblem, sendProblem } from '../problem/problem.js'
-import { INNER_ROUTER } from '../routing/secure-router.js'
-import type { Security } from '../security/create-security.js'
-import { IN_PROCESS_FORM } from '../security/in-process.js'
-import { declarationMark } from './discovery.js'
-import { MCP_ENDPOINT_OPTIONS } from './endpoint-options.js'
-import type { LayerLike } from './layer-match.js'
+import { isAuthPolicy } from '@portcullis/core/policy'
+import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
-  decorateChallenges,
-  type ProtectedResourceOptions,
+  declarationMark,
+  declaredRoutes,
   protectedResource,
+  type ResourceRoutePath,
+  readableBy,
+  resolveSetup,
+  resourceCacheScope,
+  resourceRoute,
   scopesOf,
-} from './protected-resource.js'
-import { readableBy, resourceCacheScope } from './resource-policy.js'
-import type { ResourceRoutePath } from './route-path.js'
-import { buildResources, type ResourceApp, resolveSetup, resourceRoute, type SetupOptions } from './setup.js'
-import { type OriginPolicy, refusal, sendResult, sendRpcError, TRANSPORT_ERROR } from './transport.js'
-
-export interface MCPEndpointOptions extends SetupOptions, OriginPolicy {
-  /** Path of the endpoint, from where the router is mounted (mount it at the application root). Default `/mcp`. */
-  readonly path?: string
-  /**
-   * The Portcullis security instance: its route registry supplies routes marked with the route option
-   * form (validated as they are registered), its OpenAPI document is `<scheme>://openapi`, and the
-   * endpoint itself becomes a secured route (its `auth` policy, problem+json errors).
-   */
-  readonly security?: Pick<Security, 'router' | 'routes' | 'openapi' | 'evaluation'>
-  /**
-   * Authentication of the endpoint itself, checked before any JSON-RPC processing: a policy
-   * (`required('bearer')`, needs `security`; default: the security instance's default policy) or
-   * Express middleware. Each resource read is additionally checked by the marked route's own policy
-   * and guards, against the same verified authentication (no mechanism runs twice).
-   */
-  readonly auth?: AuthPolicy | RequestHandler | readonly RequestHandler[]
-  /**
-   * Guards of the endpoint itself (needs `security` and an authenticating `auth` policy). A refusal is 403
-   * with `WWW-Authenticate: Bearer error="insufficient_scope"`, naming the scopes of the
-   * `requiresScope(...)` guards listed here.
-   */
-  readonly guards?: readonly RouteGuard[]
-  /** Serves RFC 9728 metadata and points 401 challenges at it. */
-  readonly protectedResource?: ProtectedResourceOptions
-  /** Observes errors the endpoint answers as a generic JSON-RPC error (a failed lazy attach). */
-  readonly onError?: (error: unknown, request: Request) => void
-  /** Largest accepted request body; a larger one is 413 problem+json `request.body_too_large`. Default 1 MiB. */
-  readonly maxBodyBytes?: number
-}
-
-/** Express middleware serving the MCP endpoint; `attach(app)` publishes the app's marked routes. */
-export interface MCPEndpoint extends RequestHandler {
-  /**
-   * Discovers the marked routes of `app` (call it after declaring routes), validates them and loads the
-   * skills catalog. Every misconfiguration rejects with a `ConfigurationError`. Without an explicit call
-   * the first request attaches to `req.app`.
-   */
-  attach(app: ResourceApp): Promise<MCPResourceRegistry<ResourceRoutePath>>
-}
+  TRANSPORT_ERROR,
+} from '@portcullis/http/mcp'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { sendProblem } from '../problem/send-problem.js'
+import { INNER_ROUTER } from '../routing/secure-router.js'
+import { IN_PROCESS_FORM } from '../security/in-process.js'
+import { MCP_ENDPOINT_OPTIONS, type MCPEndpoint, type MCPEndpointOptions } from './endpoint-options.js'
+import type { LayerLike } from './layer-match.js'
+import { decorateChallenges } from './protected-resource.js'
+import { buildResources, type ResourceApp } from './setup.js'
+import { readBody, refusal, sendResult, sendRpcError } from './transport.js'
 
 interface Attached {
   readonly app: ResourceApp
@@ -79,10 +40,6 @@ const ENDPOINT_DOCUMENTATION = {
     '202': { description: 'A notification was accepted.' },
     '413': bodyTooLargeResponse(),
   },
-}
-
-function declaredRoutes(routes: SetupOptions['routes']) {
-  return typeof routes === 'function' ? routes() : (routes ?? [])
 }
 
 function middlewareOf(auth: MCPEndpointOptions['auth']): RequestHandler[] {
@@ -115,7 +72,7 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
   if (!path.startsWith('/')) throw new ConfigurationError('mcp.option_invalid', 'path must start with "/"')
   const maxBodyBytes = positive(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
   const security = options.security
-  const setup = resolveSetup(
+  const setup = resolveSetup<Request>(
     security === undefined
       ? options
       : {
@@ -123,6 +80,7 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
           ...options,
           routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
         },
+    'express',
   )
   const resource =
     options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
@@ -223,12 +181,9 @@ export function createMCPEndpoint(options: MCPEndpointOptions = {}): MCPEndpoint
       sendResult(request, response, result)
       return
     }
-    let body: Buffer
-    try {
-      body = await readLimitedBody(request, maxBodyBytes)
-    } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error
-      sendProblem(response, problemFor(error))
+    const body = await readBody(request, maxBodyBytes)
+    if (body === undefined) {
+      sendProblem(response, bodyTooLargeProblem(maxBodyBytes))
       return
     }
     sendResult(request, response, await state.dispatcher.handleText(body, context))

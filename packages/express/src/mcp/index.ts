@@ -1,9 +1,16 @@
-export type { DiscoveredRoute, MCPRouteDeclaration } from './discovery.js'
+export type {
+  DiscoveredRoute,
+  MCPResourceMark,
+  MCPResourceMarkOptions,
+  MCPRouteDeclaration,
+  MCPRouteOptions,
+  ProtectedResourceOptions,
+  ResourceRoutePath,
+  SkillsOptions,
+} from '@portcullis/http/mcp'
+export { markOf } from '@portcullis/http/mcp'
 export { discoverRoutes } from './discovery.js'
-export type { MCPEndpoint, MCPEndpointOptions } from './endpoint.js'
 export { createMCPEndpoint } from './endpoint.js'
-export type { MCPResourceMark, MCPResourceMarkOptions, MCPRouteOptions } from './marking.js'
-export { markOf, mcpResource } from './marking.js'
-export type { ProtectedResourceOptions } from './protected-resource.js'
-export type { ResourceRoutePath } from './route-path.js'
-export type { ResourceApp, SetupOptions, SkillsOptions } from './setup.js'
+export type { MCPEndpoint, MCPEndpointOptions } from './endpoint-options.js'
+export { mcpResource } from './marking.js'
+export type { ResourceApp, SetupOptions } from './setup.js'

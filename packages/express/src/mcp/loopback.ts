@@ -1,10 +1,16 @@
 import { ServerResponse } from 'node:http'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
+import {
+  CAPTURING_METHODS,
+  capturingResponse,
+  resourceProblem,
+  SyntheticRequest,
+  statusOf,
+} from '@portcullis/http/in-process'
 import type { Request } from 'express'
-import { CAPTURING_METHODS, capturingResponse, problem, statusOf } from './capture.js'
+import { inheritEvaluation } from '../security/evaluation-parent.js'
 import { type RoutePlan, runRoutePlan } from './route-plan.js'
-import { SyntheticRequest } from './synthetic-request.js'
 
 export interface LoopbackOptions {
   readonly timeoutMs: number
@@ -59,7 +65,13 @@ export function inProcessApp(app: unknown): InProcessApp {
   })
   // Classes whose instances have the app's prototypes from the start: app.handle swaps them in on every
   // request, which costs more than building the request and response themselves.
-  class InProcessRequest extends SyntheticRequest {}
+  class InProcessRequest extends SyntheticRequest {
+    constructor(caller: Request, path: string) {
+      super(caller, path)
+      // made on the caller's behalf: shares its per-request policy evaluation
+      inheritEvaluation(this, caller)
+    }
+  }
   Object.setPrototypeOf(InProcessRequest.prototype, request)
   Object.defineProperties(InProcessRequest.prototype, {
     _read: { value: SyntheticRequest.prototype._read, configurable: true, writable: true },
@@ -103,7 +115,7 @@ export function invokeInProcess(
       clearTimeout(timer)
       resolve(outcome)
     }
-    const timer = setTimeout(() => settle(problem(504, 'Gateway Timeout')), options.timeoutMs)
+    const timer = setTimeout(() => settle(resourceProblem(504, 'Gateway Timeout')), options.timeoutMs)
     const request = new app.Request(caller, path)
     const response = capturingResponse(new app.Response(request), options.maxBytes, settle)
     // what app.handle does before routing: circular references and res.locals
@@ -113,7 +125,9 @@ export function invokeInProcess(
       // an error after the head was written still fails the read instead of waiting for the timeout
       if (response.writableEnded || (error === undefined && response.headersSent)) return
       settle(
-        error === undefined ? problem(404, 'Not Found') : problem(statusOf(error), 'Resource read failed'),
+        error === undefined
+          ? resourceProblem(404, 'Not Found')
+          : resourceProblem(statusOf(error), 'Resource read failed'),
       )
     }
     try {
@@ -123,7 +137,7 @@ export function invokeInProcess(
         app.handle(request, response, done)
       }
     } catch (error) {
-      settle(problem(statusOf(error), 'Resource read failed'))
+      settle(resourceProblem(statusOf(error), 'Resource read failed'))
     }
   })
 }

@@ -1,8 +1,8 @@
+import { joinPaths } from '@portcullis/http/mcp'
 import type { RequestHandler } from 'express'
 import { INNER_ROUTER } from '../routing/secure-router.js'
 import { inProcessFormOf } from '../security/in-process.js'
 import { type Decision, decideTemplated, type LayerLike, type Segment, segmentsOf } from './layer-match.js'
-import { joinPaths } from './route-path.js'
 
 /**
  * The compiled dispatch of one marked route: at `attach()` the application's router is walked once and

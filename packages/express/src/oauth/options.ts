@@ -1,23 +1,14 @@
-import { integerBetween, type OptionsShape } from '@portcullis/core/errors'
+import type { OptionsShape } from '@portcullis/core/errors'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
-import type { LocalSession, OAuthLifecycleService, VerifiedProviderIdentity } from '@portcullis/core/oidc'
+import type { LocalSession, OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
+import type { OAuthCookieOptions } from '@portcullis/http/cookies'
+import { OAUTH_ROUTE_OPTIONS, type OAuthEpochChange, type OAuthSignIn } from '@portcullis/http/oauth'
 import type { Request, Response } from 'express'
 import type { Security } from '../security/create-security.js'
-import { OAUTH_COOKIE_OPTIONS, type OAuthCookieOptions } from './cookies.js'
 
-/** What `signIn` is told after a verified OAuth / OIDC login. Secret-free. */
-export interface OAuthSignIn {
-  readonly provider: string
-  /** The local account the provider identity is linked to. */
-  readonly accountId: string
-  /** True when this login created the account (`provisionUnknown`). */
-  readonly provisioned: boolean
-  readonly providerAccountId: string
-  readonly identity: VerifiedProviderIdentity
-  /** The allow-listed target recorded when the login began. */
-  readonly returnTo: string
-}
+export type { OAuthSignIn } from '@portcullis/http/oauth'
+export { OAUTH_MAX_BODY_BYTES } from '@portcullis/http/oauth'
 
 /**
  * The current local session of a request, from its *verified* authentication (never from a header or
@@ -56,15 +47,7 @@ export interface OAuthRoutesOptions {
    * `(change, request, response) => localRoutes.renewSignIn(request, response, change)`. Without it the
    * caller's session ends with the others.
    */
-  readonly renewSignIn?: (
-    change: {
-      readonly accountId: string
-      readonly securityEpoch: number
-      readonly reason: 'identity_unlinked'
-    },
-    request: Request,
-    response: Response,
-  ) => unknown
+  readonly renewSignIn?: (change: OAuthEpochChange, request: Request, response: Response) => unknown
   /** Where `POST logout` sends the browser when the provider has no end-session URL. Default `/`. */
   readonly afterLogout?: string
   /** Where a browser `POST links/{id}/unlink` is sent once done (JSON clients get the outcome). Default `/`. */
@@ -81,9 +64,6 @@ export interface OAuthRoutesOptions {
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
 }
 
-/** The default largest request body of the OAuth routes: 16 KiB. */
-export const OAUTH_MAX_BODY_BYTES = 16 * 1024
-
 export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
   security: {
     required: true,
@@ -94,37 +74,5 @@ export const OAUTH_ROUTES_OPTIONS: OptionsShape<OAuthRoutesOptions> = {
         ? undefined
         : 'must be the result of createSecurity',
   },
-  lifecycle: {
-    required: true,
-    kind: 'object',
-    check: (value: unknown) =>
-      typeof (value as { begin?: unknown }).begin === 'function' &&
-      typeof (value as { complete?: unknown }).complete === 'function'
-        ? undefined
-        : 'must be an OAuthLifecycleService',
-  },
-  base: { kind: 'string', code: 'route.invalid_prefix' },
-  signIn: { required: true, kind: 'function' },
-  currentSession: { required: true, kind: 'function' },
-  auth: { kind: 'object' },
-  signOut: { kind: 'function' },
-  renewSignIn: { kind: 'function' },
-  afterLogout: {
-    kind: 'string',
-    check: (value: unknown) =>
-      typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
-        ? undefined
-        : 'must be a local path',
-  },
-  afterUnlink: {
-    kind: 'string',
-    check: (value: unknown) =>
-      typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !/[\s\\]/.test(value)
-        ? undefined
-        : 'must be a local path',
-  },
-  maxBodyBytes: { kind: 'number', check: integerBetween(64, 1024 * 1024) },
-  cookies: { kind: 'object', shape: OAUTH_COOKIE_OPTIONS },
-  events: { kind: 'function' },
-  onEventSinkError: { kind: 'function' },
+  ...OAUTH_ROUTE_OPTIONS,
 }

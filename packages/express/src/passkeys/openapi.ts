@@ -1,4 +1,4 @@
-import type { OperationDocumentation } from '../routing/route-options.js'
+import type { OperationDocumentation } from '@portcullis/http/routing'
 
 type Json = Readonly<Record<string, unknown>>
 

@@ -3,15 +3,18 @@ import { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { anyOf } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
-import type { Request, Response } from 'express'
-import { fieldsOf } from '../accounts/bodies.js'
-import { LOCAL_ACCOUNTS_MAX_BODY_BYTES, readRequestBody } from '../local-accounts/body.js'
-import { noStore, requestInfo } from '../local-accounts/respond.js'
-import { stepUpTokenOf } from '../oauth/http.js'
+import { fieldsOf } from '@portcullis/http/accounts'
+import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '@portcullis/http/body'
+import { localProblem } from '@portcullis/http/local-accounts'
+import { HttpProblem, type ProblemInit, problems } from '@portcullis/http/problem'
+import type { Request, RequestHandler, Response } from 'express'
+import { requestInfo } from '../local-accounts/respond.js'
 import { localSessionOf } from '../oauth/session.js'
-import { HttpProblem, type ProblemInit, problems } from '../problem/problem.js'
+import { sendProblem } from '../problem/send-problem.js'
+import { expressExchange } from '../routing/neutral-routes.js'
 import type { SecureRouter } from '../routing/secure-router.js'
 import type { Security } from '../security/create-security.js'
+import { singleHeader } from '../security/credential-source.js'
 import { securityOf } from '../security/request-context.js'
 import { browserBindingOf, setBrowserBinding } from './binding-cookie.js'
 import { PASSKEY_ROUTE_DOCS } from './openapi.js'
@@ -24,6 +27,52 @@ const NOT_FOUND: ProblemInit = Object.freeze({
   code: 'passkey.not_found',
   detail: 'No such passkey',
 })
+
+/**
+ * Wraps an async route handler: `Cache-Control: no-store` on every answer, and any error rendered as a
+ * problem here (so a typed error keeps its client-safe detail).
+ */
+function noStore(
+  handler: (request: Request, response: Response) => Promise<void>,
+  onError: ((error: unknown, request: Request) => void) | undefined,
+): RequestHandler {
+  return (request, response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    handler(request, response).catch((error: unknown) => {
+      try {
+        onError?.(error, request)
+      } catch {
+        // A failing observer must not change the answer.
+      }
+      sendProblem(response, localProblem(error))
+    })
+  }
+}
+
+/**
+ * The step-up credential for `purpose`: the step-up header, or else the purpose's step-up cookie (then
+ * deleted at once, whatever the answer). Empty when there is none.
+ */
+function stepUpTokenOf(
+  request: Request,
+  response: Response,
+  stepUp: Security['stepUp'],
+  purpose: string,
+): string {
+  const header = singleHeader(request, stepUp.header)
+  if (header !== undefined) return header
+  const cookies = stepUp.cookies
+  if (cookies === undefined) return ''
+  const read = cookies.read(request.headers.cookie, purpose)
+  if (read.kind === 'absent') return ''
+  response.append('Set-Cookie', cookies.clear(purpose))
+  return read.kind === 'present' ? read.value : ''
+}
+
+/** The request body, read once under the limit (or as an application-level parser left it). */
+function readBody(request: Request, response: Response, limit: number): Promise<unknown> {
+  return expressExchange(request, response).body(limit)
+}
 
 export interface PasskeyRoutesOptions {
   readonly passkeys: PasskeyService
@@ -110,7 +159,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions): SecureRouter
     { auth, openapi: PASSKEY_ROUTE_DOCS.rename },
     handle(async (request, response) => {
       const session = sessionOf(request)
-      const fields = fieldsOf(await readRequestBody(request, limit), ['name'], [])
+      const fields = fieldsOf(await readBody(request, response, limit), ['name'], [])
       const credentialId = String(request.params.credentialId)
       if (!(await passkeys.rename({ accountId: session.accountId, credentialId, name: fields.name }))) {
         throw new HttpProblem(NOT_FOUND)
@@ -169,7 +218,7 @@ export function createPasskeyRoutes(options: PasskeyRoutesOptions): SecureRouter
         session,
         purpose: String(request.params.purpose),
         browserBinding: browserBindingOf(request),
-        response: await readRequestBody(request, limit),
+        response: await readBody(request, response, limit),
         clientAddress: local.clientAddress(requestInfo(request)),
       })
       const cookies = security.stepUp.cookies

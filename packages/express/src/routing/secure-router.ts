@@ -1,9 +1,8 @@
 import type { AuthenticatedSecurityContext, SecurityContext } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { AuthenticatingPolicy, AuthPolicy } from '@portcullis/core/policy'
+import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import type { RouteOptions } from './route-options.js'
-import type { HttpMethod } from './route-registry.js'
 
 /** The Express router behind a `SecureRouter` (what `app.use(router)` ends up running). */
 export const INNER_ROUTER: unique symbol = Symbol('portcullis.innerRouter')

@@ -1,7 +1,6 @@
 import { anonymousContext } from '@portcullis/core/authorization'
+import type { OpenApiDocument } from '@portcullis/http/openapi'
 import type { RequestHandler } from 'express'
-import { applySecurityHeaders } from '../headers/security-headers.js'
-import type { OpenApiDocument } from '../openapi/document.js'
 import { IN_PROCESS_FORM } from './in-process.js'
 
 export interface AppMiddlewareOptions {
@@ -31,7 +30,8 @@ export function appMiddleware(options: AppMiddlewareOptions): RequestHandler {
     next()
   }
   const middleware: RequestHandler = (request, response, next) => {
-    applySecurityHeaders(response, headers)
+    response.removeHeader('X-Powered-By')
+    for (const [name, value] of headers) response.setHeader(name, value)
     withoutHeaders(request, response, next)
   }
   return Object.defineProperty(middleware, IN_PROCESS_FORM, { value: withoutHeaders })

@@ -1,7 +1,7 @@
 import type { Principal } from '@portcullis/core/authentication'
 import { anonymousContext, type SecurityContext } from '@portcullis/core/authorization'
+import { HttpProblem, problems } from '@portcullis/http/problem'
 import type { Request } from 'express'
-import { HttpProblem, problems } from '../problem/problem.js'
 
 declare global {
   namespace Express {

@@ -1,5 +1,4 @@
 import type { EpochVerdict } from '../epoch-cache.js'
-import type { LocalSessionView } from '../local-credentials.js'
 import { digestOpaqueToken, newOpaqueToken } from '../opaque-token.js'
 import { defined, type LocalRuntime } from '../runtime.js'
 import type { SessionRevocationReason } from '../security-events.js'
@@ -9,6 +8,7 @@ import { csrfTokenForSession } from './csrf.js'
 import { SessionCache } from './session-cache.js'
 import { type SessionCookie, serializeSessionCookie } from './session-cookie.js'
 import { isSessionLive, type SessionRecord, type SessionStore } from './session-store.js'
+import type { LocalSessionView } from './session-view.js'
 
 /** The verdict on a presented session id. */
 export type SessionCheck =

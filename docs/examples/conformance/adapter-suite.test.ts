@@ -1,0 +1,33 @@
+// Any HTTP adapter runs the adapter suite with a factory that builds the scenario's application the way
+// its users would, and starts it on loopback. Here: Fastify.
+import { type AdapterScenario, adapterSuite } from '@portcullis/conformance/adapters'
+import { describeConformance } from '@portcullis/conformance/vitest'
+import { localAccountRoutes, mcpEndpoint, portcullis } from '@portcullis/fastify'
+import Fastify from 'fastify'
+
+async function fastifyApp(scenario: AdapterScenario) {
+  const app = Fastify()
+  await app.register(portcullis, scenario.security)
+  if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
+  if (scenario.mcp !== undefined) {
+    const { scheme, auth, protectedResource } = scenario.mcp
+    mcpEndpoint(app, {
+      scheme,
+      ...(auth === undefined ? {} : { auth }),
+      ...(protectedResource === undefined ? {} : { protectedResource }),
+    })
+  }
+  for (const route of scenario.routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: route.options,
+      handler: async (request) =>
+        route.respond({ security: request.security, params: request.params as Record<string, string> }),
+    })
+  }
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  return { url, close: () => app.close() }
+}
+
+describeConformance(adapterSuite(fastifyApp))

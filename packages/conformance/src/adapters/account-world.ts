@@ -1,0 +1,73 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
+import {
+  generateLocalSigningKey,
+  LocalAccounts,
+  LocalSigningKeyRing,
+  MemoryRateLimitStore,
+  MemoryRefreshTokenStore,
+  MemorySessionStore,
+  type PasswordHasher,
+} from '@portcullis/core/local-accounts'
+import { anyOf } from '@portcullis/core/policy'
+import type { AdapterScenario } from './scenario.js'
+
+export const ORIGIN = 'https://app.example'
+export const PASSWORD = 'correct horse battery staple'
+export const SESSION_COOKIE = '__Host-portcullis-session'
+export const SAME_ORIGIN = { origin: ORIGIN, 'sec-fetch-site': 'same-origin' }
+export const CROSS_SITE = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
+
+/** A real, cheap password hasher (scrypt, N=1024): the cases exercise hashing without argon2's cost. */
+function scryptHasher(): PasswordHasher {
+  const derive = (password: string, salt: Buffer) =>
+    new Promise<Buffer>((resolve, reject) =>
+      scrypt(password, salt, 32, { N: 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
+    )
+  return {
+    async hash(password) {
+      const salt = randomBytes(16)
+      return `$scrypt$${salt.toString('base64url')}$${(await derive(password, salt)).toString('base64url')}`
+    },
+    async verify(encoded, password) {
+      const [, kind, salt, hash] = encoded.split('$')
+      if (kind !== 'scrypt' || salt === undefined || hash === undefined) return false
+      const expected = Buffer.from(hash, 'base64url')
+      const actual = await derive(password, Buffer.from(salt, 'base64url'))
+      return expected.length === actual.length && timingSafeEqual(expected, actual)
+    },
+    needsRehash: () => false,
+  }
+}
+
+/**
+ * The account world: real local accounts (hybrid profile: session cookie and tokens, memory stores),
+ * the generated routes, and `GET`/`POST /me` accepting any local mechanism.
+ */
+export async function accountWorld(): Promise<AdapterScenario> {
+  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
+  const local = new LocalAccounts({
+    profile: 'hybrid',
+    accounts: new MemoryAccountStore(),
+    sessions: new MemorySessionStore(),
+    refreshTokens: new MemoryRefreshTokenStore(),
+    rateLimits: new MemoryRateLimitStore(),
+    hasher: scryptHasher(),
+    registration: 'open',
+    publicOrigin: ORIGIN,
+    tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
+  })
+  const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
+  const me = { auth: anyOf(...names) }
+  const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
+    id: security.principal?.id ?? null,
+  })
+  return {
+    security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Accounts', version: '1' } } },
+    routes: [
+      { method: 'GET', path: '/me', options: me, respond },
+      { method: 'POST', path: '/me', options: me, respond },
+    ],
+    local,
+  }
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import { type AuthenticationMechanism, authenticated, invalid, none } from '@portcullis/core/authentication'
+import { requiresStepUp, stepUpVerifierFor } from '@portcullis/core/authorization'
+import type { OAuthLifecycleService } from '@portcullis/core/oidc'
+import { required } from '@portcullis/core/policy'
+import type { StepUpService } from '@portcullis/core/step-up'
+import type { AdapterScenario } from './scenario.js'
+
+/**
+ * A real OpenID Provider behind an OAuth lifecycle, supplied by the adapter's test (the suite does not
+ * start one itself): its provider must be named `idp`, allow `return_to` `/settings`, and let purpose
+ * `delete-account` reauthenticate with `max_age=0`.
+ */
+export interface OAuthTestProvider {
+  readonly lifecycle: OAuthLifecycleService
+  /** The step-up service the lifecycle issues reauthentication credentials with. */
+  readonly stepUp: StepUpService
+  /** Runs the IdP part of a begun flow as `subject` (a fresh IdP browser); the callback's path and query. */
+  authorize(redirectUrl: string, subject: string): Promise<string>
+  close(): Promise<void>
+}
+
+export const SESSION_COOKIE = 'conformance-session'
+const SESSION_ATTRIBUTES = (handle: string) => ({ sessionHandle: handle, securityEpoch: 0 })
+
+/** The application's own sessions (cookie -> account and handle): what `signIn` establishes. */
+class Sessions {
+  readonly #byId = new Map<string, { accountId: string; handle: string }>()
+
+  create(accountId: string): { setCookie: string; handle: string } {
+    const id = randomBytes(24).toString('base64url')
+    const handle = `h-${randomBytes(9).toString('base64url')}`
+    this.#byId.set(id, { accountId, handle })
+    return { setCookie: `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`, handle }
+  }
+
+  mechanism(): AuthenticationMechanism {
+    return {
+      name: 'session',
+      securityScheme: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+      authenticate: (source) => {
+        const id = source.cookie(SESSION_COOKIE)
+        if (id === undefined) return none()
+        const session = this.#byId.get(id)
+        if (session === undefined) return invalid('session: unknown')
+        return authenticated(
+          { id: session.accountId, kind: 'user' },
+          { mechanism: 'session', credentialType: 'session', attributes: SESSION_ATTRIBUTES(session.handle) },
+        )
+      },
+    }
+  }
+}
+
+/** The OAuth world: cookie sessions, the OAuth routes, `/me`, and a step-up route for `delete-account`. */
+export function oauthWorld(provider: OAuthTestProvider): AdapterScenario {
+  const sessions = new Sessions()
+  const auth = required('session')
+  return {
+    security: {
+      mechanisms: [sessions.mechanism()],
+      stepUp: {
+        verifier: stepUpVerifierFor(provider.stepUp, ({ evidence }) => {
+          const handle = evidence.find((item) => item.mechanism === 'session')?.attributes?.sessionHandle
+          return typeof handle === 'string' ? { securityEpoch: 0, sessionBinding: handle } : undefined
+        }),
+      },
+      openapi: { info: { title: 'OAuth conformance', version: '1' } },
+    },
+    routes: [
+      {
+        method: 'GET',
+        path: '/me',
+        options: { auth },
+        respond: ({ security }) => ({ id: security.principal?.id }),
+      },
+      {
+        method: 'POST',
+        path: '/account/delete',
+        options: { auth, guards: [requiresStepUp('delete-account')] },
+        respond: () => ({ deleted: true }),
+      },
+    ],
+    oauth: {
+      lifecycle: provider.lifecycle,
+      auth,
+      signIn: (accountId) => {
+        const session = sessions.create(accountId)
+        return { setCookie: session.setCookie, body: { sessionHandle: session.handle } }
+      },
+    },
+  }
+}

@@ -1,0 +1,89 @@
+import type { SecurityContext } from '@portcullis/core/authorization'
+import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import type { OAuthLifecycleService } from '@portcullis/core/oidc'
+import type { AuthPolicy } from '@portcullis/core/policy'
+import type { RouteOptions, SecurityOptions } from '@portcullis/http'
+
+/** The security configuration of a scenario (no `onError`: its request type is the adapter's). */
+export type ScenarioSecurity = Omit<SecurityOptions<unknown>, 'onError'>
+
+/** What a scenario route's handler sees, whatever the framework. */
+export interface ScenarioRequest {
+  readonly security: SecurityContext
+  readonly params: Readonly<Record<string, string>>
+}
+
+/** A route of the application under test; the adapter registers it the way its users would. */
+export interface ScenarioRoute {
+  readonly method: 'GET' | 'POST' | 'DELETE'
+  /** `:name` parameters only. */
+  readonly path: string
+  /** The route options (Express: the options argument; Fastify: `config`). */
+  readonly options: RouteOptions
+  /** The JSON body of a 200 answer. */
+  respond(request: ScenarioRequest): unknown
+}
+
+/** The MCP endpoint of the application under test, at `POST /mcp`, declared before the routes. */
+export interface ScenarioMcp {
+  readonly auth?: AuthPolicy
+  readonly listing?: 'all' | 'readable'
+  /** Scheme of concrete resource URIs (`<scheme>://<name>`). */
+  readonly scheme: string
+  readonly protectedResource?: { readonly resource: string; readonly authorizationServers: readonly string[] }
+}
+
+/**
+ * The OAuth routes of the application under test (`createOAuthRoutes`, no base): `auth` is their policy
+ * and the `currentSession` policy; `signIn` establishes the application's session (the adapter sets
+ * `setCookie` on its response and returns `body`).
+ */
+export interface ScenarioOAuth {
+  readonly lifecycle: OAuthLifecycleService
+  readonly auth: AuthPolicy
+  signIn(accountId: string): { readonly setCookie: string; readonly body: unknown }
+}
+
+/**
+ * The application an adapter builds for one case: its security configuration, routes, and optionally
+ * the local-account routes (mounted without a base: `/auth/login`, ...) and the MCP endpoint.
+ */
+export interface AdapterScenario {
+  readonly security: ScenarioSecurity
+  readonly routes: readonly ScenarioRoute[]
+  readonly local?: LocalAccounts
+  readonly mcp?: ScenarioMcp
+  readonly oauth?: ScenarioOAuth
+}
+
+/** A running application: its base URL (`http://127.0.0.1:port`) and how to stop it. */
+export interface AdapterApp {
+  readonly url: string
+  close(): Promise<void>
+}
+
+/**
+ * Builds and starts an application for a scenario with the adapter under test, listening on loopback.
+ * The adapter's own test supplies it (see `docs/conformance.md`).
+ */
+export type AdapterFactory = (scenario: AdapterScenario) => Promise<AdapterApp>
+
+/** What every case receives: the factory, and the apps it started (closed after the case). */
+export interface AdapterFixture {
+  start(scenario: AdapterScenario): Promise<AdapterApp>
+  dispose(): Promise<void>
+}
+
+export function adapterFixture(factory: AdapterFactory): AdapterFixture {
+  const apps: AdapterApp[] = []
+  return {
+    async start(scenario) {
+      const app = await factory(scenario)
+      apps.push(app)
+      return app
+    },
+    async dispose() {
+      await Promise.all(apps.splice(0).map((app) => app.close()))
+    },
+  }
+}

@@ -1,0 +1,47 @@
+import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
+import { accountCases } from './account-cases.js'
+import { mcpCases } from './mcp-cases.js'
+import { type OAuthFixture, oauthCases } from './oauth-cases.js'
+import type { OAuthTestProvider } from './oauth-world.js'
+import { policyCases } from './policy-cases.js'
+import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
+
+/**
+ * The HTTP adapter suite: what any Portcullis adapter (Express, Fastify, yours) must do over real HTTP,
+ * given a factory that builds and starts the scenario's application with it: policy outcomes and
+ * challenges, anyOf / allOf, duplicated credentials, guards and tenant path forgeries, one-use step-up,
+ * problem bodies, the OpenAPI document.
+ */
+export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
+  return {
+    name: 'HTTP adapter conformance',
+    cases: [...policyCases, ...accountCases, ...mcpCases],
+    createContext: () => adapterFixture(factory),
+    disposeContext: (fixture) => fixture.dispose(),
+  }
+}
+
+/**
+ * The OAuth part of the adapter suite, against a real OpenID Provider the adapter's test supplies
+ * (`provider()` starts a fresh one per case): callback binding to the browser that began the round trip,
+ * and reauthentication issuing a one-use, purpose-bound step-up cookie.
+ */
+export function adapterOAuthSuite(
+  factory: AdapterFactory,
+  provider: () => Promise<OAuthTestProvider>,
+): ConformanceSuite<OAuthFixture> {
+  return {
+    name: 'HTTP adapter conformance: OAuth',
+    cases: [...oauthCases],
+    createContext: async () => ({ ...adapterFixture(factory), provider: await provider() }),
+    disposeContext: async (fixture) => {
+      await fixture.dispose()
+      await fixture.provider.close()
+    },
+  }
+}
+
+/** Runs every case and throws an `AggregateError` naming each violated invariant. */
+export function assertAdapterConformance(factory: AdapterFactory): Promise<void> {
+  return assertSuite(adapterSuite(factory))
+}

@@ -1,0 +1,78 @@
+import type { AddressInfo } from 'node:net'
+import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
+import express, { type Express, type RequestHandler } from 'express'
+import {
+  createMCPEndpoint,
+  createOAuthRoutes,
+  createSecurity,
+  currentLocalSession,
+  localAccountRoutes,
+  type SecuredHandler,
+  type Security,
+} from '../../src/index.js'
+
+/** Builds the scenario's application the way an Express user would, and starts it on loopback. */
+export async function expressApp(
+  scenario: AdapterScenario,
+  change: (app: Express, security: Security) => void = () => {},
+): Promise<AdapterApp> {
+  const app = express()
+  const security = createSecurity(scenario.security)
+  app.use(security.middleware)
+  if (scenario.local !== undefined) app.use(localAccountRoutes({ local: scenario.local, security }))
+  const { mcp: endpoint } = scenario
+  const mcp =
+    endpoint === undefined
+      ? undefined
+      : createMCPEndpoint({
+          security,
+          scheme: endpoint.scheme,
+          ...(endpoint.auth === undefined ? {} : { auth: endpoint.auth }),
+          ...(endpoint.listing === undefined ? {} : { listing: endpoint.listing }),
+          ...(endpoint.protectedResource === undefined
+            ? {}
+            : { protectedResource: endpoint.protectedResource }),
+        })
+  if (mcp !== undefined) app.use(mcp)
+  const { oauth } = scenario
+  if (oauth !== undefined) {
+    app.use(
+      createOAuthRoutes({
+        security,
+        lifecycle: oauth.lifecycle,
+        auth: oauth.auth,
+        currentSession: currentLocalSession(security, oauth.auth),
+        signIn: ({ accountId }, _request, response) => {
+          const { setCookie, body } = oauth.signIn(accountId)
+          response.append('Set-Cookie', setCookie)
+          return body
+        },
+      }),
+    )
+  }
+  const router = security.router()
+  for (const route of scenario.routes) {
+    const handler: SecuredHandler = (request, response) => {
+      response.json(
+        route.respond({ security: request.security, params: request.params as Record<string, string> }),
+      )
+    }
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete'
+    router[method](route.path, route.options, handler)
+  }
+  change(app, security)
+  app.use(router as RequestHandler)
+  app.use(security.errorHandler)
+  await mcp?.attach(app)
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}

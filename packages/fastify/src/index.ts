@@ -1,0 +1,42 @@
+// The whole public API of @portcullis/fastify: the adapter itself (the plugin, its options and
+// decoration, the health route, problem helpers, the route options it reads), plus every name of the
+// `./accounts`, `./mcp`, `./local-accounts` and `./oauth` subpaths re-exported unchanged (those subpaths stay for narrow
+// imports). test/public-api.test.ts checks that this list and the subpaths agree.
+export type { HealthCheck, HealthRouteOptions } from '@portcullis/http/health'
+export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
+export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
+export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
+export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
+export type { AccountRoutesOptions } from './accounts/index.js'
+export { createAccountRoutes } from './accounts/index.js'
+export { healthRoute } from './health/health-route.js'
+export type { EpochChange, LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
+export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'
+export type {
+  MCPEndpointOptions,
+  MCPResourceMark,
+  MCPResourceMarkOptions,
+  ProtectedResourceOptions,
+  SkillsOptions,
+} from './mcp/index.js'
+export { markOf, mcpEndpoint, mcpResource } from './mcp/index.js'
+export type {
+  CurrentSession,
+  OAuthCookieOptions,
+  OAuthEpochChange,
+  OAuthRoutesOptions,
+  OAuthSignIn,
+} from './oauth/index.js'
+export {
+  createOAuthRoutes,
+  currentLocalSession,
+  localSessionOf,
+  OAUTH_MAX_BODY_BYTES,
+  OAUTH_NOT_FOUND,
+  OAuthBindingCookie,
+  StepUpCookies,
+} from './oauth/index.js'
+export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/send-problem.js'
+export { portcullis } from './security/plugin.js'
+export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'
+export { requirePrincipal, securityOf } from './security/request-context.js'

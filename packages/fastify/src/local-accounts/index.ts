@@ -1,0 +1,5 @@
+// Local accounts over HTTP for Fastify: the generated `{base}/auth/...` routes and the CSRF check.
+export { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '@portcullis/http/body'
+export type { EpochChange } from '@portcullis/http/local-accounts'
+export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './routes.js'
+export { localAccountRoutes } from './routes.js'

@@ -1,0 +1,262 @@
+import type { RouteGuard } from '@portcullis/core/authorization'
+import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
+import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
+import { type AuthPolicy, exclude } from '@portcullis/core/policy'
+import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
+import {
+  type DeclaredResource,
+  declarationMark,
+  declaredRoutes,
+  endpointChallenges,
+  loadSkills,
+  type MCPAnswer,
+  type MCPRouteDeclaration,
+  type OriginPolicy,
+  originRefusal,
+  PROTECTED_RESOURCE_OPTIONS,
+  type ProtectedResourceOptions,
+  type PublishingOptions,
+  protectedResource,
+  type ResourceRoutePath,
+  readableBy,
+  resolveSetup,
+  resourceCacheScope,
+  resourceRoute,
+  resultAnswer,
+  rpcErrorAnswer,
+  SERVER_INFO_OPTIONS,
+  SKILLS_OPTIONS,
+  scopesOf,
+  serverInfoOf,
+  TRANSPORT_ERROR,
+} from '@portcullis/http/mcp'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { sendProblem } from '../problem/send-problem.js'
+import { routeRead } from './reader.js'
+
+export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
+  /** Path of the endpoint. Default `/mcp`. */
+  readonly path?: string
+  /** The endpoint's own policy. Default: the plugin's default policy. Each read is checked again by its route. */
+  readonly auth?: AuthPolicy
+  /** Guards of the endpoint itself; a refusal is 403 with `Bearer error="insufficient_scope"`. */
+  readonly guards?: readonly RouteGuard[]
+  /** Serves RFC 9728 metadata and points 401 challenges at it. */
+  readonly protectedResource?: ProtectedResourceOptions
+  /** Largest accepted request body. Default 1 MiB. */
+  readonly maxBodyBytes?: number
+}
+
+const OPTION_INVALID = 'mcp.option_invalid'
+const STRINGS = { kind: 'array', elements: { kind: 'string' } } as const
+
+const OPTIONS: OptionsShape<MCPEndpointOptions> = {
+  path: { kind: 'string', code: OPTION_INVALID },
+  auth: { kind: 'object', code: OPTION_INVALID },
+  guards: { kind: 'array', code: OPTION_INVALID },
+  protectedResource: {
+    kind: 'object',
+    shape: PROTECTED_RESOURCE_OPTIONS,
+    code: 'mcp.protected_resource_invalid',
+  },
+  maxBodyBytes: { kind: 'number', code: OPTION_INVALID },
+  allowedOrigins: STRINGS,
+  allowedHosts: STRINGS,
+  scheme: { kind: 'string', code: 'mcp.scheme_invalid' },
+  serverInfo: { kind: 'object', shape: SERVER_INFO_OPTIONS, code: OPTION_INVALID },
+  instructions: { kind: 'string' },
+  openapi: { kind: 'function' },
+  routes: { kind: ['iterable', 'function'] },
+  skills: { kind: 'object', shape: SKILLS_OPTIONS },
+  visible: { kind: 'function' },
+  listing: {
+    kind: 'string',
+    code: OPTION_INVALID,
+    check: (value) => (value === 'all' || value === 'readable' ? undefined : 'must be "all" or "readable"'),
+  },
+  pageSize: { kind: 'number', code: OPTION_INVALID },
+  maxResourceBytes: { kind: 'number', code: OPTION_INVALID },
+  readTimeoutMs: { kind: 'number', code: OPTION_INVALID },
+}
+
+const DOCUMENTATION = {
+  summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
+  tags: ['mcp'],
+  responses: {
+    '200': { description: 'A JSON-RPC response.', content: { 'application/json': {} } },
+    '202': { description: 'A notification was accepted.' },
+    '413': bodyTooLargeResponse(),
+  },
+}
+
+function send(reply: FastifyReply, answer: MCPAnswer): FastifyReply {
+  return reply.code(answer.status).headers(answer.headers).send(answer.body)
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * Adds the stateless Streamable HTTP endpoint `POST {path}` (register the `portcullis` plugin first: the
+ * endpoint is a Portcullis route with its `auth` policy and `guards`): both protocol eras of the core
+ * dispatcher, 202 for notifications, 405 with `Allow: POST` for other methods, 403 for a foreign `Origin`
+ * or `Host`, 413 problem+json (`request.body_too_large`) for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
+ * `config: { mcpResource }` or the `mcpResource(...)` wrapper are published; marking mistakes throw where
+ * the route is declared, the resources are built when the app is ready, and each read runs the marked
+ * route in-process through Fastify's router (its own hooks, policy and guards), with the caller's credentials.
+ */
+export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOptions = {}): void {
+  readOptions(options, 'mcpEndpoint', OPTIONS)
+  const path = options.path ?? '/mcp'
+  if (!path.startsWith('/')) throw new ConfigurationError(OPTION_INVALID, 'path must start with "/"')
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new ConfigurationError(OPTION_INVALID, 'maxBodyBytes must be a positive integer')
+  }
+  const security = fastify.portcullis
+  const setup = resolveSetup<FastifyRequest>(
+    {
+      openapi: () => security.openapi(),
+      ...options,
+      routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
+    },
+    'fastify',
+  )
+  const resource =
+    options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
+  const scopes = scopesOf(options.guards ?? [])
+  security.routes.onRegister((route) => {
+    const mark = declarationMark(route)
+    if (mark !== undefined) resourceRoute(route.method, route.path, mark)
+  })
+
+  let dispatcher: MCPDispatcher<ResourceRoutePath, FastifyRequest> | undefined
+  // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
+  let open = false
+  fastify.addHook('onReady', async () => {
+    const route = security.routes.find('POST', path)
+    open = route !== undefined && !route.policy.authenticates && !route.policy.excluded
+    const skills = setup.skills === undefined ? undefined : await loadSkills(setup.skills)
+    const registry = new MCPResourceRegistry<ResourceRoutePath>({
+      scheme: setup.scheme,
+      skillsEnabled: skills !== undefined,
+    })
+    const runtimes = new Map<string, DeclaredResource>()
+    for (const declaration of declaredRoutes(setup.routes) as Iterable<MCPRouteDeclaration>) {
+      const mark = declarationMark(declaration)
+      if (mark === undefined) continue
+      registry.register({ ...mark, target: resourceRoute(declaration.method, declaration.path, mark) })
+      runtimes.set(mark.name, { declaration })
+    }
+    const openapi = setup.openapi ?? (() => security.openapi())
+    const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
+    const limits = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
+    dispatcher = new MCPDispatcher<ResourceRoutePath, FastifyRequest>({
+      registry,
+      serverInfo,
+      openapi,
+      reader: (entry, params, request) => routeRead(fastify, request, entry.target.build(params), limits),
+      ...(skills === undefined ? {} : { skills }),
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.visible === undefined ? {} : { visible: options.visible }),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      listing: options.listing ?? 'all',
+      readable: readableBy(runtimes, security),
+      cacheScope: (entry) => resourceCacheScope(runtimes.get(entry.name)?.declaration),
+      sharedCacheScope: open ? 'public' : 'private',
+      maxBlobBytes: setup.maxResourceBytes,
+    })
+  })
+
+  const refused = (request: FastifyRequest): string | undefined =>
+    originRefusal(
+      {
+        host: request.headers.host,
+        origin: headerOf(request, 'origin'),
+        localAddress: request.raw.socket?.localAddress,
+        // Fastify defines `ips` only on the requests of an instance that trusts a proxy
+        trustProxy: request.ips !== undefined,
+      },
+      options,
+    )
+
+  fastify.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) =>
+      done(null, body),
+    )
+    scope.route({
+      method: 'POST',
+      url: path,
+      bodyLimit: maxBodyBytes,
+      config: {
+        ...(options.auth === undefined ? {} : { auth: options.auth }),
+        ...(options.guards === undefined ? {} : { guards: options.guards }),
+        openapi: DOCUMENTATION,
+      },
+      // Origin and Host first: a foreign page never reaches authentication.
+      onRequest: (request, reply, done) => {
+        const reason = refused(request)
+        if (reason === undefined) done()
+        else send(reply, rpcErrorAnswer(403, TRANSPORT_ERROR, reason))
+      },
+      onSend: (_request, reply, payload, done) => {
+        const existing = reply.getHeader('www-authenticate')
+        const values = open
+          ? undefined
+          : endpointChallenges(
+              reply.statusCode,
+              existing === undefined
+                ? []
+                : Array.isArray(existing)
+                  ? existing.map(String)
+                  : [String(existing)],
+              resource?.metadataUrl,
+              scopes,
+            )
+        if (values !== undefined) reply.header('www-authenticate', values.length === 1 ? values[0] : values)
+        done(null, payload)
+      },
+      errorHandler: (error, _request, reply) => {
+        if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+          return sendProblem(reply, bodyTooLargeProblem(maxBodyBytes))
+        }
+        throw error
+      },
+      handler: async (request, reply) => {
+        if (dispatcher === undefined) return send(reply, rpcErrorAnswer(500, -32603, 'Internal error'))
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+        const result = await dispatcher.handleText(body, {
+          context: request,
+          ...optional('protocolVersion', headerOf(request, 'mcp-protocol-version')),
+          ...optional('mcpMethod', headerOf(request, 'mcp-method')),
+          ...optional('mcpName', headerOf(request, 'mcp-name')),
+        })
+        return send(reply, resultAnswer(result, request.headers.accept))
+      },
+    })
+  })
+  fastify.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
+    url: path,
+    config: { auth: exclude() },
+    handler: async (_request, reply) => {
+      reply.header('allow', 'POST')
+      return send(reply, rpcErrorAnswer(405, TRANSPORT_ERROR, 'Method not allowed.'))
+    },
+  })
+  if (resource !== undefined) {
+    fastify.get(resource.metadataPath, { config: { auth: exclude() } }, async (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .send(resource.document),
+    )
+  }
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }
+}

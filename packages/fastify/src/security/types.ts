@@ -1,0 +1,21 @@
+import type { SecurityContext } from '@portcullis/core/authorization'
+import type { RouteOptions } from '@portcullis/http/routing'
+import type { FastifySecurity } from './plugin-options.js'
+
+declare module 'fastify' {
+  // Route options in Fastify's own place: `app.get(path, { config: { auth, guards, openapi, mcpResource } }, handler)`.
+  interface FastifyContextConfig extends RouteOptions {}
+
+  interface FastifyRequest {
+    /**
+     * Set by Portcullis: anonymous for every request, then the principal, effective snapshot and evidence
+     * once a secured route's policy and guards granted.
+     */
+    security: SecurityContext
+  }
+
+  interface FastifyInstance {
+    /** The Portcullis instance the plugin registered: route registry, OpenAPI, evaluation, step-up. */
+    readonly portcullis: FastifySecurity
+  }
+}

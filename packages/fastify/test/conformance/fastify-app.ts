@@ -1,0 +1,54 @@
+import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
+import Fastify, { type FastifyInstance } from 'fastify'
+import {
+  createOAuthRoutes,
+  currentLocalSession,
+  localAccountRoutes,
+  mcpEndpoint,
+  portcullis,
+} from '../../src/index.js'
+
+/** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
+export async function fastifyApp(
+  scenario: AdapterScenario,
+  change: (app: FastifyInstance) => void | Promise<void> = () => {},
+  plugin: { readonly errorHandler?: boolean } = {},
+): Promise<AdapterApp> {
+  const app = Fastify()
+  await app.register(portcullis, { ...scenario.security, ...plugin })
+  if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
+  const { mcp } = scenario
+  if (mcp !== undefined) {
+    mcpEndpoint(app, {
+      scheme: mcp.scheme,
+      ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
+      ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
+      ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+    })
+  }
+  const { oauth } = scenario
+  if (oauth !== undefined) {
+    createOAuthRoutes(app, {
+      lifecycle: oauth.lifecycle,
+      auth: oauth.auth,
+      currentSession: currentLocalSession(app.portcullis, oauth.auth),
+      signIn: ({ accountId }, _request, reply) => {
+        const { setCookie, body } = oauth.signIn(accountId)
+        reply.header('set-cookie', setCookie)
+        return body
+      },
+    })
+  }
+  for (const route of scenario.routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: route.options,
+      handler: async (request) =>
+        route.respond({ security: request.security, params: request.params as Record<string, string> }),
+    })
+  }
+  await change(app)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  return { url, close: () => app.close() }
+}
