@@ -1,7 +1,8 @@
 /**
  * The dependency rule of the hexagon (docs/architecture.md):
  * - core is pure: no framework, driver or network-server module, no other workspace package, and of npm
- *   packages only jose and openid-client;
+ *   packages only jose and openid-client, plus otpauth (TOTP, only in core/src/totp) and
+ *   @simplewebauthn/server (WebAuthn, only in core/src/passkeys);
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
  * - adapters (express, fastify, postgres, argon2, conformance) depend on core (the HTTP adapters also on
  *   http), never on each other;
@@ -45,7 +46,8 @@ module.exports = {
     },
     {
       name: 'core-only-allowed-npm-packages',
-      comment: 'core may depend only on jose and openid-client (DESIGN.md section 1)',
+      comment:
+        'core may depend only on jose and openid-client (DESIGN.md section 1), otpauth and @simplewebauthn/server',
       severity: 'error',
       from: { path: '^packages/core/src/', pathNot: '\\.test\\.ts$' },
       to: {
@@ -58,8 +60,24 @@ module.exports = {
           'npm-unknown',
           'unknown',
         ],
-        pathNot: '(^|/)node_modules/(jose|openid-client|oauth4webapi)/|^(jose|openid-client)(/|$)',
+        pathNot:
+          '(^|/)node_modules/(jose|openid-client|oauth4webapi|otpauth|@simplewebauthn/server)/|^(jose|openid-client|otpauth|@simplewebauthn/server)(/|$)',
       },
+    },
+    {
+      name: 'core-one-time-codes-library-in-totp-only',
+      comment: "otpauth is the TOTP capability's own library: only core/src/totp imports it",
+      severity: 'error',
+      from: { path: '^packages/core/src/', pathNot: '^packages/core/src/totp/' },
+      to: { path: '(^|/)node_modules/otpauth/|^otpauth(/|$)' },
+    },
+    {
+      name: 'core-webauthn-library-in-passkeys-only',
+      comment:
+        "@simplewebauthn/server is the passkeys capability's own library: only core/src/passkeys imports it",
+      severity: 'error',
+      from: { path: '^packages/core/src/', pathNot: '^packages/core/src/passkeys/' },
+      to: { path: '(^|/)node_modules/@simplewebauthn/server/|^@simplewebauthn/server(/|$)' },
     },
     {
       name: 'http-no-framework',

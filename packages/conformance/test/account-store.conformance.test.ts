@@ -1,20 +1,29 @@
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import { MemoryTotpStore } from '@portcullis/core/totp'
 import { accountStoreSuite } from '../src/accounts/index.js'
 import { describeConformance } from '../src/bindings/vitest.js'
 import { realProtector } from './support/memory-fixtures.js'
 
 // The reference memory store passes every case; the stores of sessions, refresh families, step-up
-// credentials and API keys are cascaded, so deleting an account takes their records in the same step.
+// credentials, API keys, TOTP and passkeys are cascaded, so deleting an account takes their records in
+// the same step.
 describeConformance(
   accountStoreSuite(() => {
     const sessions = new MemorySessionStore()
     const refreshTokens = new MemoryRefreshTokenStore()
     const stepUp = new MemoryStepUpStore()
     const apiKeys = new MemoryApiKeyStore()
-    const store = new MemoryAccountStore({ cascade: [sessions, refreshTokens, stepUp, apiKeys] })
-    return { store, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys }
+    const totp = new MemoryTotpStore()
+    const passkeys = new MemoryPasskeyStore()
+    const passkeyChallenges = new MemoryPasskeyChallengeStore()
+    const store = new MemoryAccountStore({
+      cascade: [sessions, refreshTokens, stepUp, apiKeys, totp, passkeys, passkeyChallenges],
+    })
+    const companions = { sessions, refreshTokens, stepUp, apiKeys, totp, passkeys, passkeyChallenges }
+    return { store, protector: realProtector(), ...companions }
   }),
 )

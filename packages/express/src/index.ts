@@ -48,6 +48,8 @@ export {
 } from './oauth/index.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
+export type { PasskeyRoutesOptions } from './passkeys/index.js'
+export { createPasskeyRoutes, PASSKEY_BINDING_COOKIE, PASSKEY_REMOVE_PURPOSE } from './passkeys/index.js'
 export { problemErrorHandler } from './problem/error-handler.js'
 export { sendProblem } from './problem/send-problem.js'
 export type {

@@ -37,9 +37,11 @@ describe('generated migrations', () => {
     ])
   })
 
-  it('the committed folder holds the baseline and the one-account migration (version 6)', () => {
+  it('the committed folder holds the baseline and the generated migrations after it', () => {
     expect(generatedMigrations(5).map(({ version, name }) => ({ version, name }))).toEqual([
       { version: 6, name: 'one-account' },
+      { version: 7, name: 'totp' },
+      { version: 8, name: 'passkeys' },
     ])
   })
 

@@ -11,10 +11,13 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
+  PostgresPasskeyChallengeStore,
+  PostgresPasskeyStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresSessionStore,
   PostgresStepUpStore,
+  PostgresTotpStore,
 } from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
@@ -39,7 +42,7 @@ function register<Fixture>(suite: ConformanceSuite<Fixture>): void {
 }
 
 // The account store with the other stores of the same schema: deleting an account must take its
-// sessions, refresh families, step-up credentials and API keys in the same transaction.
+// sessions, refresh families, step-up credentials, API keys, TOTP and passkeys in the same transaction.
 const protector = realProtector()
 register(
   accountStoreSuite(() => ({
@@ -50,6 +53,9 @@ register(
     refreshTokens: new PostgresRefreshTokenStore({ client: db.client }),
     stepUp: new PostgresStepUpStore({ client: db.client }),
     apiKeys: new PostgresApiKeyStore({ client: db.client }),
+    totp: new PostgresTotpStore({ client: db.client }),
+    passkeys: new PostgresPasskeyStore({ client: db.client }),
+    passkeyChallenges: new PostgresPasskeyChallengeStore({ client: db.client }),
   })),
 )
 register(

@@ -9,6 +9,7 @@ import {
   providerTokens,
   providerView,
 } from './fixture.js'
+import { secondFactorData, secondFactorDataPresent } from './second-factor-data.js'
 
 type Case = ConformanceCase<AccountStoreFixture>
 
@@ -63,7 +64,7 @@ async function companions(fixture: AccountStoreFixture, accountId: string) {
 export const deletionCases: readonly Case[] = [
   conformanceCase(
     'accounts.deletion.everything',
-    'deleting an account removes it, its methods, sessions, refresh families, step-up credentials, API keys and vault rows; staged revocations stay',
+    'deleting an account removes it, its methods, sessions, refresh families, step-up credentials, API keys, vault rows, TOTP, recovery codes, passkeys and passkey challenges; staged revocations stay',
     async (fixture, check) => {
       const { store } = fixture
       const view = providerView(fixture)
@@ -79,6 +80,8 @@ export const deletionCases: readonly Case[] = [
       const other = await passwordAccount(store)
       const kept = await companions(fixture, other.accountId)
       const held = await companions(fixture, accountId)
+      const keptFactors = await secondFactorData(fixture, other.accountId)
+      const heldFactors = await secondFactorData(fixture, accountId)
 
       const refused = await store.deleteAccount({ accountId, now: T0 })
       check(
@@ -145,11 +148,11 @@ export const deletionCases: readonly Case[] = [
         apiKey:
           fixture.apiKeys === undefined ? undefined : (await fixture.apiKeys.get(data.keyId)) !== undefined,
       })
-      const gone = await live(held)
+      const gone = { ...(await live(held)), ...(await secondFactorDataPresent(fixture, heldFactors)) }
       for (const [what, present] of Object.entries(gone)) {
         check(present !== true, `the deleted account's ${what} survived`)
       }
-      const others = await live(kept)
+      const others = { ...(await live(kept)), ...(await secondFactorDataPresent(fixture, keptFactors)) }
       for (const [what, present] of Object.entries(others)) {
         check(present !== false, `deleting one account removed another account's ${what}`)
       }

@@ -3,16 +3,19 @@ import type { AccountStore } from '@portcullis/core/accounts'
 import type { ApiKeyStore } from '@portcullis/core/api-keys'
 import type { RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
 import { accounts as oauth } from '@portcullis/core/oauth'
+import type { PasskeyChallengeStore, PasskeyStore } from '@portcullis/core/passkeys'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { StepUpStore } from '@portcullis/core/step-up'
+import type { TotpStore } from '@portcullis/core/totp'
 import type { StoreFixture } from '../local-accounts/fixture.js'
 import { passwordHash, T0, unique, username } from '../local-accounts/fixture.js'
 
 /**
  * An `AccountStore` for one case, with the protector its provider views seal tokens with. `peer`, when
  * given, is a second store over the same storage (another app instance). The stores that keep other data
- * of an account in the same schema (sessions, refresh-token families, step-up credentials, API keys), when
- * given, are checked to lose that data when the account is deleted.
+ * of an account in the same schema (sessions, refresh-token families, step-up credentials, API keys, TOTP
+ * enrollments, passkeys and passkey challenges), when given, are checked to lose that data when the
+ * account is deleted.
  */
 export interface AccountStoreFixture extends StoreFixture<AccountStore> {
   readonly protector: OAuthTransactionProtector
@@ -20,6 +23,9 @@ export interface AccountStoreFixture extends StoreFixture<AccountStore> {
   readonly refreshTokens?: RefreshTokenStore
   readonly stepUp?: StepUpStore
   readonly apiKeys?: ApiKeyStore
+  readonly totp?: TotpStore
+  readonly passkeys?: PasskeyStore
+  readonly passkeyChallenges?: PasskeyChallengeStore
 }
 
 export type AccountStoreFactory = () => AccountStoreFixture | Promise<AccountStoreFixture>
@@ -73,5 +79,5 @@ export async function passwordAccount(store: AccountStore): Promise<{ accountId:
 /** The account's sign-in methods as `password` and provider names, in listing order. */
 export async function methodNames(store: AccountStore, accountId: string): Promise<string[]> {
   const methods = await store.listSignInMethods(accountId)
-  return methods.map((method) => (method.kind === 'password' ? 'password' : method.provider))
+  return methods.map((method) => (method.kind === 'identity' ? method.provider : method.kind))
 }

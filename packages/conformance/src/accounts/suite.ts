@@ -4,6 +4,7 @@ import { deletionCases } from './deletion-cases.js'
 import { epochCases } from './epoch-cases.js'
 import type { AccountStoreFactory, AccountStoreFixture } from './fixture.js'
 import { methodCases } from './method-cases.js'
+import { passkeyMethodCases } from './passkey-method-cases.js'
 import { passwordCases } from './password-cases.js'
 
 /**
@@ -17,7 +18,14 @@ import { passwordCases } from './password-cases.js'
 export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuite<AccountStoreFixture> {
   return {
     name: 'AccountStore conformance',
-    cases: [...accountCases, ...passwordCases, ...methodCases, ...deletionCases, ...epochCases],
+    cases: [
+      ...accountCases,
+      ...passwordCases,
+      ...methodCases,
+      ...passkeyMethodCases,
+      ...deletionCases,
+      ...epochCases,
+    ],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),
   }

@@ -1,9 +1,16 @@
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import { MemoryTotpStore } from '@portcullis/core/totp'
 import type { AccountStoreFixture } from '../../src/accounts/index.js'
 import { realProtector } from './memory-fixtures.js'
+
+/** Its passkeys count as methods, but it never learns the account's other methods, so removal never refuses. */
+class BlindRemovalPasskeyStore extends MemoryPasskeyStore {
+  override joinAccountTables(): void {}
+}
 
 /** A store that forwards every operation to a correct memory store; broken variants override some. */
 function forwarding(inner: AccountStore): AccountStore {
@@ -25,18 +32,26 @@ function forwarding(inner: AccountStore): AccountStore {
 
 function fixture(
   override: (inner: AccountStore) => Partial<AccountStore> = () => ({}),
-  options: { cascade?: boolean; ownPeer?: boolean } = {},
+  options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean; blindPasskeys?: boolean } = {},
 ): () => AccountStoreFixture {
   return () => {
     const sessions = new MemorySessionStore()
     const refreshTokens = new MemoryRefreshTokenStore()
     const stepUp = new MemoryStepUpStore()
     const apiKeys = new MemoryApiKeyStore()
-    const cascade = options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]
+    const totp = new MemoryTotpStore()
+    const passkeys =
+      options.blindPasskeys === true ? new BlindRemovalPasskeyStore() : new MemoryPasskeyStore()
+    const passkeyChallenges = new MemoryPasskeyChallengeStore()
+    const cascade = [
+      ...(options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]),
+      ...(options.secondFactors === false ? [] : [totp, passkeys, passkeyChallenges]),
+    ]
     const inner = new MemoryAccountStore({ cascade })
     const store = { ...forwarding(inner), ...override(inner) }
     const peer = options.ownPeer === true ? new MemoryAccountStore({ cascade }) : store
-    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys }
+    const seconds = { totp, passkeys, passkeyChallenges }
+    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys, ...seconds }
   }
 }
 
@@ -81,6 +96,16 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
     name: 'deletion that forgets sessions, families, step-up credentials and API keys',
     factory: fixture(undefined, { cascade: false }),
     caught: ['accounts.deletion.everything'],
+  },
+  {
+    name: 'deletion that forgets TOTP enrollments, recovery codes, passkeys and passkey challenges (and passkeys do not count)',
+    factory: fixture(undefined, { secondFactors: false }),
+    caught: ['accounts.deletion.everything', 'accounts.methods.passkey-counts'],
+  },
+  {
+    name: 'passkeys count as methods but their removal never checks for the last one',
+    factory: fixture(undefined, { blindPasskeys: true }),
+    caught: ['accounts.methods.passkey-counts'],
   },
   {
     name: 'deletion that claims success while provider tokens are retained',

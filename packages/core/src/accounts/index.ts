@@ -6,12 +6,13 @@ export type { AccountErrorCode } from './errors.js'
 export { AccountError, AccountErrorCodes } from './errors.js'
 export type { MemoryAccountStoreOptions } from './memory-store.js'
 export { MemoryAccountStore } from './memory-store.js'
-export type { MemoryAccountData } from './memory-tables.js'
+export type { MemoryAccountData, MemorySignInMethods } from './memory-tables.js'
 export type { AccountRecords, AccountStore, OAuthStoreRegistration, PasswordMethods } from './port.js'
 export type {
   Account,
   AccountStatus,
   IdentitySignInMethod,
+  PasskeySignInMethod,
   PasswordRecord,
   PasswordSignInMethod,
   SignInMethod,

@@ -72,7 +72,7 @@ describe('MemoryAccountStore', () => {
       now: T0,
     })
     const methods = await store.listSignInMethods('a-1')
-    expect(methods.map((method) => (method.kind === 'password' ? 'password' : method.provider))).toEqual([
+    expect(methods.map((method) => (method.kind === 'identity' ? method.provider : method.kind))).toEqual([
       'password',
       'github',
       'google',

@@ -42,7 +42,8 @@ import {
 export interface MemoryAccountStoreOptions {
   /**
    * The other in-memory stores that keep data of an account (`MemorySessionStore`,
-   * `MemoryRefreshTokenStore`, `MemoryStepUpStore`, `MemoryApiKeyStore`): `deleteAccount` removes the
+   * `MemoryRefreshTokenStore`, `MemoryStepUpStore`, `MemoryApiKeyStore`, `MemoryTotpStore`,
+   * `MemoryPasskeyStore`, `MemoryPasskeyChallengeStore`): `deleteAccount` removes the
    * account's records from them in the same step, as a shared SQL schema would in one transaction.
    */
   readonly cascade?: readonly MemoryAccountData[]
@@ -119,6 +120,7 @@ export class MemoryAccountStore implements AccountStore {
         updatedAt: link.updatedAt,
       })
     }
+    for (const data of this.#tables.cascade) methods.push(...(data.signInMethods?.(id) ?? []))
     return signInMethods(methods)
   }
 

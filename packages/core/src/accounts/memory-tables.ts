@@ -1,6 +1,6 @@
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
-import type { AccountStatus } from './records.js'
+import type { AccountStatus, SignInMethod } from './records.js'
 
 /** One account in memory. */
 export interface AccountRow {
@@ -32,6 +32,16 @@ export interface InviteRow {
 export interface MemoryAccountData {
   /** Removes everything this store keeps for the account; how many records went. Synchronous. */
   deleteAccountData(accountId: string): number
+  /** The sign-in methods this store keeps for the account (usable passkeys), listed and counted with the others. */
+  signInMethods?(accountId: string): readonly SignInMethod[]
+  /** Called once by `MemoryAccountStore`: the store that can now count every method of an account. */
+  joinAccountTables?(methods: MemorySignInMethods): void
+}
+
+/** What a cascaded store may ask the account tables: whether an account exists, and its method count. */
+export interface MemorySignInMethods {
+  hasAccount(accountId: string): boolean
+  methodCount(accountId: string): number
 }
 
 /**
@@ -40,7 +50,7 @@ export interface MemoryAccountData {
  * hands out (`oauth(...)`) share one instance and one queue, so each operation runs alone: it does its
  * awaiting (sealing, opening) first and then commits synchronously, like a serializable transaction.
  */
-export class MemoryAccountTables {
+export class MemoryAccountTables implements MemorySignInMethods {
   readonly accounts = new Map<string, AccountRow>()
   readonly passwords = new Map<string, PasswordRow>()
   readonly byUsername = new Map<string, string>()
@@ -53,6 +63,11 @@ export class MemoryAccountTables {
   constructor(cascade: readonly MemoryAccountData[] = [], notices?: RevocationNotices) {
     this.cascade = cascade
     this.#notices = notices
+    for (const data of cascade) data.joinAccountTables?.(this)
+  }
+
+  hasAccount(accountId: string): boolean {
+    return this.accounts.has(accountId)
   }
 
   /**
@@ -73,10 +88,14 @@ export class MemoryAccountTables {
     return state
   }
 
-  /** Every sign-in method of the account: its password and one identity per linked provider. */
+  /**
+   * Every sign-in method of the account: its password, one identity per linked provider, and what the
+   * cascaded stores count (usable passkeys).
+   */
   methodCount(accountId: string): number {
     let count = this.passwords.has(accountId) ? 1 : 0
     for (const state of this.providers.values()) if (state.byAccount.has(accountId)) count += 1
+    for (const data of this.cascade) count += data.signInMethods?.(accountId).length ?? 0
     return count
   }
 

@@ -30,8 +30,9 @@ export interface AccountRecords {
   setAccountStatus(request: SetAccountStatusRequest): Promise<Account | null>
   /**
    * Removes, in one transaction, the account, its sign-in methods, and everything of it the store's
-   * schema holds: sessions, refresh-token families, step-up credentials, API keys it owns and the token
-   * vault rows of its identities. Refused (`tokens-retained`, nothing deleted) while an identity still
+   * schema holds: sessions, refresh-token families, step-up credentials, API keys it owns, the token
+   * vault rows of its identities, its TOTP enrollment and recovery codes, passkeys and pending passkey
+   * challenges. Refused (`tokens-retained`, nothing deleted) while an identity still
    * holds provider tokens: stage their revocation first. Staged revocation retries are kept.
    */
   deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome>

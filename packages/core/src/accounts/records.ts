@@ -46,8 +46,19 @@ export interface IdentitySignInMethod {
   readonly updatedAt: Date
 }
 
-/** One way to sign in to an account. The passkey work adds a kind. */
-export type SignInMethod = PasswordSignInMethod | IdentitySignInMethod
+/** A usable (not suspended) passkey: `credentialId` is the public WebAuthn credential id (base64url). */
+export interface PasskeySignInMethod {
+  readonly kind: 'passkey'
+  readonly accountId: string
+  readonly credentialId: string
+  /** The name its owner gave it ("Laptop"). */
+  readonly name: string
+  readonly createdAt: Date
+  readonly lastUsedAt: Date | null
+}
+
+/** One way to sign in to an account. */
+export type SignInMethod = PasswordSignInMethod | IdentitySignInMethod | PasskeySignInMethod
 
 /**
  * An account's password method together with the account's epoch and status: what a password sign-in
@@ -107,34 +118,53 @@ export function accountRecord(fields: Account): Account {
   })
 }
 
-/** Frozen method listings, passwords first, then identities by provider. */
+/** Frozen method listings: the password first, then identities by provider, then passkeys oldest first. */
 export function signInMethods(methods: readonly SignInMethod[]): readonly SignInMethod[] {
-  const order = (method: SignInMethod) => (method.kind === 'password' ? '' : method.provider)
+  const rank = { password: 0, identity: 1, passkey: 2 } as const
+  const order = (method: SignInMethod) =>
+    method.kind === 'identity' ? method.provider : method.kind === 'passkey' ? method.createdAt.getTime() : 0
   return Object.freeze(
     [...methods]
-      .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
-      .map((method) =>
-        Object.freeze(
-          method.kind === 'password'
-            ? {
-                kind: 'password' as const,
-                accountId: method.accountId,
-                username: method.username,
-                createdAt: new Date(method.createdAt.getTime()),
-                passwordChangedAt: new Date(method.passwordChangedAt.getTime()),
-              }
-            : {
-                kind: 'identity' as const,
-                accountId: method.accountId,
-                providerAccountId: method.providerAccountId,
-                provider: method.provider,
-                issuer: method.issuer,
-                subject: method.subject,
-                scopes: Object.freeze([...method.scopes]),
-                linkedAt: new Date(method.linkedAt.getTime()),
-                updatedAt: new Date(method.updatedAt.getTime()),
-              },
-        ),
-      ),
+      .sort((a, b) => {
+        if (a.kind !== b.kind) return rank[a.kind] - rank[b.kind]
+        const [x, y] = [order(a), order(b)]
+        return x < y ? -1 : x > y ? 1 : 0
+      })
+      .map((method) => Object.freeze(copyMethod(method))),
   )
+}
+
+function copyMethod(method: SignInMethod): SignInMethod {
+  const createdAt = (date: Date) => new Date(date.getTime())
+  switch (method.kind) {
+    case 'password':
+      return {
+        kind: 'password',
+        accountId: method.accountId,
+        username: method.username,
+        createdAt: createdAt(method.createdAt),
+        passwordChangedAt: createdAt(method.passwordChangedAt),
+      }
+    case 'identity':
+      return {
+        kind: 'identity',
+        accountId: method.accountId,
+        providerAccountId: method.providerAccountId,
+        provider: method.provider,
+        issuer: method.issuer,
+        subject: method.subject,
+        scopes: Object.freeze([...method.scopes]),
+        linkedAt: createdAt(method.linkedAt),
+        updatedAt: createdAt(method.updatedAt),
+      }
+    case 'passkey':
+      return {
+        kind: 'passkey',
+        accountId: method.accountId,
+        credentialId: method.credentialId,
+        name: method.name,
+        createdAt: createdAt(method.createdAt),
+        lastUsedAt: method.lastUsedAt === null ? null : createdAt(method.lastUsedAt),
+      }
+  }
 }

@@ -62,8 +62,16 @@ export {
   validateConsumeRateLimit,
 } from './rate-limits/rate-limit-store.js'
 export type {
+  SecondFactorCompletion,
+  SecondFactorContext,
+  SecondFactorGate,
+  SecondFactorStart,
+} from './second-factor.js'
+export { PendingSecondFactor } from './second-factor.js'
+export type {
   EpochBumpReason,
   LoginFailureReason,
+  PasskeyFailureReason,
   SecurityEvent,
   SecurityEventFields,
   SecurityEventSink,

@@ -5,6 +5,7 @@ import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
 import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
+import type { SecondFactorGate } from './second-factor.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from './security-events.js'
 import type { SessionCookieOptions } from './sessions/session-cookie.js'
 import type { SessionStore } from './sessions/session-store.js'
@@ -19,8 +20,7 @@ import type { LocalSigningKeyRing } from './tokens/signing-key-ring.js'
  */
 export type LocalAuthProfile = 'session' | 'tokens' | 'hybrid'
 
-/** The transport one sign-in establishes. */
-export type LocalTransport = 'session' | 'tokens'
+export type { LocalTransport } from './transport.js'
 
 /** Who may create an account: anyone, holders of a single-use invite code, or nobody (admin-created). */
 export type RegistrationPolicy = 'open' | 'invite-only' | 'closed'
@@ -133,6 +133,11 @@ export interface LocalAccountsOptions {
   readonly revocation?: LocalRevocationOptions
   /** Proxies whose `X-Forwarded-For` is believed (addresses and CIDR ranges). Default none: the direct peer. */
   readonly trustedProxies?: readonly string[]
+  /**
+   * A second factor for password sign-ins (`TotpSecondFactor` from `@portcullis/core/totp`): an account
+   * that has one gets a `PendingSecondFactor` from `login`, not a session or tokens.
+   */
+  readonly secondFactor?: SecondFactorGate
   /** Receives security events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
@@ -231,6 +236,14 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
     },
   },
   trustedProxies: { kind: 'array', elements: { kind: 'string' } },
+  secondFactor: {
+    kind: 'object',
+    check: (value) =>
+      typeof (value as SecondFactorGate).begin === 'function' &&
+      typeof (value as SecondFactorGate).complete === 'function'
+        ? undefined
+        : 'must have begin and complete',
+  },
   events: { kind: 'function' },
   onEventSinkError: { kind: 'function' },
   mechanismNames: {

@@ -36,6 +36,7 @@ import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { subscribeLocalCaches } from './revocation-subscriber.js'
 import { defined, type LocalRuntime } from './runtime.js'
+import type { PendingSecondFactor, SecondFactorGate } from './second-factor.js'
 import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './security-events.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
 import type { SessionCookie } from './sessions/session-cookie.js'
@@ -78,6 +79,7 @@ export class LocalAccounts {
   readonly #flows: PasswordFlowParts
   readonly #proxies: TrustedProxies
   readonly #epochs: AccountEpochs
+  readonly #secondFactor: SecondFactorGate | undefined
 
   constructor(options: LocalAccountsOptions) {
     readOptions(options, 'LocalAccounts', LOCAL_ACCOUNTS_OPTIONS)
@@ -86,6 +88,7 @@ export class LocalAccounts {
     this.registration = parts.runtime.settings.registration
     this.#accounts = options.accounts
     this.#proxies = parts.proxies
+    this.#secondFactor = options.secondFactor
     this.#runtime = parts.runtime
     this.hasher = parts.hasher
     this.passwordRules = parts.flows.rules
@@ -141,7 +144,10 @@ export class LocalAccounts {
     return registerAccount(this.#flows, body, this.clientAddress(info))
   }
 
-  /** Signs in with `{ username, password }` and establishes the transport asked for. */
+  /**
+   * Signs in with `{ username, password }` and establishes the transport asked for, or, for an account
+   * with a second factor, answers a `PendingSecondFactor` (no session, no tokens) for `completeSecondFactor`.
+   */
   async login(
     body: unknown,
     options: {
@@ -149,15 +155,54 @@ export class LocalAccounts {
       readonly replacesSessionId?: string | undefined
       readonly request?: LocalRequestInfo
     } = {},
-  ): Promise<LocalSignIn> {
+  ): Promise<LocalSignIn | PendingSecondFactor> {
     const transport = chooseTransport(this.profile, options.transport)
     const info = options.request ?? {}
     const clientAddress = this.clientAddress(info)
     const generation = this.#runtime.epochs.generation
     const account = await verifyCredentials(this.#flows, body, clientAddress)
     refuseDisabled(this.#runtime, account, clientAddress)
+    const pending = await this.#secondFactor?.begin({
+      accountId: account.accountId,
+      securityEpoch: account.securityEpoch,
+      transport,
+      clientAddress,
+    })
+    if (pending) {
+      this.#runtime.emit('second_factor.required', defined({ accountId: account.accountId, clientAddress }))
+      return pending
+    }
     this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
     return this.#establish(account, generation, transport, options.replacesSessionId, info, ['pwd'])
+  }
+
+  /**
+   * The second step of a password sign-in (`{ pendingToken, code }` or `{ pendingToken, recoveryCode }`):
+   * establishes the transport the first step asked for. Refused (`local.sign_in_required`) when the
+   * account is gone or its security epoch moved since the password was checked.
+   */
+  async completeSecondFactor(
+    body: unknown,
+    options: {
+      /** When given, a pending sign-in started for the other transport is refused (and spent). */
+      readonly transport?: LocalTransport
+      readonly replacesSessionId?: string | undefined
+      readonly request?: LocalRequestInfo
+    } = {},
+  ): Promise<LocalSignIn> {
+    if (this.#secondFactor === undefined) throw invalidLocalInput('no second factor is configured')
+    const info = options.request ?? {}
+    const clientAddress = this.clientAddress(info)
+    const done = await this.#secondFactor.complete(body, { clientAddress, transport: options.transport })
+    // Read before the account, so a notice that overtakes the read is never cached over.
+    const generation = this.#runtime.epochs.generation
+    const account = await this.#accounts.getAccount(done.accountId)
+    if (account === null || account.securityEpoch !== done.securityEpoch) {
+      throw new LocalAuthError('local.sign_in_required', 'the account changed during the sign-in')
+    }
+    refuseDisabled(this.#runtime, account, clientAddress)
+    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    return this.#establish(account, generation, done.transport, options.replacesSessionId, info, done.amr)
   }
 
   /**

@@ -94,3 +94,23 @@ export function readLogout(body: unknown): { readonly all: boolean } {
   if (all === true || all === 'true') return { all: true }
   throw invalidRequest('all must be a boolean')
 }
+
+/**
+ * `{ pendingToken, code }` or `{ pendingToken, recoveryCode }`: the second step of a password sign-in,
+ * with exactly one of the two.
+ */
+export function readSecondFactor(body: unknown): {
+  readonly pendingToken: string
+  readonly code: string | undefined
+  readonly recoveryCode: string | undefined
+} {
+  const fields = readBody(body, { pendingToken: 'required', code: 'optional', recoveryCode: 'optional' })
+  if ((fields.code === undefined) === (fields.recoveryCode === undefined)) {
+    throw invalidRequest('exactly one of code and recoveryCode is required')
+  }
+  return {
+    pendingToken: fields.pendingToken as string,
+    code: fields.code,
+    recoveryCode: fields.recoveryCode,
+  }
+}

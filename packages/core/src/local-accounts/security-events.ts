@@ -116,7 +116,70 @@ export interface SecurityEventFields {
     readonly stagedRevocations: number
     readonly clientAddress?: string
   }
+  /** A TOTP enrollment was confirmed with its first code: the account now has a second factor. */
+  'totp.enabled': { readonly accountId: string; readonly clientAddress?: string }
+  /** The account's TOTP enrollment and recovery codes were removed. */
+  'totp.disabled': { readonly accountId: string; readonly clientAddress?: string }
+  /** A TOTP code was accepted (`purpose`: `enrollment`, `sign_in` or the application's own). */
+  'totp.verified': { readonly accountId: string; readonly purpose: string; readonly clientAddress?: string }
+  /** A second-factor code was refused: wrong, malformed, or a replay of a used time step. */
+  'totp.failed': {
+    readonly accountId: string
+    readonly reason: 'invalid_code' | 'replayed' | 'invalid_recovery_code'
+    readonly clientAddress?: string
+  }
+  'totp.rate_limited': {
+    readonly accountId: string
+    readonly retryAfterSeconds: number
+    readonly clientAddress?: string
+  }
+  /** A recovery code was used; `remaining` unused codes are left. */
+  'recovery_code.used': {
+    readonly accountId: string
+    readonly remaining: number
+    readonly clientAddress?: string
+  }
+  /** A new set of recovery codes replaced the old one. */
+  'recovery_codes.regenerated': { readonly accountId: string; readonly clientAddress?: string }
+  /** A password sign-in of an account with a second factor stopped at the second step (no session yet). */
+  'second_factor.required': { readonly accountId: string; readonly clientAddress?: string }
+  /** A passkey was registered to the account (`credentialId`: the public credential id, base64url). */
+  'passkey.registered': { readonly accountId: string; readonly credentialId: string }
+  'passkey.removed': { readonly accountId: string; readonly credentialId: string }
+  /** A passkey assertion succeeded (`ceremony`: `sign_in` or `step_up`). */
+  'passkey.used': {
+    readonly accountId: string
+    readonly credentialId: string
+    readonly ceremony: 'sign_in' | 'step_up'
+    readonly clientAddress?: string
+  }
+  /** A passkey ceremony was refused (wrong origin or RP ID, unknown challenge, bad signature, ...). */
+  'passkey.failed': {
+    readonly reason: PasskeyFailureReason
+    readonly accountId?: string
+    readonly credentialId?: string
+    readonly clientAddress?: string
+  }
+  /**
+   * A passkey's signature counter did not move forward: the authenticator may have been cloned. The
+   * credential is marked and refused from now on.
+   */
+  'passkey.counter_regressed': {
+    readonly accountId: string
+    readonly credentialId: string
+    readonly storedCounter: number
+    readonly presentedCounter: number
+    readonly clientAddress?: string
+  }
 }
+
+/** Why a passkey ceremony failed. */
+export type PasskeyFailureReason =
+  | 'unknown_challenge'
+  | 'unknown_credential'
+  | 'verification_failed'
+  | 'credential_suspended'
+  | 'wrong_account'
 
 /** The `type` of a security event: `login.succeeded`, `session.revoked`, `refresh.reuse_detected`, ... */
 export type SecurityEventType = keyof SecurityEventFields

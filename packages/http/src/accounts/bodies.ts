@@ -37,16 +37,18 @@ export function localPath(value: unknown): string | undefined {
     : undefined
 }
 
-/** The JSON form of a sign-in method (no hash, no tokens). */
+/** The JSON form of a sign-in method (no hash, no tokens, no public key). */
 export function methodBody(method: SignInMethod): Record<string, unknown> {
-  return method.kind === 'password'
-    ? {
+  switch (method.kind) {
+    case 'password':
+      return {
         kind: 'password',
         username: method.username,
         createdAt: method.createdAt.toISOString(),
         passwordChangedAt: method.passwordChangedAt.toISOString(),
       }
-    : {
+    case 'identity':
+      return {
         kind: 'identity',
         provider: method.provider,
         providerAccountId: method.providerAccountId,
@@ -54,4 +56,13 @@ export function methodBody(method: SignInMethod): Record<string, unknown> {
         subject: method.subject,
         linkedAt: method.linkedAt.toISOString(),
       }
+    case 'passkey':
+      return {
+        kind: 'passkey',
+        credentialId: method.credentialId,
+        name: method.name,
+        createdAt: method.createdAt.toISOString(),
+        lastUsedAt: method.lastUsedAt?.toISOString() ?? null,
+      }
+  }
 }

@@ -34,7 +34,7 @@ const method = {
   type: 'object',
   required: ['kind'],
   properties: {
-    kind: { type: 'string', enum: ['password', 'identity'] },
+    kind: { type: 'string', enum: ['password', 'identity', 'passkey'] },
     username: string('The password sign-in name (kind password).'),
     provider: string('The provider registration (kind identity).'),
     providerAccountId: string('The link id: `links/{providerAccountId}/unlink` removes it.'),
@@ -43,6 +43,9 @@ const method = {
     createdAt: instant,
     passwordChangedAt: instant,
     linkedAt: instant,
+    credentialId: string('The WebAuthn credential id, base64url (kind passkey).'),
+    name: string('The name its owner gave the passkey (kind passkey).'),
+    lastUsedAt: { ...instant, type: ['string', 'null'] },
   },
 }
 

@@ -54,6 +54,25 @@ const sessionSignIn = object(
 
 const TAGS = ['local-accounts']
 
+const secondFactorRequired = ok(
+  'The password is right and the account has a second factor: no session or tokens yet. Send the pending token with a code to the second-factor route.',
+  object(
+    {
+      secondFactorRequired: { type: 'boolean', enum: [true] },
+      pendingToken: string('One-use, short-lived; only for the second-factor route.'),
+      methods: { type: 'array', items: { type: 'string', enum: ['totp', 'recovery_code'] } },
+      expiresAt: { type: 'string', format: 'date-time' },
+    },
+    ['secondFactorRequired', 'pendingToken', 'methods', 'expiresAt'],
+  ),
+)
+const secondStep = body(
+  object({ pendingToken: string(), code: string('Six digits.'), recoveryCode: string() }, ['pendingToken']),
+)
+const SECOND_STEP_REFUSED = problem(
+  'Wrong or used code (`totp.invalid_code`, `totp.invalid_recovery_code`), or an unknown, expired or spent pending token (`totp.pending_invalid`).',
+)
+
 export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
   register: {
     tags: TAGS,
@@ -76,6 +95,7 @@ export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
     requestBody: body(credentials),
     responses: {
       '200': ok('Signed in; the session cookie is set.', sessionSignIn),
+      '202': secondFactorRequired,
       '400': BAD_REQUEST,
       '401': problem('Unknown username or wrong password (one answer for both).'),
       '403': CSRF,
@@ -89,9 +109,35 @@ export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
     requestBody: body(credentials),
     responses: {
       '200': ok('A token pair.', tokenPair),
+      '202': secondFactorRequired,
       '400': BAD_REQUEST,
       '401': problem('Unknown username or wrong password (one answer for both).'),
       '429': RATE_LIMITED,
+      '503': UNAVAILABLE,
+    },
+  },
+  loginSecondFactor: {
+    tags: TAGS,
+    summary: 'Finish a password sign-in with a TOTP or recovery code; sets the session cookie',
+    requestBody: secondStep,
+    responses: {
+      '200': ok('Signed in; the session cookie is set.', sessionSignIn),
+      '400': BAD_REQUEST,
+      '401': SECOND_STEP_REFUSED,
+      '403': CSRF,
+      '429': problem('Too many second-factor attempts for this account; see Retry-After.'),
+      '503': UNAVAILABLE,
+    },
+  },
+  tokenSecondFactor: {
+    tags: TAGS,
+    summary: 'Finish a password sign-in with a TOTP or recovery code; returns a token pair',
+    requestBody: secondStep,
+    responses: {
+      '200': ok('A token pair.', tokenPair),
+      '400': BAD_REQUEST,
+      '401': SECOND_STEP_REFUSED,
+      '429': problem('Too many second-factor attempts for this account; see Retry-After.'),
       '503': UNAVAILABLE,
     },
   },

@@ -2,6 +2,7 @@ import { ConfigurationError, integerBetween, type OptionsShape } from '@portcull
 import {
   clearSessionCookie,
   LocalAccounts,
+  PendingSecondFactor,
   type SessionSignIn,
   type TokenSignIn,
 } from '@portcullis/core/local-accounts'
@@ -59,6 +60,16 @@ export function sessionBody(signIn: SessionSignIn) {
   }
 }
 
+/** 202: the password was right, the second factor is next. */
+function pendingBody(pending: PendingSecondFactor) {
+  return {
+    secondFactorRequired: true,
+    pendingToken: pending.reveal(),
+    methods: pending.methods,
+    expiresAt: pending.expiresAt.toISOString(),
+  }
+}
+
 export function localPath(value: string, name: string): string {
   if (value !== '' && (!value.startsWith('/') || value.endsWith('/'))) {
     throw new ConfigurationError('local.invalid_config', `${name} must start with "/" and not end with "/"`)
@@ -70,7 +81,8 @@ const noContent: HttpAnswer = { status: 204 }
 
 /**
  * The generated routes under `{base}/auth/` for the service's profile, as a framework-neutral route
- * table: `register`, `login` (session), `logout`, `token`, `token/refresh`, `token/revoke` (tokens),
+ * table: `register`, `login` and `login/second-factor` (session), `logout`, `token`, `token/second-factor`,
+ * `token/refresh`, `token/revoke` (tokens),
  * `sessions` and `sessions/:id` (session), `password/change`, `csrf` (session), and the JWKS document
  * (tokens). Every answer is `no-store` (the JWKS document is public and cacheable); errors are
  * problem+json with stable codes (a typed local-account error keeps its client-safe detail).
@@ -110,13 +122,31 @@ export function localRouteTable(options: LocalRouteTableOptions): NeutralRoute[]
       const cookies = exchange.cookieHeader
       // Signing in creates cookie state: the request must pass CSRF like any cookie-authenticated one.
       if (!csrf.decide(exchange, local.csrf.anchorFrom(cookies)).ok) return problemAnswer(csrf.refused)
-      const signIn = (await local.login(await exchange.body(limit), {
+      const signIn = await local.login(await exchange.body(limit), {
         transport: 'session',
         replacesSessionId: local.csrf.sessionIdFrom(cookies),
         request: exchange.requestInfo,
-      })) as SessionSignIn
-      return jsonAnswer(sessionBody(signIn), 200, [signIn.setCookie])
+      })
+      if (signIn instanceof PendingSecondFactor) return jsonAnswer(pendingBody(signIn), 202)
+      const session = signIn as SessionSignIn
+      return jsonAnswer(sessionBody(session), 200, [session.setCookie])
     })
+    add(
+      'POST',
+      '/login/second-factor',
+      { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.loginSecondFactor },
+      async (exchange) => {
+        const cookies = exchange.cookieHeader
+        // Finishing a sign-in creates cookie state: CSRF-checked exactly like /login.
+        if (!csrf.decide(exchange, local.csrf.anchorFrom(cookies)).ok) return problemAnswer(csrf.refused)
+        const signIn = (await local.completeSecondFactor(await exchange.body(limit), {
+          transport: 'session',
+          replacesSessionId: local.csrf.sessionIdFrom(cookies),
+          request: exchange.requestInfo,
+        })) as SessionSignIn
+        return jsonAnswer(sessionBody(signIn), 200, [signIn.setCookie])
+      },
+    )
     add('GET', '/csrf', { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.csrf }, async (exchange) => {
       const anchor = local.csrf.anchorFrom(exchange.cookieHeader)
       if (anchor !== undefined) return jsonAnswer({ csrfToken: local.csrf.token(anchor) })
@@ -178,12 +208,25 @@ export function localRouteTable(options: LocalRouteTableOptions): NeutralRoute[]
 
   if (tokens) {
     add('POST', '/token', { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.token }, async (exchange) => {
-      const pair = (await local.login(await exchange.body(limit), {
+      const pair = await local.login(await exchange.body(limit), {
         transport: 'tokens',
         request: exchange.requestInfo,
-      })) as TokenSignIn
-      return jsonAnswer(tokenBody(pair))
+      })
+      if (pair instanceof PendingSecondFactor) return jsonAnswer(pendingBody(pair), 202)
+      return jsonAnswer(tokenBody(pair as TokenSignIn))
     })
+    add(
+      'POST',
+      '/token/second-factor',
+      { auth: anonymous(), openapi: LOCAL_ROUTE_DOCS.tokenSecondFactor },
+      async (exchange) => {
+        const pair = (await local.completeSecondFactor(await exchange.body(limit), {
+          transport: 'tokens',
+          request: exchange.requestInfo,
+        })) as TokenSignIn
+        return jsonAnswer(tokenBody(pair))
+      },
+    )
     add(
       'POST',
       '/token/refresh',

@@ -9,8 +9,10 @@ import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
+import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { stepUpTable } from '../step-up/tables.js'
+import { recoveryCodesTable, totpEnrollmentsTable } from '../totp/tables.js'
 import { accountsTable, passwordsTable } from './tables.js'
 
 /**
@@ -18,7 +20,8 @@ import { accountsTable, passwordsTable } from './tables.js'
  * then its links (a concurrent sign-in with one of its identities holds the link row while it retains
  * tokens), then a read of their vault rows. While any still holds tokens nothing is deleted
  * (`tokens-retained`): the caller stages their revocation and asks again. Staged revocation retries are
- * kept; refresh tokens go with their families (`on delete cascade`).
+ * kept; refresh tokens go with their families (`on delete cascade`). Its TOTP enrollment, recovery codes,
+ * passkeys and pending passkey challenges go in the same transaction.
  */
 export async function deleteAccount(
   context: LocalStoreContext,
@@ -61,6 +64,10 @@ export async function deleteAccount(
       .delete(apiKeysTable)
       .where(and(eq(apiKeysTable.ownerKind, 'user'), eq(apiKeysTable.ownerId, accountId)))
       .returning({ keyId: apiKeysTable.keyId })
+    await tx.delete(recoveryCodesTable).where(eq(recoveryCodesTable.accountId, accountId))
+    await tx.delete(totpEnrollmentsTable).where(eq(totpEnrollmentsTable.accountId, accountId))
+    await tx.delete(passkeysTable).where(eq(passkeysTable.accountId, accountId))
+    await tx.delete(passkeyChallengesTable).where(eq(passkeyChallengesTable.accountId, accountId))
     await tx.delete(accountsTable).where(eq(accountsTable.accountId, accountId))
     // Every instance drops the account's epoch and sessions, and its keys from the verified-lookup caches.
     await notifyRevocations(tx, context.channel, [

@@ -1,12 +1,13 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Transaction } from '../client/transaction.js'
 import { linksTable } from '../oauth-accounts/tables.js'
+import { passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { accountsTable, passwordsTable } from './tables.js'
 
 /**
- * Locks the account row (`FOR UPDATE`) and counts its sign-in methods: its password and its provider
- * identities. Every removal of a method runs this first, so two removals of an account's last two methods
+ * Locks the account row (`FOR UPDATE`) and counts its sign-in methods: its password, its provider
+ * identities and its usable (not suspended) passkeys. Every removal of a method runs this first, so two removals of an account's last two methods
  * queue on the account row and the second sees one method left. Null for an unknown account.
  */
 export async function lockAndCountMethods(tx: Transaction, accountId: string): Promise<number | null> {
@@ -19,7 +20,9 @@ export async function lockAndCountMethods(tx: Transaction, accountId: string): P
   const [row] = await tx
     .execute<{ methods: string }>(sql`select
       (select count(*) from ${passwordsTable} where ${passwordsTable.accountId} = ${accountId})
-    + (select count(*) from ${linksTable} where ${linksTable.accountId} = ${accountId}) as methods`)
+    + (select count(*) from ${linksTable} where ${linksTable.accountId} = ${accountId})
+    + (select count(*) from ${passkeysTable}
+        where ${passkeysTable.accountId} = ${accountId} and ${passkeysTable.suspendedAt} is null) as methods`)
     .then((result) => result.rows)
   return Number(row?.methods ?? 0)
 }

@@ -9,10 +9,11 @@ import {
   validateAccountId,
   validateSetAccountStatus,
 } from '@portcullis/core/accounts'
-import { asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { type LocalStoreContext, preparedStatements } from '../local-accounts/client.js'
 import { linksTable } from '../oauth-accounts/tables.js'
+import { passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { type AccountRow, accountsTable, passwordsTable } from './tables.js'
 
@@ -33,13 +34,16 @@ export async function getAccount(context: LocalStoreContext, accountId: string):
   return row === undefined ? null : toAccount(row)
 }
 
-/** The password and every identity of the account, read in one statement each (one snapshot per table). */
+/**
+ * The password, every identity and every usable passkey of the account, read in one statement each (one
+ * snapshot per table).
+ */
 export async function listSignInMethods(
   context: LocalStoreContext,
   accountId: string,
 ): Promise<readonly SignInMethod[]> {
   const id = validateAccountId(accountId)
-  const [passwords, links] = await inStatement(() =>
+  const [passwords, links, passkeys] = await inStatement(() =>
     Promise.all([
       context.db.select().from(passwordsTable).where(eq(passwordsTable.accountId, id)),
       context.db
@@ -47,6 +51,15 @@ export async function listSignInMethods(
         .from(linksTable)
         .where(eq(linksTable.accountId, id))
         .orderBy(asc(linksTable.provider)),
+      context.db
+        .select({
+          credentialId: passkeysTable.credentialId,
+          name: passkeysTable.name,
+          createdAt: passkeysTable.createdAt,
+          lastUsedAt: passkeysTable.lastUsedAt,
+        })
+        .from(passkeysTable)
+        .where(and(eq(passkeysTable.accountId, id), isNull(passkeysTable.suspendedAt))),
     ]),
   )
   return signInMethods([
@@ -72,6 +85,7 @@ export async function listSignInMethods(
         updatedAt: row.updatedAt,
       }),
     ),
+    ...passkeys.map((row): SignInMethod => ({ kind: 'passkey', accountId: id, ...row })),
   ])
 }
 

@@ -34,6 +34,7 @@ export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   },
   { table: 'portcullis_rate_limits', expired: 'reset_at <= $1', order: 'reset_at' },
   { table: 'portcullis_local_account_invites', expired: 'expires_at <= $1', order: 'expires_at' },
+  { table: 'portcullis_passkey_challenges', expired: 'expires_at <= $1', order: 'expires_at' },
 ])
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'

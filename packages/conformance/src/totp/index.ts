@@ -1,0 +1,2 @@
+export type { TotpStoreFactory, TotpStoreFixture } from './fixture.js'
+export { assertTotpStoreConformance, totpStoreSuite } from './suite.js'

@@ -1,0 +1,24 @@
+import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
+import { enrollmentCases } from './enrollment-cases.js'
+import type { TotpStoreFactory, TotpStoreFixture } from './fixture.js'
+import { recoveryCases } from './recovery-cases.js'
+
+/**
+ * The `TotpStore` suite: pending enrollments, the compare-and-swap that enables one, an enabled
+ * enrollment never replaced, time steps used once and only upwards (one winner of 20 concurrent uses,
+ * across two instances when the fixture gives a `sibling`), removal, recovery codes redeemed once (one
+ * winner of 20), replaced sets revoked at once, and strict input.
+ */
+export function totpStoreSuite(factory: TotpStoreFactory): ConformanceSuite<TotpStoreFixture> {
+  return {
+    name: 'TotpStore conformance',
+    cases: [...enrollmentCases, ...recoveryCases],
+    createContext: () => factory(),
+    disposeContext: (fixture) => fixture.dispose?.(),
+  }
+}
+
+/** Runs every case and throws an `AggregateError` naming each violated invariant. */
+export function assertTotpStoreConformance(factory: TotpStoreFactory): Promise<void> {
+  return assertSuite(totpStoreSuite(factory))
+}

@@ -1,0 +1,2 @@
+/** The transport one sign-in establishes. */
+export type LocalTransport = 'session' | 'tokens'

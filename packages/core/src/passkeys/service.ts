@@ -1,0 +1,391 @@
+import { randomBytes as nodeRandomBytes } from 'node:crypto'
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server'
+import { AccountError, AccountErrorCodes } from '../accounts/errors.js'
+import { type OptionsShape, readOptions } from '../errors/options.js'
+import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '../local-accounts/security-events.js'
+import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
+import type { PasskeyCeremonyStart } from './ceremony-start.js'
+import { invalidPasskeyInput, PasskeyError, PasskeyErrorCodes } from './errors.js'
+import { requirePasskeyAccountId, requirePasskeyName } from './input.js'
+import { PasskeyEvents } from './passkey-events.js'
+import type { PasskeyCredential } from './records.js'
+import { readAuthenticationResponse, readRegistrationResponse } from './response.js'
+import { passkeySettings } from './settings.js'
+import type { PasskeyChallengeStore, PasskeyStore } from './store.js'
+
+export interface PasskeyServiceOptions {
+  /** The relying party id: your registrable domain or a host under it (`app.example`), checked exactly. */
+  readonly rpId: string
+  /** What authenticators show as the site's name. */
+  readonly rpName: string
+  /** Every origin ceremonies may come from (`https://app.example`), compared exactly. */
+  readonly origins: readonly string[]
+  readonly passkeys: PasskeyStore
+  readonly challenges: PasskeyChallengeStore
+  /** HMAC key for the challenge, browser-binding and session digests: at least 32 random bytes. */
+  readonly pepper: Uint8Array
+  /** Challenge lifetime, 30 to 600 seconds; default 300. */
+  readonly challengeTtlSeconds?: number
+  /** Milliseconds since the epoch; default `Date.now`. */
+  readonly clock?: () => number
+  readonly randomBytes?: (size: number) => Uint8Array
+  readonly events?: SecurityEventSink
+  readonly onEventSinkError?: SecurityEventSinkErrorHandler
+}
+
+const OPTIONS: OptionsShape<PasskeyServiceOptions> = {
+  rpId: { required: true, kind: 'string', code: 'passkey.invalid_config' },
+  rpName: { required: true, kind: 'string', code: 'passkey.invalid_config' },
+  origins: { required: true, kind: 'array', elements: { kind: 'string' }, code: 'passkey.invalid_config' },
+  passkeys: { required: true, kind: 'object', code: 'passkey.invalid_config' },
+  challenges: { required: true, kind: 'object', code: 'passkey.invalid_config' },
+  pepper: { required: true, kind: 'bytes', code: 'passkey.invalid_config' },
+  challengeTtlSeconds: { kind: 'number', code: 'passkey.invalid_config' },
+  clock: { kind: 'function', code: 'passkey.invalid_config' },
+  randomBytes: { kind: 'function', code: 'passkey.invalid_config' },
+  events: { kind: 'function', code: 'passkey.invalid_config' },
+  onEventSinkError: { kind: 'function', code: 'passkey.invalid_config' },
+}
+
+/** A step-up ceremony: who steps up, from which session, for what. */
+export interface PasskeyStepUpBinding {
+  readonly accountId: string
+  /** A stable value of the caller's session (the same one its step-up credentials are bound to). */
+  readonly sessionBinding: string
+  readonly purpose: string
+}
+
+/** The outcome of a verified assertion. */
+export interface PasskeyAssertion {
+  readonly accountId: string
+  readonly credentialId: string
+  readonly ceremony: 'sign_in' | 'step_up'
+  /** When the user proved presence and verification (now). */
+  readonly authenticatedAt: Date
+}
+
+/** Algorithms accepted at registration: EdDSA, ES256, RS256. */
+const ALGORITHMS = [-8, -7, -257]
+
+/**
+ * WebAuthn ceremonies (`@simplewebauthn/server`): registration of passkeys to a signed-in account,
+ * sign-in with discoverable credentials, and step-up. Challenges are server-side, one-use, short-lived
+ * and bound to the browser (a cookie, as OAuth transactions are) and, for registration and step-up, to
+ * the session. The RP ID and origins are checked exactly; user verification is required; a signature
+ * counter that does not move forward suspends the passkey (`passkey.counter_regressed`).
+ */
+export class PasskeyService {
+  readonly rpId: string
+  readonly origins: readonly string[]
+  readonly challengeTtlSeconds: number
+  readonly #rpName: string
+  readonly #passkeys: PasskeyStore
+  readonly #ceremonies: CeremonyChallenges
+  readonly #clock: () => number
+  readonly #events: PasskeyEvents
+
+  constructor(options: PasskeyServiceOptions) {
+    readOptions(options, 'PasskeyService', OPTIONS)
+    const settings = passkeySettings(options)
+    this.rpId = settings.rpId
+    this.origins = settings.origins
+    this.challengeTtlSeconds = settings.challengeTtlSeconds
+    this.#rpName = options.rpName
+    this.#passkeys = options.passkeys
+    this.#clock = options.clock ?? Date.now
+    this.#events = new PasskeyEvents(options.events, options.onEventSinkError, () => this.#now())
+    this.#ceremonies = new CeremonyChallenges({
+      store: options.challenges,
+      pepper: options.pepper,
+      ttlSeconds: this.challengeTtlSeconds,
+      now: () => this.#now(),
+      random: options.randomBytes ?? nodeRandomBytes,
+      events: this.#events,
+    })
+  }
+
+  /** Options to register a new passkey to a signed-in account (ask for a step-up first). */
+  async beginRegistration(request: {
+    readonly accountId: string
+    readonly userName: string
+    readonly displayName?: string
+    readonly sessionBinding: string
+    readonly browserBinding?: string | undefined
+  }): Promise<PasskeyCeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
+    const accountId = requirePasskeyAccountId(request?.accountId)
+    const userID = new TextEncoder().encode(accountId)
+    if (userID.byteLength > 64)
+      throw invalidPasskeyInput('accountId must be at most 64 UTF-8 bytes (the user handle)')
+    if (typeof request.userName !== 'string' || request.userName === '' || request.userName.length > 64) {
+      throw invalidPasskeyInput('userName must be 1-64 characters')
+    }
+    const existing = await this.#store(() => this.#passkeys.listPasskeys(accountId))
+    const challenge = this.#ceremonies.token()
+    const options = await generateRegistrationOptions({
+      rpName: this.#rpName,
+      rpID: this.rpId,
+      userName: request.userName,
+      userID,
+      userDisplayName: request.displayName ?? request.userName,
+      challenge: Buffer.from(challenge, 'base64url'),
+      timeout: this.challengeTtlSeconds * 1000,
+      attestationType: 'none',
+      excludeCredentials: existing.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as never,
+      })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+      supportedAlgorithmIDs: ALGORITHMS,
+    })
+    return this.#ceremonies.start(options, challenge, 'registration', request.browserBinding, {
+      accountId,
+      sessionBinding: request.sessionBinding,
+      purpose: null,
+    })
+  }
+
+  /**
+   * Verifies a registration response and stores the passkey. The challenge must be this browser's,
+   * this account's and this session's (a mismatch spends it).
+   */
+  async finishRegistration(request: {
+    readonly accountId: string
+    readonly sessionBinding: string
+    readonly browserBinding: string | undefined
+    readonly response: unknown
+    readonly name?: string
+  }): Promise<PasskeyCredential> {
+    const accountId = requirePasskeyAccountId(request?.accountId)
+    const name = requirePasskeyName(request.name ?? 'Passkey')
+    const { json, challenge } = readRegistrationResponse(request.response)
+    const record = await this.#ceremonies.consume(challenge, request.browserBinding, 'registration', {
+      accountId,
+      sessionBinding: request.sessionBinding,
+      purpose: null,
+    })
+    let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo']
+    try {
+      const verified = await verifyRegistrationResponse({
+        response: json,
+        expectedChallenge: challenge,
+        expectedOrigin: [...this.origins],
+        expectedRPID: this.rpId,
+        requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
+      })
+      info = verified.verified ? verified.registrationInfo : undefined
+    } catch (cause) {
+      return this.#events.fail('verification_failed', { accountId }, cause)
+    }
+    if (info === undefined || !info.userVerified)
+      return this.#events.fail('verification_failed', { accountId })
+    const passkey: PasskeyCredential = {
+      credentialId: info.credential.id,
+      accountId: record.accountId as string,
+      publicKey: info.credential.publicKey,
+      counter: info.credential.counter,
+      transports: json.response.transports ?? [],
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+      name,
+      createdAt: this.#now(),
+      lastUsedAt: null,
+      suspendedAt: null,
+    }
+    if ((await this.#store(() => this.#passkeys.addPasskey(passkey))) === 'duplicate') {
+      throw new PasskeyError(PasskeyErrorCodes.alreadyRegistered, 'this passkey is already registered')
+    }
+    this.#events.emit('passkey.registered', { accountId, credentialId: passkey.credentialId })
+    return passkey
+  }
+
+  /**
+   * Options to sign in with a passkey (no `stepUp`: discoverable credentials, any account; usable for
+   * conditional UI) or to step up (`stepUp`: the account's passkeys, bound to its session and purpose).
+   */
+  async beginAuthentication(
+    request: { readonly browserBinding?: string | undefined; readonly stepUp?: PasskeyStepUpBinding } = {},
+  ): Promise<PasskeyCeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
+    const step = request.stepUp
+    const allow =
+      step === undefined
+        ? []
+        : await this.#store(() => this.#passkeys.listPasskeys(requirePasskeyAccountId(step.accountId)))
+    const challenge = this.#ceremonies.token()
+    const options = await generateAuthenticationOptions({
+      rpID: this.rpId,
+      challenge: Buffer.from(challenge, 'base64url'),
+      timeout: this.challengeTtlSeconds * 1000,
+      userVerification: 'required',
+      allowCredentials: allow
+        .filter((passkey) => passkey.suspendedAt === null)
+        .map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as never })),
+    })
+    return this.#ceremonies.start(
+      options,
+      challenge,
+      'authentication',
+      request.browserBinding,
+      step === undefined ? null : step,
+    )
+  }
+
+  /**
+   * Verifies an assertion: a sign-in (no `stepUp`; the passkey names the account) or a step-up of the
+   * given account, session and purpose. The challenge is spent by any attempt that finds it.
+   */
+  async finishAuthentication(request: {
+    readonly browserBinding: string | undefined
+    readonly response: unknown
+    readonly stepUp?: PasskeyStepUpBinding
+    readonly clientAddress?: string | undefined
+  }): Promise<PasskeyAssertion> {
+    const { json, challenge, userHandle } = readAuthenticationResponse(request?.response)
+    const step = request.stepUp
+    const clientAddress = request.clientAddress
+    await this.#ceremonies.consume(
+      challenge,
+      request.browserBinding,
+      'authentication',
+      step ?? null,
+      clientAddress,
+    )
+    const passkey = await this.#store(() => this.#passkeys.findPasskey(json.id))
+    const who = { credentialId: json.id, clientAddress }
+    if (passkey === null) return this.#events.fail('unknown_credential', who)
+    const known = { ...who, accountId: passkey.accountId }
+    if (passkey.suspendedAt !== null) return this.#events.fail('credential_suspended', known)
+    if (step !== undefined && step.accountId !== passkey.accountId)
+      return this.#events.fail('wrong_account', known)
+    if (
+      userHandle !== undefined &&
+      !sameText(Buffer.from(userHandle, 'base64url').toString('utf8'), passkey.accountId)
+    ) {
+      return this.#events.fail('wrong_account', known)
+    }
+    let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>['authenticationInfo']
+    try {
+      const verified = await verifyAuthenticationResponse({
+        response: json,
+        expectedChallenge: challenge,
+        expectedOrigin: [...this.origins],
+        expectedRPID: this.rpId,
+        // The counter is checked below, so a regression suspends the passkey instead of only failing.
+        credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0 },
+        requireUserVerification: true,
+      })
+      if (!verified.verified || !verified.authenticationInfo.userVerified) {
+        return this.#events.fail('verification_failed', known)
+      }
+      info = verified.authenticationInfo
+    } catch (cause) {
+      return this.#events.fail('verification_failed', known, cause)
+    }
+    await this.#recordUse(passkey, info.newCounter, info.credentialBackedUp, clientAddress)
+    const ceremony = step === undefined ? 'sign_in' : 'step_up'
+    this.#events.emit('passkey.used', {
+      accountId: passkey.accountId,
+      credentialId: passkey.credentialId,
+      ceremony,
+      clientAddress,
+    })
+    return Object.freeze({
+      accountId: passkey.accountId,
+      credentialId: passkey.credentialId,
+      ceremony,
+      authenticatedAt: this.#now(),
+    })
+  }
+
+  /** The account's passkeys, oldest first. */
+  async list(accountId: string): Promise<readonly PasskeyCredential[]> {
+    return this.#store(() => this.#passkeys.listPasskeys(requirePasskeyAccountId(accountId)))
+  }
+
+  async rename(request: {
+    readonly accountId: string
+    readonly credentialId: string
+    readonly name: string
+  }): Promise<boolean> {
+    return this.#store(() => this.#passkeys.renamePasskey(request))
+  }
+
+  /**
+   * Removes one of the account's passkeys (ask for a step-up first); false when it has no such passkey.
+   * Refused (`account.final_method`, 409) when it is the account's last way to sign in.
+   */
+  async remove(request: { readonly accountId: string; readonly credentialId: string }): Promise<boolean> {
+    const outcome = await this.#store(() => this.#passkeys.removePasskey(request))
+    if (outcome === 'final-method') {
+      throw new AccountError(AccountErrorCodes.finalMethod, 'the last way to sign in cannot be removed')
+    }
+    const removed = outcome === 'removed'
+    if (removed)
+      this.#events.emit('passkey.removed', {
+        accountId: request.accountId,
+        credentialId: request.credentialId,
+      })
+    return removed
+  }
+
+  async #recordUse(
+    passkey: PasskeyCredential,
+    counter: number,
+    backedUp: boolean,
+    clientAddress: string | undefined,
+  ) {
+    const stored = passkey.counter
+    const forward = counter > stored || (counter === 0 && stored === 0)
+    const recorded =
+      forward &&
+      (await this.#store(() =>
+        this.#passkeys.recordPasskeyUse({
+          credentialId: passkey.credentialId,
+          expectedCounter: stored,
+          counter,
+          backedUp,
+          now: this.#now(),
+        }),
+      ))
+    if (recorded) return
+    // Backwards, or another assertion with a counter at least as high got in first: possibly cloned.
+    await this.#store(() => this.#passkeys.suspendPasskey(passkey.credentialId, this.#now()))
+    this.#events.emit('passkey.counter_regressed', {
+      accountId: passkey.accountId,
+      credentialId: passkey.credentialId,
+      storedCounter: stored,
+      presentedCounter: counter,
+      clientAddress,
+    })
+    throw new PasskeyError(
+      PasskeyErrorCodes.credentialSuspended,
+      'the passkey is suspended: its counter went backwards',
+    )
+  }
+
+  #now(): Date {
+    const now = new Date(this.#clock())
+    if (Number.isNaN(now.getTime())) throw new PasskeyError(PasskeyErrorCodes.unavailable, 'the clock failed')
+    return now
+  }
+
+  async #store<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (cause) {
+      if (cause instanceof PasskeyError) throw cause
+      throw new PasskeyError(PasskeyErrorCodes.unavailable, 'the passkey store failed', { cause })
+    }
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PasskeyService { rpId: ${JSON.stringify(this.rpId)}, origins: ${JSON.stringify(this.origins)} }`
+  }
+}

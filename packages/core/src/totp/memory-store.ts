@@ -1,0 +1,109 @@
+import type { MemoryAccountData } from '../accounts/memory-tables.js'
+import {
+  requireTotpAccountId,
+  validateEnableTotp,
+  validateRedeemRecoveryCode,
+  validateReplaceRecoveryCodes,
+  validateSavePendingTotp,
+  validateUseTotpStep,
+} from './input.js'
+import type {
+  EnableTotpRequest,
+  RedeemRecoveryCodeRequest,
+  ReplaceRecoveryCodesRequest,
+  SavePendingTotpRequest,
+  TotpEnrollment,
+  TotpStore,
+  UseTotpStepRequest,
+} from './store.js'
+
+function copy(enrollment: TotpEnrollment): TotpEnrollment {
+  return Object.freeze({
+    ...enrollment,
+    createdAt: new Date(enrollment.createdAt.getTime()),
+    enabledAt: enrollment.enabledAt === null ? null : new Date(enrollment.enabledAt.getTime()),
+  })
+}
+
+/**
+ * In-memory `TotpStore` for tests and a single process: every operation runs synchronously between two
+ * awaits, so each is atomic. Several instances need a shared store (Postgres) for replay protection.
+ * Pass it in `MemoryAccountStore({ cascade })` so deleting an account removes its enrollment and codes.
+ */
+export class MemoryTotpStore implements TotpStore, MemoryAccountData {
+  readonly #enrollments = new Map<string, TotpEnrollment>()
+  readonly #codes = new Map<string, Set<string>>()
+
+  async getTotpEnrollment(accountId: string): Promise<TotpEnrollment | null> {
+    const stored = this.#enrollments.get(requireTotpAccountId(accountId))
+    return stored === undefined ? null : copy(stored)
+  }
+
+  async savePendingTotp(request: SavePendingTotpRequest): Promise<'saved' | 'already-enabled'> {
+    const { accountId, sealedSecret, now } = validateSavePendingTotp(request)
+    if (this.#enrollments.get(accountId)?.status === 'enabled') return 'already-enabled'
+    this.#enrollments.set(accountId, {
+      accountId,
+      sealedSecret,
+      status: 'pending',
+      createdAt: now,
+      enabledAt: null,
+      lastUsedStep: null,
+    })
+    return 'saved'
+  }
+
+  async enableTotp(request: EnableTotpRequest): Promise<boolean> {
+    const { accountId, sealedSecret, step, recoveryCodeDigests, now } = validateEnableTotp(request)
+    const stored = this.#enrollments.get(accountId)
+    if (stored?.status !== 'pending' || stored.sealedSecret !== sealedSecret) return false
+    this.#enrollments.set(accountId, { ...stored, status: 'enabled', enabledAt: now, lastUsedStep: step })
+    this.#codes.set(accountId, new Set(recoveryCodeDigests))
+    return true
+  }
+
+  async useTotpStep(request: UseTotpStepRequest): Promise<boolean> {
+    const { accountId, step } = validateUseTotpStep(request)
+    const stored = this.#enrollments.get(accountId)
+    if (stored?.status !== 'enabled') return false
+    if (stored.lastUsedStep !== null && step <= stored.lastUsedStep) return false
+    this.#enrollments.set(accountId, { ...stored, lastUsedStep: step })
+    return true
+  }
+
+  async removeTotp(accountId: string): Promise<boolean> {
+    const key = requireTotpAccountId(accountId)
+    this.#codes.delete(key)
+    return this.#enrollments.delete(key)
+  }
+
+  async replaceRecoveryCodes(request: ReplaceRecoveryCodesRequest): Promise<boolean> {
+    const { accountId, digests } = validateReplaceRecoveryCodes(request)
+    if (this.#enrollments.get(accountId)?.status !== 'enabled') return false
+    this.#codes.set(accountId, new Set(digests))
+    return true
+  }
+
+  async redeemRecoveryCode(request: RedeemRecoveryCodeRequest): Promise<boolean> {
+    const { accountId, candidates } = validateRedeemRecoveryCode(request)
+    const codes = this.#codes.get(accountId)
+    if (codes === undefined) return false
+    for (const candidate of candidates) if (codes.delete(candidate)) return true
+    return false
+  }
+
+  async countRecoveryCodes(accountId: string): Promise<number> {
+    return this.#codes.get(requireTotpAccountId(accountId))?.size ?? 0
+  }
+
+  /** The account's enrollment and recovery codes go with it (`MemoryAccountStore({ cascade })`). */
+  deleteAccountData(accountId: string): number {
+    const codes = this.#codes.get(accountId)?.size ?? 0
+    this.#codes.delete(accountId)
+    return this.#enrollments.delete(accountId) ? codes + 1 : codes
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryTotpStore { accounts: ${this.#enrollments.size} }`
+  }
+}

@@ -1,0 +1,24 @@
+import { totpStoreSuite } from '@portcullis/conformance/totp'
+import { describeConformance } from '@portcullis/conformance/vitest'
+import { afterAll, describe } from 'vitest'
+import { PostgresTotpStore } from '../src/index.js'
+import { migratedDatabase, splitRaceCases } from './support/database.js'
+
+const db = await migratedDatabase()
+// A second pool on the same database: another app instance.
+const otherInstance = db.connect()
+afterAll(() => db.close())
+
+const { races, others } = splitRaceCases(
+  totpStoreSuite(() => ({
+    store: new PostgresTotpStore({ client: db.client }),
+    sibling: new PostgresTotpStore({ client: otherInstance }),
+  })),
+)
+
+describeConformance(others)
+
+// Concurrent step uses and recovery-code redemptions on real concurrent sessions of two pools.
+describe('concurrent database', () => {
+  describeConformance(races)
+})
