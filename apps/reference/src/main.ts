@@ -50,11 +50,16 @@ async function main(): Promise<void> {
     console.log('demo user passwords: printed when the accounts were created (first start)')
   }
   console.log(`open ${site}/ in a browser; health: ${site}/healthz; stop with Ctrl+C`)
+  // Ctrl+C reaches the app twice (from the terminal's process group and relayed by tsx): a second signal
+  // must not end the process before the database server has been stopped.
+  let stopping = false
   const shutdown = () => {
+    if (stopping) return
+    stopping = true
     void running.close().then(() => process.exit(0))
   }
-  process.once('SIGINT', shutdown)
-  process.once('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+  process.on('SIGTERM', shutdown)
 }
 
 main().catch((error: unknown) => {
