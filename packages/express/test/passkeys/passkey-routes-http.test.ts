@@ -24,7 +24,7 @@ import {
   SESSION_COOKIE,
   scryptHasher,
 } from '../local-accounts/fixture.js'
-import { SoftwareAuthenticator } from '../support/software-authenticator.js'
+import { SoftwareAuthenticator } from '../../../core/test/support/software-authenticator.js'
 
 const BINDING = '__Host-portcullis-passkey'
 
