@@ -15,6 +15,7 @@ import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
+import { SoftwareAuthenticator } from '../../../core/test/support/software-authenticator.js'
 import { createPasskeyRoutes, createSecurity, localAccountRoutes, localSessionOf } from '../../src/index.js'
 import {
   cookiesOf,
@@ -24,7 +25,6 @@ import {
   SESSION_COOKIE,
   scryptHasher,
 } from '../local-accounts/fixture.js'
-import { SoftwareAuthenticator } from '../../../core/test/support/software-authenticator.js'
 
 const BINDING = '__Host-portcullis-passkey'
 
