@@ -1,8 +1,3 @@
-import type {
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-} from '@simplewebauthn/server'
-
 const inspect = Symbol.for('nodejs.util.inspect.custom')
 
 /**
@@ -10,9 +5,16 @@ const inspect = Symbol.for('nodejs.util.inspect.custom')
  * browser) and the browser binding, a value for an HttpOnly cookie (`revealBrowserBinding()`), which the
  * finish step must come back with. `util.inspect` and `JSON.stringify` hide the binding.
  */
-export class PasskeyCeremonyStart<
-  Options extends PublicKeyCredentialCreationOptionsJSON | PublicKeyCredentialRequestOptionsJSON,
-> {
+/**
+ * What core reads of the options for `navigator.credentials.create()` / `.get()`: WebAuthn's
+ * `PublicKeyCredentialCreationOptionsJSON` / `PublicKeyCredentialRequestOptionsJSON` carry more.
+ */
+export interface PasskeyOptionsJSON {
+  /** The server's one-use challenge, base64url. */
+  readonly challenge: string
+}
+
+export class PasskeyCeremonyStart<Options extends PasskeyOptionsJSON = PasskeyOptionsJSON> {
   readonly options: Options
   readonly expiresAt: Date
   /** True when the browser's existing binding cookie was kept (no new cookie needed). */

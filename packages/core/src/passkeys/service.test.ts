@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { SoftwareAuthenticator } from '../../test/support/software-authenticator.js'
+import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import type { SecurityEvent } from '../local-accounts/security-events.js'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from './memory-stores.js'
 import { PasskeyService } from './service.js'

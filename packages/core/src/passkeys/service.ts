@@ -12,6 +12,14 @@ import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '../local-accounts/security-events.js'
 import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
 import type { PasskeyCeremonyStart } from './ceremony-start.js'
+import type {
+  BeginPasskeyAuthentication,
+  BeginPasskeyRegistration,
+  FinishPasskeyAuthentication,
+  FinishPasskeyRegistration,
+  PasskeyAssertion,
+  PasskeyCeremonies,
+} from './ceremonies.js'
 import { invalidPasskeyInput, PasskeyError, PasskeyErrorCodes } from './errors.js'
 import { requirePasskeyAccountId, requirePasskeyName } from './input.js'
 import { PasskeyEvents } from './passkey-events.js'
@@ -54,23 +62,6 @@ const OPTIONS: OptionsShape<PasskeyServiceOptions> = {
   onEventSinkError: { kind: 'function', code: 'passkey.invalid_config' },
 }
 
-/** A step-up ceremony: who steps up, from which session, for what. */
-export interface PasskeyStepUpBinding {
-  readonly accountId: string
-  /** A stable value of the caller's session (the same one its step-up credentials are bound to). */
-  readonly sessionBinding: string
-  readonly purpose: string
-}
-
-/** The outcome of a verified assertion. */
-export interface PasskeyAssertion {
-  readonly accountId: string
-  readonly credentialId: string
-  readonly ceremony: 'sign_in' | 'step_up'
-  /** When the user proved presence and verification (now). */
-  readonly authenticatedAt: Date
-}
-
 /** Algorithms accepted at registration: EdDSA, ES256, RS256. */
 const ALGORITHMS = [-8, -7, -257]
 
@@ -81,7 +72,7 @@ const ALGORITHMS = [-8, -7, -257]
  * the session. The RP ID and origins are checked exactly; user verification is required; a signature
  * counter that does not move forward suspends the passkey (`passkey.counter_regressed`).
  */
-export class PasskeyService {
+export class PasskeyService implements PasskeyCeremonies {
   readonly rpId: string
   readonly origins: readonly string[]
   readonly challengeTtlSeconds: number
@@ -112,13 +103,9 @@ export class PasskeyService {
   }
 
   /** Options to register a new passkey to a signed-in account (ask for a step-up first). */
-  async beginRegistration(request: {
-    readonly accountId: string
-    readonly userName: string
-    readonly displayName?: string
-    readonly sessionBinding: string
-    readonly browserBinding?: string | undefined
-  }): Promise<PasskeyCeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
+  async beginRegistration(
+    request: BeginPasskeyRegistration,
+  ): Promise<PasskeyCeremonyStart<PublicKeyCredentialCreationOptionsJSON>> {
     const accountId = requirePasskeyAccountId(request?.accountId)
     const userID = new TextEncoder().encode(accountId)
     if (userID.byteLength > 64)
@@ -155,13 +142,7 @@ export class PasskeyService {
    * Verifies a registration response and stores the passkey. The challenge must be this browser's,
    * this account's and this session's (a mismatch spends it).
    */
-  async finishRegistration(request: {
-    readonly accountId: string
-    readonly sessionBinding: string
-    readonly browserBinding: string | undefined
-    readonly response: unknown
-    readonly name?: string
-  }): Promise<PasskeyCredential> {
+  async finishRegistration(request: FinishPasskeyRegistration): Promise<PasskeyCredential> {
     const accountId = requirePasskeyAccountId(request?.accountId)
     const name = requirePasskeyName(request.name ?? 'Passkey')
     const { json, challenge } = readRegistrationResponse(request.response)
@@ -211,7 +192,7 @@ export class PasskeyService {
    * conditional UI) or to step up (`stepUp`: the account's passkeys, bound to its session and purpose).
    */
   async beginAuthentication(
-    request: { readonly browserBinding?: string | undefined; readonly stepUp?: PasskeyStepUpBinding } = {},
+    request: BeginPasskeyAuthentication = {},
   ): Promise<PasskeyCeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
     const step = request.stepUp
     const allow =
@@ -241,12 +222,7 @@ export class PasskeyService {
    * Verifies an assertion: a sign-in (no `stepUp`; the passkey names the account) or a step-up of the
    * given account, session and purpose. The challenge is spent by any attempt that finds it.
    */
-  async finishAuthentication(request: {
-    readonly browserBinding: string | undefined
-    readonly response: unknown
-    readonly stepUp?: PasskeyStepUpBinding
-    readonly clientAddress?: string | undefined
-  }): Promise<PasskeyAssertion> {
+  async finishAuthentication(request: FinishPasskeyAuthentication): Promise<PasskeyAssertion> {
     const { json, challenge, userHandle } = readAuthenticationResponse(request?.response)
     const step = request.stepUp
     const clientAddress = request.clientAddress

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { SoftwareAuthenticator } from '../../test/support/software-authenticator.js'
+import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryStepUpStore } from '../step-up/memory-store.js'
 import { StepUpService } from '../step-up/service.js'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from './memory-stores.js'

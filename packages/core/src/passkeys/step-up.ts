@@ -1,14 +1,13 @@
-import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import type { AccountSession } from '../accounts/service.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { StepUpCredential } from '../step-up/credential.js'
 import { requirePurpose } from '../step-up/input.js'
 import type { StepUpService } from '../step-up/service.js'
 import type { PasskeyCeremonyStart } from './ceremony-start.js'
-import type { PasskeyService, PasskeyStepUpBinding } from './service.js'
+import type { PasskeyCeremonies, PasskeyStepUpBinding } from './ceremonies.js'
 
 export interface PasskeyStepUpOptions {
-  readonly passkeys: PasskeyService
+  readonly passkeys: PasskeyCeremonies
   /** The step-up service whose one-use credentials `requiresStepUp(purpose)` consumes. */
   readonly stepUp: StepUpService
 }
@@ -27,7 +26,7 @@ export interface PasskeyStepUpRequest {
  * guard accepts a passkey.
  */
 export class PasskeyStepUp {
-  readonly #passkeys: PasskeyService
+  readonly #passkeys: PasskeyCeremonies
   readonly #stepUp: StepUpService
 
   constructor(options: PasskeyStepUpOptions) {
@@ -44,7 +43,7 @@ export class PasskeyStepUp {
   /** Options for `navigator.credentials.get()` listing only the account's usable passkeys. */
   async begin(
     request: PasskeyStepUpRequest & { readonly browserBinding?: string | undefined },
-  ): Promise<PasskeyCeremonyStart<PublicKeyCredentialRequestOptionsJSON>> {
+  ): Promise<PasskeyCeremonyStart> {
     return this.#passkeys.beginAuthentication({
       browserBinding: request.browserBinding,
       stepUp: binding(request),

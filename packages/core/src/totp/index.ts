@@ -31,7 +31,8 @@ export type { RecoveryCodePepper } from './recovery-codes.js'
 export { normalizeRecoveryCode, RecoveryCodePeppers, RecoveryCodes } from './recovery-codes.js'
 export type { TotpSecondFactorOptions } from './second-factor.js'
 export { TotpSecondFactor } from './second-factor.js'
-export type { TotpRequestContext, TotpServiceOptions } from './service.js'
+export type { TotpFactor, TotpRequestContext, TotpStatus } from './factor.js'
+export type { TotpServiceOptions } from './service.js'
 export { RECOVERY_CODE_COUNT, TotpService } from './service.js'
 export type {
   EnableTotpRequest,

@@ -13,10 +13,10 @@ import {
 import { digestOf, TOKEN_FORMAT } from '../step-up/input.js'
 import type { StepUpRecord, StepUpStore } from '../step-up/store.js'
 import { TotpError, TotpErrorCodes } from './errors.js'
-import type { TotpService } from './service.js'
+import type { TotpFactor } from './factor.js'
 
 export interface TotpSecondFactorOptions {
-  readonly totp: TotpService
+  readonly totp: TotpFactor
   /**
    * Where pending sign-ins wait, by token digest: any `StepUpStore` (its atomic one-use `take` is what
    * a pending token needs). Records use the purposes `portcullis.second-factor.session` / `.tokens` and a
@@ -53,7 +53,7 @@ function pendingInvalid(): TotpError {
  */
 export class TotpSecondFactor implements SecondFactorGate {
   readonly ttlSeconds: number
-  readonly #totp: TotpService
+  readonly #totp: TotpFactor
   readonly #pending: StepUpStore
   readonly #clock: () => number
   readonly #random: (size: number) => Uint8Array

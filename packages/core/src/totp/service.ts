@@ -30,6 +30,7 @@ import {
   RecoveryCodes,
 } from './recovery-codes.js'
 import type { TotpStore } from './store.js'
+import type { TotpFactor, TotpRequestContext, TotpStatus } from './factor.js'
 
 /** How many recovery codes a set holds. */
 export const RECOVERY_CODE_COUNT = 10
@@ -72,11 +73,6 @@ const OPTIONS: OptionsShape<TotpServiceOptions> = {
   onEventSinkError: { kind: 'function', code: 'totp.invalid_config' },
 }
 
-/** Who is asking, for limits and events. */
-export interface TotpRequestContext {
-  readonly accountId: string
-  readonly clientAddress?: string | undefined
-}
 
 /**
  * The TOTP second factor (RFC 6238) and its recovery codes. Enrollment stores a sealed secret and is
@@ -84,7 +80,7 @@ export interface TotpRequestContext {
  * recorded in the store, so a replay is refused on every instance. Attempts (codes and recovery codes)
  * are limited per account in the shared rate-limit store before any secret is opened.
  */
-export class TotpService {
+export class TotpService implements TotpFactor {
   readonly issuer: string
   readonly #store: TotpStore
   readonly #protector: OAuthTransactionProtector
@@ -142,7 +138,7 @@ export class TotpService {
   /** The account's second-factor state for its settings page. */
   async status(
     accountId: string,
-  ): Promise<{ readonly enabled: boolean; readonly pending: boolean; readonly recoveryCodes: number }> {
+  ): Promise<TotpStatus> {
     const id = requireTotpAccountId(accountId)
     const enrollment = await this.#read(() => this.#store.getTotpEnrollment(id))
     const enabled = enrollment?.status === 'enabled'

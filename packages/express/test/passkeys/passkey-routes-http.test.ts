@@ -15,7 +15,7 @@ import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
-import { SoftwareAuthenticator } from '../../../core/test/support/software-authenticator.js'
+import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { createPasskeyRoutes, createSecurity, localAccountRoutes, localSessionOf } from '../../src/index.js'
 import {
   cookiesOf,
