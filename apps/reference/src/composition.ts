@@ -9,6 +9,7 @@ import { StepUpService } from '@portcullis/core/step-up'
 import {
   createAccountRoutes,
   createOAuthRoutes,
+  createPasskeyRoutes,
   createSecurity,
   currentLocalSession,
   localAccountRoutes,
@@ -34,6 +35,8 @@ import {
   seedDemoUsers,
 } from './accounts/local-accounts.js'
 import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
+import { passkeyInterimRoutes } from './accounts/passkey-interim-routes.js'
+import { createSecondFactors } from './accounts/second-factors.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
@@ -88,6 +91,9 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const jwks = new CachedJWKSProvider({ allowInsecureLoopback: isLoopbackHttp(options.selfUrl) })
   // One account store: passwords, provider identities, the security epoch; local accounts and OAuth share it.
   const accountStore = new PostgresAccountStore({ client: postgres })
+  const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
+  // Passkeys and the TOTP second factor (its gate makes password sign-ins of enrolled accounts two-step).
+  const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: events.sink })
   const local = createLocalAccounts({
     postgres,
     accounts: accountStore,
@@ -97,12 +103,12 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     trustedProxies: options.trustedProxies,
     events: events.sink,
     notices,
+    secondFactor: factors.secondFactor,
   })
   // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
   const cookies = isInsecureLoopback(publicOrigin)
     ? { insecureLocalhostDevelopment: true, publicOrigin }
     : undefined
-  const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
   const oauth = await createOAuthLifecycle({
     postgres,
     accountStore,
@@ -180,6 +186,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     providerTokens: oauth.lifecycle,
   })
+  const passkeys = factors.passkeys
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin)
   let registry: MCPResourceRegistry<ResourceRoutePath> | undefined
@@ -201,7 +208,25 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       localRoutes,
       oauthRoutes,
       createAccountRoutes({ security, local, service: accounts }),
-      accountRoutes(security, context, { local, service: accounts, recoverySeed: keys.demoSessionKey }),
+      ...(passkeys === undefined
+        ? []
+        : [
+            createPasskeyRoutes({
+              passkeys: passkeys.service,
+              passkeyStepUp: passkeys.stepUp,
+              stepUp,
+              local,
+              security,
+            }),
+            passkeyInterimRoutes({ passkeys: passkeys.service, stepUp, local, localRoutes, security }),
+          ]),
+      accountRoutes(security, context, {
+        local,
+        service: accounts,
+        recoverySeed: keys.demoSessionKey,
+        stepUp,
+        factors,
+      }),
     ],
     signer: keys.workloadSigner,
     trustedProxies: options.trustedProxies,

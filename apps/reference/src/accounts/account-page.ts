@@ -12,6 +12,8 @@ export interface AccountPageInput {
   /** The demo IdP runs (link, and confirm sensitive actions there). */
   readonly idp: boolean
   readonly notice?: { readonly message: string; readonly warning?: boolean } | undefined
+  /** The passkey and two-step sign-in sections. */
+  readonly factors?: SafeHtml
   readonly now?: Date
 }
 
@@ -102,6 +104,8 @@ export function accountPage(input: AccountPageInput): SafeHtml {
           fresh login at the demo IdP).</p>`
         : ''
     }
+
+    ${input.factors ?? ''}
 
     <h2>Active sessions</h2>
     <table data-testid="sessions"><thead><tr><th>Started</th><th>Last seen</th><th>Browser</th><th></th></tr></thead><tbody>

@@ -3,15 +3,18 @@ import type { AccountService, AccountSession } from '@portcullis/core/accounts'
 import { requiresStepUp } from '@portcullis/core/authorization'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
+import type { StepUpService } from '@portcullis/core/step-up'
 import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
 import type { Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
 import { accountPage } from './account-page.js'
+import { factorRoutes, factorSections } from './factor-routes.js'
 import { field, formBody, refusal, requestInfo } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
+import type { SecondFactors } from './second-factors.js'
 import { signInRoutes } from './sign-in-routes.js'
 
 /** The step-up purpose the OAuth link route consumes. */
@@ -25,6 +28,10 @@ export interface AccountRoutesOptions {
   readonly service: AccountService
   /** Key of the demo recovery codes (derived, never stored). */
   readonly recoverySeed: Uint8Array
+  /** Consumes the step-up credentials of the passkey and TOTP pages. */
+  readonly stepUp: StepUpService
+  /** Passkeys and the TOTP second factor. */
+  readonly factors: SecondFactors
 }
 
 const recoveryCodes = (seed: Uint8Array, accountId: string) =>
@@ -54,6 +61,12 @@ export function accountRoutes(
   const auth = required(SESSION_MECHANISM)
   const idp = context.idp !== undefined
   const { setSession, clearSession } = signInRoutes(router, context, options, form)
+  const messages: Readonly<Record<string, string>> = {
+    'passkey=added': 'Passkey added: it signs in to this account now.',
+    'passkey=renamed': 'Passkey renamed.',
+    'passkey=removed': 'Passkey removed.',
+    'totp=off': 'Two-step sign-in is off; its recovery codes no longer work.',
+  }
 
   const page = (request: SecuredRequest, title: string) => ({
     title,
@@ -69,14 +82,18 @@ export function accountRoutes(
   ) => {
     const accountId = request.security.principal?.id ?? ''
     const current = local.credentialsOf(request.security.evidence).sessionHandle
-    const [overview, sessions] = await Promise.all([
+    const [overview, sessions, factors] = await Promise.all([
       service.overview(accountId),
       local.listSessions(accountId, current),
+      factorSections(options.factors, accountId, new Date()),
     ])
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
-      { ...page(request, 'Your account'), body: accountPage({ accountId, overview, sessions, idp, notice }) },
+      {
+        ...page(request, 'Your account'),
+        body: accountPage({ accountId, overview, sessions, idp, notice, factors }),
+      },
       notice?.status,
     )
   }
@@ -109,7 +126,10 @@ export function accountRoutes(
             ? 'Password removed. Every other session was signed out.'
             : query.added !== undefined
               ? 'Password added: it signs in to this account now.'
-              : undefined
+              : Object.entries(messages).find(([key]) => {
+                  const [name, value] = key.split('=')
+                  return query[name ?? ''] === value
+                })?.[1]
     await showAccount(request, response, message === undefined ? undefined : { message })
   })
 
@@ -309,6 +329,8 @@ export function accountRoutes(
         <p><a href="/account">Back to your account</a></p>`,
     })
   })
+
+  factorRoutes(router, security, context, { ...options, showAccount, refused }, form)
 
   const recoveryIntro = (linked: boolean): SafeHtml => html`<p class="lead">Guarded by
     <code>requiresStepUp('${RECOVERY_CODES_PURPOSE}')</code>: the codes are shown only with a one-use credential

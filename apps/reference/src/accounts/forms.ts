@@ -49,6 +49,27 @@ export function refusal(error: unknown): { status: number; message: string } {
       return { status: 503, message: 'The server is busy. Try again in a moment.' }
     case 'local.username_taken':
       return { status: 409, message: 'That username is taken.' }
+    case 'totp.invalid_code':
+      return { status: 401, message: 'That code is wrong or was already used.' }
+    case 'totp.invalid_recovery_code':
+      return { status: 401, message: 'That recovery code is wrong or was already used.' }
+    case 'totp.invalid_input':
+      return { status: 400, message: 'Enter the six digits (or the recovery code) as shown.' }
+    case 'totp.pending_invalid':
+    case 'local.sign_in_required':
+      return { status: 401, message: 'The sign-in expired: enter your password again.' }
+    case 'totp.rate_limited':
+      return { status: 429, message: 'Too many codes tried. Wait a few minutes and try again.' }
+    case 'totp.not_enrolled':
+    case 'totp.already_enabled':
+    case 'totp.enrollment_changed':
+      return { status: 409, message: 'Two-step sign-in changed meanwhile: start again.' }
+    case 'step-up.required':
+      return { status: 401, message: 'Confirm with your password or a passkey first.' }
+    case 'totp.unavailable':
+    case 'passkey.unavailable':
+    case 'step-up.unavailable':
+      return { status: 503, message: 'A dependency did not answer. Try again in a moment.' }
     case 'local.invalid_username':
     case 'local.invalid_password':
       return { status: 400, message: typeof detail === 'string' ? detail : error.message }

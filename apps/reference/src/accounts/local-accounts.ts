@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { argon2idPasswordHasher } from '@portcullis/argon2'
-import { LocalAccounts, type SecurityEventSink } from '@portcullis/core/local-accounts'
+import { LocalAccounts, type SecondFactorGate, type SecurityEventSink } from '@portcullis/core/local-accounts'
 import type { RevocationNotices } from '@portcullis/core/revocation'
 import {
   type PostgresAccountStore,
@@ -37,6 +37,8 @@ export interface LocalAccountsParts {
   readonly events: SecurityEventSink
   /** Revocation notices of every instance (the Postgres listener): cached sessions are then told. */
   readonly notices: RevocationNotices
+  /** The second step of password sign-ins of accounts with TOTP. */
+  readonly secondFactor: SecondFactorGate
 }
 
 /**
@@ -78,6 +80,8 @@ export function createLocalAccounts(parts: LocalAccountsParts): LocalAccounts {
     // A sign-out, password change or back-channel logout on any instance reaches every instance's cache
     // within moments; should the listener drop, cached entries fall back to the default 5 s bound.
     revocation: { notices: parts.notices },
+    // An account with TOTP answers a correct password with a pending sign-in, not a session.
+    secondFactor: parts.secondFactor,
     events: parts.events,
   })
 }

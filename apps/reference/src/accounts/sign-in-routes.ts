@@ -1,5 +1,5 @@
 import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
-import { clearSessionCookie } from '@portcullis/core/local-accounts'
+import { clearSessionCookie, PendingSecondFactor } from '@portcullis/core/local-accounts'
 import { anonymous, required } from '@portcullis/core/policy'
 import type { SecureRouter } from '@portcullis/express'
 import type { Request, RequestHandler, Response } from 'express'
@@ -7,9 +7,12 @@ import type { ReferenceContext } from '../app-context.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage } from '../layout/layout.js'
+import { passkeyElsewhere, secondFactorPage } from './factor-pages.js'
+import { passkeyPlaceOf } from './factor-routes.js'
 import { field, refusal, requestInfo, safeReturn } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
+import type { SecondFactors } from './second-factors.js'
 
 /**
  * The anonymous pages of local accounts on `router`: sign-in (password or the demo IdP), sign-up and
@@ -18,12 +21,13 @@ import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
 export function signInRoutes(
   router: SecureRouter,
   context: ReferenceContext,
-  options: { readonly local: LocalAccounts },
+  options: { readonly local: LocalAccounts; readonly factors: SecondFactors },
   form: RequestHandler,
 ) {
   const { local } = options
   const auth = required(SESSION_MECHANISM)
   const idp = context.idp !== undefined
+  const place = passkeyPlaceOf(options.factors)
   const setSession = (response: Response, signIn: SessionSignIn) =>
     response.append('Set-Cookie', signIn.setCookie)
   const clearSession = (response: Response) => {
@@ -69,11 +73,19 @@ export function signInRoutes(
           <h2>Username and password</h2>
           <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
           <input type="hidden" name="return_to" value="${returnTo}">
-          <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
+          <label>Username <input name="username" autocomplete="${place === undefined ? 'username' : 'username webauthn'}" required value="${state.username ?? ''}"></label>
           <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
           <div><button type="submit">Sign in</button></div>
           <p class="muted">No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
         </form>
+        ${
+          place === undefined
+            ? ''
+            : html`<div class="card"><h2>Passkey</h2>
+              <p>No password: your device confirms it is you. The username field also suggests your passkeys.</p>
+              <p><button type="button" data-passkey-sign-in>Sign in with a passkey</button></p>
+              ${passkeyElsewhere(place, `${SIGN_IN_PATH}${returnTo === '/' ? '' : `?return_to=${encodeURIComponent(returnTo)}`}`)}</div>`
+        }
         ${
           idp
             ? html`<div class="card"><h2>Demo OpenID Provider</h2>
@@ -103,21 +115,87 @@ export function signInRoutes(
     }
     const username = field(request, 'username')
     try {
-      const signIn = (await local.login(
+      const signIn = await local.login(
         { username, password: field(request, 'password') },
         {
           transport: 'session',
           replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
           request: requestInfo(request),
         },
-      )) as SessionSignIn
-      setSession(response, signIn)
+      )
+      if (signIn instanceof PendingSecondFactor) {
+        secondFactor(request, response, signIn.reveal())
+        return
+      }
+      setSession(response, signIn as SessionSignIn)
       response.redirect(303, safeReturn(field(request, 'return_to')))
     } catch (error) {
       const { status, message } = refusal(error)
       signInPage(request, response, { status, message, username })
     }
   })
+
+  /** The second step of a password sign-in of an account with TOTP: a code or a recovery code. */
+  const secondFactor = (request: Request, response: Response, pendingToken: string, message?: string) => {
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'Two-step sign-in',
+        area: 'sign-in',
+        viewer: undefined,
+        body: secondFactorPage({
+          pendingToken,
+          csrfToken: csrfToken(request, response),
+          returnTo: safeReturn(field(request, 'return_to')),
+          ...(message === undefined ? {} : { message }),
+        }),
+      },
+      message === undefined ? 200 : 401,
+    )
+  }
+
+  router.post(
+    '/sign-in/second-factor',
+    { auth: anonymous() },
+    form,
+    async (request: Request, response: Response) => {
+      response.setHeader('Cache-Control', 'no-store')
+      if (!csrfPasses(request)) {
+        response.status(403).type('text/plain').send('cross-site request refused')
+        return
+      }
+      const pendingToken = field(request, 'pending_token')
+      const recoveryCode = field(request, 'recovery_code')
+      try {
+        const signIn = (await local.completeSecondFactor(
+          recoveryCode === ''
+            ? { pendingToken, code: field(request, 'code') }
+            : { pendingToken, recoveryCode },
+          {
+            transport: 'session',
+            replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
+            request: requestInfo(request),
+          },
+        )) as SessionSignIn
+        setSession(response, signIn)
+        response.redirect(303, safeReturn(field(request, 'return_to')))
+      } catch (error) {
+        const { status, message } = refusal(error)
+        // A wrong code keeps the pending sign-in (until it expires): the same page, the same token.
+        if (
+          status === 401 &&
+          !['totp.pending_invalid', 'local.sign_in_required'].includes(
+            String((error as { code?: unknown }).code),
+          )
+        ) {
+          secondFactor(request, response, pendingToken, message)
+          return
+        }
+        signInPage(request, response, { status, message })
+      }
+    },
+  )
 
   const signUpPage = (
     request: Request,

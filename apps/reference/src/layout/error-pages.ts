@@ -2,18 +2,28 @@ import { readFileSync } from 'node:fs'
 import type { Request, RequestHandler } from 'express'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
-import { layout, SIGN_IN_PATH, STYLESHEET_PATH, viewerOf } from './layout.js'
+import { layout, PASSKEYS_SCRIPT_PATH, SIGN_IN_PATH, STYLESHEET_PATH, viewerOf } from './layout.js'
 
-const STYLESHEET = readFileSync(new URL('./portcullis.css', import.meta.url), 'utf8')
+const ASSETS: ReadonlyMap<string, { readonly type: string; readonly text: string }> = new Map([
+  [
+    STYLESHEET_PATH,
+    { type: 'text/css', text: readFileSync(new URL('./portcullis.css', import.meta.url), 'utf8') },
+  ],
+  [
+    PASSKEYS_SCRIPT_PATH,
+    { type: 'text/javascript', text: readFileSync(new URL('./passkeys.js', import.meta.url), 'utf8') },
+  ],
+])
 
-/** Serves the stylesheet (cached for an hour; it changes only with the app). */
+/** Serves the stylesheet and the passkey script (cached for an hour; they change only with the app). */
 export const stylesheet: RequestHandler = (request, response, next) => {
-  if (request.path !== STYLESHEET_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
+  const asset = ASSETS.get(request.path)
+  if (asset === undefined || (request.method !== 'GET' && request.method !== 'HEAD')) {
     next()
     return
   }
   response.setHeader('Cache-Control', 'public, max-age=3600')
-  response.type('text/css').send(STYLESHEET)
+  response.type(asset.type).send(asset.text)
 }
 
 interface Problem {

@@ -9,6 +9,8 @@ export const SIGN_UP_PATH = '/sign-up'
 export const SIGN_OUT_PATH = '/sign-out'
 export const ACCOUNT_PATH = '/account'
 export const STYLESHEET_PATH = '/assets/portcullis.css'
+/** The one script: passkey ceremonies (WebAuthn needs JavaScript); every other page works without it. */
+export const PASSKEYS_SCRIPT_PATH = '/assets/passkeys.js'
 
 /** The signed-in person as the layout shows them. */
 export interface Viewer {
@@ -82,7 +84,7 @@ export function layout(init: PageInit): SafeHtml {
     <h1>${init.title}</h1>
     ${init.body}
   </main>
-  <footer>Portcullis reference app · server-rendered, no JavaScript · <a href="/openapi.json">OpenAPI</a> · <a href="/healthz">health</a></footer>
+  <footer>Portcullis reference app · server-rendered, JavaScript only for passkeys · <a href="/openapi.json">OpenAPI</a> · <a href="/healthz">health</a></footer>
 </body>
 </html>
 `

@@ -32,6 +32,8 @@ export async function generateSecrets(now = new Date()): Promise<ReferenceSecret
     oauthTransactionPepper: randomSecret(),
     localSigningKeys: signing.exportPrivate(),
     workloadSigner: workload.exportPrivateJwk(),
+    passkeyPepper: randomSecret(),
+    recoveryCodePepper: { active: versionedSecret(now), retained: [] },
     demoSessionKey: randomSecret(),
     demoIdp: {
       clientSecret: randomSecret(),

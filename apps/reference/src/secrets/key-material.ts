@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto'
 import { ApiKeyPepperRing, decodeApiKeyPepper } from '@portcullis/core/api-keys'
 import { importLocalSigningKeyRing, type LocalSigningKeyRing } from '@portcullis/core/local-accounts'
 import {
@@ -17,11 +18,22 @@ export interface KeyMaterial {
   /** Local access-token signing keys (for the local-accounts routes). */
   readonly localSigningKeys: LocalSigningKeyRing
   readonly workloadSigner: WorkloadSigner
+  /** HMAC key of passkey challenge and browser-binding digests. */
+  readonly passkeyPepper: Uint8Array
+  /** Peppers of recovery-code digests (active and retained versions). */
+  readonly recoveryCodePeppers: {
+    readonly active: { readonly version: string; readonly secret: Uint8Array }
+    readonly retained: readonly { readonly version: string; readonly secret: Uint8Array }[]
+  }
   readonly demoSessionKey: Uint8Array
   readonly demoIdp: ReferenceSecrets['demoIdp']
 }
 
 const bytes = (value: string) => new Uint8Array(Buffer.from(value, 'base64url'))
+
+/** A key of its own for `label`, derived from a secret of the document (for documents that predate it). */
+const derived = (secret: string, label: string) =>
+  new Uint8Array(hkdfSync('sha256', bytes(secret), new Uint8Array(0), `portcullis-reference|${label}`, 32))
 
 /** Runs `build`; a failure names the part of the secrets that cannot be used, never its value. */
 async function part<T>(name: string, build: () => T | Promise<T>): Promise<T> {
@@ -50,6 +62,10 @@ export function protectorOf(ring: SecretRing): AESGCMOAuthTransactionProtector {
 
 /** Imports every key; refuses unusable material with one line naming the part. */
 export async function buildKeyMaterial(secrets: ReferenceSecrets): Promise<KeyMaterial> {
+  const recoveryPepper = (secret: SecretRing['active']) => ({
+    version: secret.version,
+    secret: bytes(secret.value),
+  })
   const pepper = (secret: SecretRing['active']) =>
     decodeApiKeyPepper(secret.version, secret.value, 'base64url')
   return {
@@ -64,6 +80,23 @@ export async function buildKeyMaterial(secrets: ReferenceSecrets): Promise<KeyMa
       importLocalSigningKeyRing(secrets.localSigningKeys),
     ),
     workloadSigner: await part('workloadSigner', () => WorkloadSigner.import(secrets.workloadSigner)),
+    passkeyPepper:
+      secrets.passkeyPepper === undefined
+        ? derived(secrets.oauthTransactionPepper, 'passkey-pepper')
+        : bytes(secrets.passkeyPepper),
+    recoveryCodePeppers:
+      secrets.recoveryCodePepper === undefined
+        ? {
+            active: {
+              version: 'derived',
+              secret: derived(secrets.oauthTransactionPepper, 'recovery-code-pepper'),
+            },
+            retained: [],
+          }
+        : {
+            active: recoveryPepper(secrets.recoveryCodePepper.active),
+            retained: secrets.recoveryCodePepper.retained.map(recoveryPepper),
+          },
     demoSessionKey: bytes(secrets.demoSessionKey),
     demoIdp: secrets.demoIdp,
   }

@@ -28,6 +28,16 @@ export interface ReferenceSecrets {
   readonly localSigningKeys: LocalSigningKeyRingExport
   /** The demo workload issuer's private key (the CLI mints workload JWTs with it). */
   readonly workloadSigner: LocalPrivateJWK
+  /**
+   * HMAC key of passkey challenge and browser-binding digests (base64url, 32 bytes). Documents written
+   * before passkeys lack it; the app then derives it from `oauthTransactionPepper` (HKDF, its own label).
+   */
+  readonly passkeyPepper?: string
+  /**
+   * HMAC peppers of recovery-code digests, 32 bytes or more. Absent from older documents: then derived
+   * from `oauthTransactionPepper` (HKDF, its own label) under the version `derived`.
+   */
+  readonly recoveryCodePepper?: SecretRing
   /** HMAC key of the demo sign-in stand-in's cookie (base64url, 32 bytes). */
   readonly demoSessionKey: string
   /** The demo OpenID Provider: its client secret for this app, cookie keys and ID-token signing key. */
@@ -107,6 +117,8 @@ export function parseSecrets(value: unknown): ReferenceSecrets {
     'oauthTransactionPepper',
     'localSigningKeys',
     'workloadSigner',
+    'passkeyPepper',
+    'recoveryCodePepper',
     'demoSessionKey',
     'demoIdp',
   ])
@@ -125,6 +137,12 @@ export function parseSecrets(value: unknown): ReferenceSecrets {
     oauthTransactionPepper: bytes(json.oauthTransactionPepper, 'oauthTransactionPepper', 32),
     localSigningKeys: json.localSigningKeys as unknown as LocalSigningKeyRingExport,
     workloadSigner: jwk(json.workloadSigner, 'workloadSigner') as unknown as LocalPrivateJWK,
+    ...(json.passkeyPepper === undefined
+      ? {}
+      : { passkeyPepper: bytes(json.passkeyPepper, 'passkeyPepper', 32) }),
+    ...(json.recoveryCodePepper === undefined
+      ? {}
+      : { recoveryCodePepper: ring(json.recoveryCodePepper, 'recoveryCodePepper', 32, 64) }),
     demoSessionKey: bytes(json.demoSessionKey, 'demoSessionKey', 32),
     demoIdp: {
       clientSecret: bytes(idp.clientSecret, 'demoIdp.clientSecret', 32),

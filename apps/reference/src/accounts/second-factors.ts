@@ -1,0 +1,92 @@
+import type { SecurityEventSink } from '@portcullis/core/local-accounts'
+import { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
+import type { StepUpService } from '@portcullis/core/step-up'
+import { TotpSecondFactor, TotpService } from '@portcullis/core/totp'
+import {
+  type PostgresClient,
+  PostgresPasskeyChallengeStore,
+  PostgresPasskeyStore,
+  PostgresRateLimitStore,
+  PostgresStepUpStore,
+  PostgresTotpStore,
+} from '@portcullis/postgres'
+import type { KeyMaterial } from '../secrets/key-material.js'
+
+// The one place that builds the passkey and TOTP services (their classes move to packages of their own).
+
+/** The name authenticator apps show beside the account. */
+export const TOTP_ISSUER = 'Portcullis reference'
+
+/** Where passkeys work: WebAuthn needs a host name (never an IP address) and https, or http://localhost. */
+export interface RelyingParty {
+  readonly rpId: string
+  readonly origins: readonly string[]
+}
+
+/**
+ * The relying party of a public origin: its host over https; on plain-http loopback (`127.0.0.1`, `::1`
+ * or `localhost`) `localhost` on the same port, which browsers treat as a secure context. Undefined for
+ * plain http anywhere else (passkeys then stay off).
+ */
+export function relyingPartyOf(publicOrigin: string): RelyingParty | undefined {
+  const url = new URL(publicOrigin)
+  if (url.protocol === 'https:' && !/^[\d.]+$|^\[/.test(url.hostname)) {
+    return { rpId: url.hostname, origins: [url.origin] }
+  }
+  if (url.protocol === 'http:' && /^(127\.0\.0\.1|localhost|\[::1\])$/.test(url.hostname)) {
+    return { rpId: 'localhost', origins: [`http://localhost${url.port === '' ? '' : `:${url.port}`}`] }
+  }
+  return undefined
+}
+
+export interface SecondFactorParts {
+  readonly postgres: PostgresClient
+  readonly keys: KeyMaterial
+  readonly publicOrigin: string
+  readonly stepUp: StepUpService
+  readonly events: SecurityEventSink
+}
+
+export interface SecondFactors {
+  /** Undefined when the public origin cannot host passkeys (plain http beyond loopback). */
+  readonly passkeys?: { readonly service: PasskeyService; readonly stepUp: PasskeyStepUp }
+  readonly relyingParty?: RelyingParty
+  readonly totp: TotpService
+  /** The second step of password sign-ins of accounts with TOTP (`LocalAccounts({ secondFactor })`). */
+  readonly secondFactor: TotpSecondFactor
+}
+
+/**
+ * Passkeys (`PasskeyService`, `PasskeyStepUp`) and TOTP (`TotpService`, `TotpSecondFactor`) over the
+ * Postgres stores. Secrets come from the app's secrets: the passkey pepper, the recovery-code peppers,
+ * and the protector that seals each TOTP secret (bound to its account).
+ */
+export function createSecondFactors(parts: SecondFactorParts): SecondFactors {
+  const { postgres: client, keys } = parts
+  const totp = new TotpService({
+    store: new PostgresTotpStore({ client }),
+    protector: keys.protector,
+    rateLimits: new PostgresRateLimitStore({ client }),
+    recoveryCodePeppers: keys.recoveryCodePeppers,
+    issuer: TOTP_ISSUER,
+    events: parts.events,
+  })
+  const secondFactor = new TotpSecondFactor({ totp, pending: new PostgresStepUpStore({ client }) })
+  const relyingParty = relyingPartyOf(parts.publicOrigin)
+  if (relyingParty === undefined) return { totp, secondFactor }
+  const service = new PasskeyService({
+    rpId: relyingParty.rpId,
+    rpName: 'Portcullis reference app',
+    origins: relyingParty.origins,
+    passkeys: new PostgresPasskeyStore({ client }),
+    challenges: new PostgresPasskeyChallengeStore({ client }),
+    pepper: keys.passkeyPepper,
+    events: parts.events,
+  })
+  return {
+    passkeys: { service, stepUp: new PasskeyStepUp({ passkeys: service, stepUp: parts.stepUp }) },
+    relyingParty,
+    totp,
+    secondFactor,
+  }
+}
