@@ -54,8 +54,9 @@ export function passkeySection(input: {
 }): SafeHtml {
   const { place, now } = input
   if (place === undefined) {
-    return html`<h2>Passkeys</h2><p class="muted">Passkeys need https (or <code>http://localhost</code>):
-      set <code>PORTCULLIS_PUBLIC_URL</code> to an https origin.</p>`
+    return html`<h2>Passkeys</h2><p class="muted" data-testid="passkeys-off">Passkeys need a host name over https, or
+      <code>http://localhost</code>: start the app with <code>PORTCULLIS_PUBLIC_URL=http://localhost:PORT</code>
+      (or an https origin) and open it there.</p>`
   }
   const has = input.passkeys.length > 0
   return html`<h2>Passkeys</h2>

@@ -24,17 +24,16 @@ export interface RelyingParty {
 }
 
 /**
- * The relying party of a public origin: its host over https; on plain-http loopback (`127.0.0.1`, `::1`
- * or `localhost`) `localhost` on the same port, which browsers treat as a secure context. Undefined for
- * plain http anywhere else (passkeys then stay off).
+ * The relying party of a public origin: its host over https, or `localhost` over plain http (browsers
+ * treat `http://localhost` as a secure context). Undefined otherwise, `http://127.0.0.1` included: an IP
+ * address cannot be an RP ID, and the pages' CSRF check accepts only the public origin, so set
+ * `PORTCULLIS_PUBLIC_URL=http://localhost:PORT` to try passkeys locally.
  */
 export function relyingPartyOf(publicOrigin: string): RelyingParty | undefined {
   const url = new URL(publicOrigin)
-  if (url.protocol === 'https:' && !/^[\d.]+$|^\[/.test(url.hostname)) {
+  const named = !/^[\d.]+$|^\[/.test(url.hostname)
+  if ((url.protocol === 'https:' && named) || (url.protocol === 'http:' && url.hostname === 'localhost')) {
     return { rpId: url.hostname, origins: [url.origin] }
-  }
-  if (url.protocol === 'http:' && /^(127\.0\.0\.1|localhost|\[::1\])$/.test(url.hostname)) {
-    return { rpId: 'localhost', origins: [`http://localhost${url.port === '' ? '' : `:${url.port}`}`] }
   }
   return undefined
 }

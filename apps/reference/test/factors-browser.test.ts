@@ -1,0 +1,265 @@
+import { mkdir } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { Secret, TOTP } from 'otpauth'
+import type { CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
+import { startTestApp, type TestApp } from './support/reference-app.js'
+
+/**
+ * Passkeys and one-time codes in headless Chromium: a virtual authenticator of the DevTools WebAuthn
+ * domain (CTAP2, platform, resident keys, user verification) stands in for the person's device, and the
+ * TOTP codes are computed from the key the enrollment page shows. The pages run on `localhost` (WebAuthn
+ * needs a host name; `http://localhost` is a secure context).
+ */
+const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url))
+const PASSWORD = 'correct horse battery staple'
+let app: TestApp
+let browser: Browser
+let page: Page
+let cdp: CDPSession
+let authenticatorId = ''
+let base = ''
+
+const shot = (name: string) => page.screenshot({ path: `${IMAGES}reference-${name}.png`, fullPage: true })
+const credentials = async () =>
+  (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as readonly {
+    readonly isResidentCredential: boolean
+  }[]
+const alert = () => page.locator('[role="alert"], [role="status"]').first().textContent()
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return typeof address === 'object' && address !== null ? address.port : 0
+}
+
+async function signUp(username: string) {
+  await page.goto(`${base}/sign-up`)
+  await page.fill('input[name="username"]', username)
+  await page.fill('input[name="password"]', PASSWORD)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.waitForURL(`${base}/account`)
+}
+
+async function signOut() {
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await page.waitForURL(`${base}/`)
+  expect((await page.goto(`${base}/account`))?.status()).toBe(401)
+}
+
+async function signInWithPassword(username: string) {
+  await page.goto(`${base}/sign-in`)
+  await page.fill('form[aria-label="Sign in with a password"] input[name="username"]', username)
+  await page.fill('form[aria-label="Sign in with a password"] input[name="password"]', PASSWORD)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+}
+
+describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a browser', () => {
+  beforeAll(async () => {
+    await mkdir(IMAGES, { recursive: true })
+    // WebAuthn needs a host name: the app's public origin is http://localhost on a port chosen here.
+    const port = await freePort()
+    base = `http://localhost:${port}`
+    app = await startTestApp({ port, publicUrl: base })
+    browser = await launchChromium()
+    page = await browser.context.newPage()
+    page.setDefaultTimeout(15_000)
+    cdp = await browser.context.newCDPSession(page)
+    await cdp.send('WebAuthn.enable', { enableUI: false })
+    const added = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    })
+    authenticatorId = added.authenticatorId
+    await page.addInitScript(() => {
+      if (sessionStorage.getItem('no-conditional-ui') !== null)
+        PublicKeyCredential.isConditionalMediationAvailable = async () => false
+    })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.close()
+  })
+
+  it('adds a passkey after the password step-up, then renames it', async () => {
+    await signUp('pia')
+    const add = page.locator('form[aria-label="Add a passkey"]')
+    await add.locator('input[name="password"]').fill('not the password')
+    await add.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
+    await expect(alert()).resolves.toContain('The password is wrong')
+    await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
+    await page.waitForSelector('[data-passkey-register]')
+    await page.fill('input[name="passkey_name"]', 'Laptop')
+    await page.getByRole('button', { name: 'Create the passkey' }).click()
+    await page.waitForURL(`${base}/account?passkey=added`)
+    const rows = page.locator('[data-testid="passkeys"] tbody tr')
+    await expect(rows.count()).resolves.toBe(1)
+    await expect(rows.first().locator('input[name="name"]').inputValue()).resolves.toBe('Laptop')
+    const stored = await credentials()
+    expect(stored).toHaveLength(1)
+    expect(stored[0]?.isResidentCredential).toBe(true)
+
+    await rows.first().locator('input[name="name"]').fill('Work laptop')
+    await rows.first().getByRole('button', { name: 'Rename' }).click()
+    await page.waitForURL(`${base}/account?passkey=renamed`)
+    await expect(rows.first().locator('input[name="name"]').inputValue()).resolves.toBe('Work laptop')
+    await shot('passkeys')
+  })
+
+  it('the step-up credential is spent: creating a second passkey without a new confirmation is refused', async () => {
+    const answer = await page.evaluate(async () => {
+      const response = await fetch('/auth/passkeys/register/options', { method: 'POST', body: '{}' })
+      return response.status
+    })
+    expect(answer).toBe(401)
+  })
+
+  it('signs out, then signs in with the passkey button', async () => {
+    await signOut()
+    // This browser offers conditional UI, which would answer first (the next test): hide it here.
+    await page.evaluate(() => sessionStorage.setItem('no-conditional-ui', '1'))
+    await page.goto(`${base}/sign-in`)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.waitForURL(`${base}/`)
+    expect((await page.goto(`${base}/account`))?.status()).toBe(200)
+    await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('pia')
+    await expect(
+      page.locator('[data-testid="passkeys"] tbody tr').first().locator('td').nth(2).textContent(),
+    ).resolves.not.toContain('never')
+  })
+
+  it('conditional UI: the username field offers the passkey (the virtual authenticator picks it)', async () => {
+    await signOut()
+    await page.evaluate(() => sessionStorage.removeItem('no-conditional-ui'))
+    await page.goto(`${base}/sign-in`)
+    await expect(
+      page
+        .locator('form[aria-label="Sign in with a password"] input[name="username"]')
+        .getAttribute('autocomplete'),
+    ).resolves.toBe('username webauthn')
+    // No click: the request the page started with `mediation: 'conditional'` signs in.
+    await page.waitForURL(`${base}/`)
+    expect((await page.goto(`${base}/account`))?.status()).toBe(200)
+  })
+
+  it('on 127.0.0.1 the pages point to localhost instead of failing', async () => {
+    await page.goto(`${base.replace('localhost', '127.0.0.1')}/sign-in`)
+    await expect(page.locator('[data-passkey-elsewhere]').isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('button', { name: 'Sign in with a passkey' }).isDisabled()).resolves.toBe(
+      true,
+    )
+    await expect(page.locator('[data-passkey-elsewhere] a').getAttribute('href')).resolves.toBe(
+      `${base}/sign-in`,
+    )
+  })
+
+  it('a passkey step-up confirms a guarded action: removing the passkey', async () => {
+    await page.goto(`${base}/account`)
+    const row = page.locator('[data-testid="passkeys"] tbody tr').first()
+    await row.getByRole('button', { name: 'Confirm with a passkey and remove' }).click()
+    await page.waitForURL(`${base}/account?passkey=removed`)
+    await expect(page.locator('[data-testid="passkeys"] tbody tr').count()).resolves.toBe(0)
+    await page.goto(`${base}/events`)
+    const events = (await page.locator('[data-testid="events"]').textContent()) ?? ''
+    for (const type of ['passkey.registered', 'passkey.used', 'passkey.removed']) {
+      expect(events).toContain(type)
+    }
+    // One use signed in, the other confirmed the removal.
+    expect(events).toMatch(/ceremony\W+sign_in/)
+    expect(events).toMatch(/ceremony\W+step_up/)
+  })
+
+  let recoveryCodes: readonly string[] = []
+  let totp: TOTP | undefined
+  const code = (offsetSeconds = 0) => totp?.generate({ timestamp: Date.now() + offsetSeconds * 1000 }) ?? ''
+
+  it('sets up TOTP: a QR code and the key, a first code, then ten recovery codes once', async () => {
+    await signOut()
+    await signUp('tess')
+    const setUp = page.locator('form[aria-label="Set up"]')
+    await setUp.locator('input[name="password"]').fill(PASSWORD)
+    await setUp.getByRole('button', { name: 'Confirm password and set up' }).click()
+    await expect(page.locator('[data-testid="totp-qr"] svg').count()).resolves.toBe(1)
+    const secret = (await page.locator('[data-testid="totp-secret"]').textContent()) ?? ''
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/)
+    expect(await page.content()).not.toContain('otpauth://')
+    await shot('totp-enroll')
+    totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+    await page.fill('input[name="code"]', code(-600))
+    await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click()
+    await expect(alert()).resolves.toContain('wrong or expired')
+    await page.fill('input[name="code"]', code())
+    await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click()
+    const items = page.locator('[data-testid="totp-recovery-codes"] li')
+    await expect(items.count()).resolves.toBe(10)
+    recoveryCodes = (await items.allTextContents()).map((text) => text.trim())
+    expect(recoveryCodes.every((text) => /^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/.test(text))).toBe(true)
+    await page.goto(`${base}/account`)
+    await expect(page.locator('[data-testid="totp-status"]').textContent()).resolves.toContain('10')
+    expect(await page.content()).not.toContain(recoveryCodes[0])
+  })
+
+  it('signs in with the password and a code (a wrong code first)', async () => {
+    await signOut()
+    await signInWithPassword('tess')
+    await page.waitForSelector('form[aria-label="Sign in with a code"]')
+    expect(page.url()).toBe(`${base}/sign-in`)
+    await page.fill('input[name="code"]', code(-600))
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(alert()).resolves.toContain('wrong or was already used')
+    await shot('second-factor')
+    // The enrollment used this step's code: the next step's is still inside the window.
+    await page.fill('input[name="code"]', code(30))
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${base}/`)
+    expect((await page.goto(`${base}/account`))?.status()).toBe(200)
+  })
+
+  it('signs in with a recovery code instead; a used one is refused', async () => {
+    await signOut()
+    await signInWithPassword('tess')
+    await page.fill('input[name="recovery_code"]', recoveryCodes[0] ?? '')
+    await page.getByRole('button', { name: 'Use a recovery code' }).click()
+    await page.waitForURL(`${base}/`)
+    await signOut()
+    await signInWithPassword('tess')
+    await page.fill('input[name="recovery_code"]', (recoveryCodes[0] ?? '').toUpperCase())
+    await page.getByRole('button', { name: 'Use a recovery code' }).click()
+    await expect(alert()).resolves.toContain('recovery code is wrong or was already used')
+    expect((await page.goto(`${base}/account`))?.status()).toBe(401)
+    await signInWithPassword('tess')
+    await page.fill('input[name="recovery_code"]', recoveryCodes[1] ?? '')
+    await page.getByRole('button', { name: 'Use a recovery code' }).click()
+    await page.waitForURL(`${base}/`)
+    await page.goto(`${base}/account`)
+    await expect(page.locator('[data-testid="totp-status"]').textContent()).resolves.toContain('8')
+  })
+
+  it('new recovery codes replace the old set; turning TOTP off makes the password enough again', async () => {
+    const renew = page.locator('form[aria-label="New recovery codes"]')
+    await renew.locator('input[name="password"]').fill(PASSWORD)
+    await renew.getByRole('button', { name: 'Confirm password and new recovery codes' }).click()
+    const fresh = await page.locator('[data-testid="totp-recovery-codes"] li').allTextContents()
+    expect(fresh).toHaveLength(10)
+    expect(fresh).not.toContain(recoveryCodes[2])
+    await page.goto(`${base}/account`)
+    const off = page.locator('form[aria-label="Turn off"]')
+    await off.locator('input[name="password"]').fill(PASSWORD)
+    await off.getByRole('button', { name: 'Confirm password and turn off' }).click()
+    await page.waitForURL(`${base}/account?totp=off`)
+    await signOut()
+    await signInWithPassword('tess')
+    await page.waitForURL(`${base}/`)
+  })
+})
