@@ -2,6 +2,7 @@
 // credential a guarded action consumes, the challenge is bound to the browser cookie, removal needs its
 // step-up, refusals are problem+json with stable codes, and the routes are in the OpenAPI document.
 import { randomBytes } from 'node:crypto'
+import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
@@ -15,8 +16,7 @@ import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
-import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
-import { passkeyRoutes, createSecurity, localAccountRoutes, localSessionOf } from '../../src/index.js'
+import { createSecurity, localAccountRoutes, localSessionOf, passkeyRoutes } from '../../src/index.js'
 import {
   cookiesOf,
   ORIGIN,
