@@ -152,4 +152,45 @@ export const totpCases: readonly Case[] = [
       check(plain.status === 200, `a password sign-in answered ${plain.status}`)
     },
   ),
+  conformanceCase(
+    'adapter.factor-openapi',
+    'the OpenAPI document lists every passkey and TOTP route with its method and problem answers, no examples',
+    async (fixture, check) => {
+      const { url } = await started(fixture)
+      const answer = await browser(url).get('/openapi.json')
+      check(answer.status === 200, `the document answered ${answer.status}`)
+      const paths =
+        (answer.json() as { paths?: Record<string, Record<string, { responses?: object }>> }).paths ?? {}
+      const expected: [string, string][] = [
+        ['get', '/auth/passkeys'],
+        ['post', '/auth/passkeys/register/options'],
+        ['post', '/auth/passkeys/register'],
+        ['post', '/auth/passkeys/sign-in/options'],
+        ['post', '/auth/passkeys/sign-in'],
+        ['post', '/auth/passkeys/token'],
+        ['post', '/auth/passkeys/{credentialId}/rename'],
+        ['post', '/auth/passkeys/{credentialId}/remove'],
+        ['post', '/auth/step-up/{purpose}/passkey/options'],
+        ['post', '/auth/step-up/{purpose}/passkey'],
+        ['get', '/auth/totp'],
+        ['post', '/auth/totp/enroll'],
+        ['post', '/auth/totp/confirm'],
+        ['post', '/auth/totp/recovery-codes'],
+        ['post', '/auth/totp/disable'],
+      ]
+      for (const [method, path] of expected) {
+        const operation = paths[path]?.[method]
+        check(operation !== undefined, `${method.toUpperCase()} ${path} is not documented`)
+        const codes = Object.keys(operation?.responses ?? {})
+        check(
+          codes.some((code) => code.startsWith('4')),
+          `${method.toUpperCase()} ${path} has no problem answer`,
+        )
+        check(
+          !/"examples?"/.test(JSON.stringify(operation ?? {})),
+          `${method.toUpperCase()} ${path} has an example`,
+        )
+      }
+    },
+  ),
 ]
