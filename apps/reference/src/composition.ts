@@ -9,14 +9,15 @@ import { StepUpService } from '@portcullis/core/step-up'
 import {
   createAccountRoutes,
   createOAuthRoutes,
-  createPasskeyRoutes,
   createSecurity,
   currentLocalSession,
   localAccountRoutes,
   localSessionOf,
+  passkeyRoutes,
   type ResourceApp,
   type ResourceRoutePath,
   StepUpCookies,
+  totpRoutes,
 } from '@portcullis/express'
 import {
   PostgresAccountStore,
@@ -35,7 +36,6 @@ import {
   seedDemoUsers,
 } from './accounts/local-accounts.js'
 import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
-import { passkeyInterimRoutes } from './accounts/passkey-interim-routes.js'
 import { createSecondFactors } from './accounts/second-factors.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
@@ -208,18 +208,20 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       localRoutes,
       oauthRoutes,
       createAccountRoutes({ security, local, service: accounts }),
+      // The JSON routes of passkeys (register, sign in, rename, remove, step-up) and TOTP (enroll,
+      // confirm, recovery codes, disable); the pages' script calls the passkey ones.
       ...(passkeys === undefined
         ? []
         : [
-            createPasskeyRoutes({
+            passkeyRoutes({
               passkeys: passkeys.service,
               passkeyStepUp: passkeys.stepUp,
               stepUp,
               local,
               security,
             }),
-            passkeyInterimRoutes({ passkeys: passkeys.service, stepUp, local, localRoutes, security }),
           ]),
+      totpRoutes({ totp: factors.totp, stepUp, local, security }),
       accountRoutes(security, context, {
         local,
         service: accounts,

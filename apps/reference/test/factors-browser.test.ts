@@ -81,9 +81,9 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
       },
     })
     authenticatorId = added.authenticatorId
-    await page.addInitScript(() => {
-      if (sessionStorage.getItem('no-conditional-ui') !== null)
-        PublicKeyCredential.isConditionalMediationAvailable = async () => false
+    await page.addInitScript({
+      content:
+        "if (sessionStorage.getItem('no-conditional-ui') !== null) PublicKeyCredential.isConditionalMediationAvailable = async () => false",
     })
   })
   afterAll(async () => {
@@ -128,7 +128,7 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
   it('signs out, then signs in with the passkey button', async () => {
     await signOut()
     // This browser offers conditional UI, which would answer first (the next test): hide it here.
-    await page.evaluate(() => sessionStorage.setItem('no-conditional-ui', '1'))
+    await page.evaluate("sessionStorage.setItem('no-conditional-ui', '1')")
     await page.goto(`${base}/sign-in`)
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.waitForURL(`${base}/`)
@@ -141,7 +141,7 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
 
   it('conditional UI: the username field offers the passkey (the virtual authenticator picks it)', async () => {
     await signOut()
-    await page.evaluate(() => sessionStorage.removeItem('no-conditional-ui'))
+    await page.evaluate("sessionStorage.removeItem('no-conditional-ui')")
     await page.goto(`${base}/sign-in`)
     await expect(
       page
