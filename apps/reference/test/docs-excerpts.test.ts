@@ -26,7 +26,13 @@ describe('docs/reference-app.md', () => {
 
   it('shows only screenshots the browser tests write', async () => {
     const doc = await readFile(`${root}docs/reference-app.md`, 'utf8')
-    const test = await readFile(`${root}apps/reference/test/browser.test.ts`, 'utf8')
+    const test = (
+      await Promise.all(
+        ['browser.test.ts', 'factors-browser.test.ts'].map((file) =>
+          readFile(`${root}apps/reference/test/${file}`, 'utf8'),
+        ),
+      )
+    ).join('\n')
     for (const [, name] of doc.matchAll(/\(images\/reference-([a-z-]+)\.png\)/g)) {
       expect(test).toContain(`shot('${name}')`)
     }

@@ -180,12 +180,24 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     expect(events).toMatch(/ceremony\W+step_up/)
   })
 
+  it('a passkey step-up also confirms deleting the account', async () => {
+    await page.goto(`${base}/account`)
+    await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
+    await page.getByRole('button', { name: 'Create the passkey' }).click()
+    await page.waitForURL(`${base}/account?passkey=added`)
+    const remove = page.locator('form[aria-label="Delete the account"]')
+    await remove.getByRole('button', { name: 'Confirm with a passkey and delete the account' }).click()
+    await page.waitForURL(`${base}/?deleted=1`)
+    await signInWithPassword('pia')
+    await expect(alert()).resolves.toContain('Wrong username or password')
+  })
+
   let recoveryCodes: readonly string[] = []
   let totp: TOTP | undefined
   const code = (offsetSeconds = 0) => totp?.generate({ timestamp: Date.now() + offsetSeconds * 1000 }) ?? ''
 
   it('sets up TOTP: a QR code and the key, a first code, then ten recovery codes once', async () => {
-    await signOut()
     await signUp('tess')
     const setUp = page.locator('form[aria-label="Set up"]')
     await setUp.locator('input[name="password"]').fill(PASSWORD)

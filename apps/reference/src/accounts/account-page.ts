@@ -2,6 +2,7 @@ import type { AccountOverview, IdentitySignInMethod, PasswordSignInMethod } from
 import type { LocalSessionView } from '@portcullis/core/local-accounts'
 import { html, type SafeHtml } from '../layout/html.js'
 import { browserName, readableTime } from '../layout/readable.js'
+import { confirmForm } from './factor-pages.js'
 import { DEMO_PROVIDER } from './oauth.js'
 
 /** What the account page shows and offers. */
@@ -14,6 +15,8 @@ export interface AccountPageInput {
   readonly notice?: { readonly message: string; readonly warning?: boolean } | undefined
   /** The passkey and two-step sign-in sections. */
   readonly factors?: SafeHtml
+  /** The account has a usable passkey: guarded actions offer a passkey step-up too. */
+  readonly passkeyStepUp?: boolean
   readonly now?: Date
 }
 
@@ -138,8 +141,13 @@ export function accountPage(input: AccountPageInput): SafeHtml {
       the provider). It cannot be undone.</p>
     ${
       password !== undefined
-        ? html`<form method="post" action="/account/delete" class="stack card danger" aria-label="Delete the account">
-          ${passwordField}<div><button type="submit" class="danger">Confirm password and delete the account</button></div></form>`
+        ? confirmForm({
+            action: '/account/delete',
+            purpose: 'delete-account',
+            label: 'Delete the account',
+            passkey: input.passkeyStepUp === true,
+            danger: true,
+          })
         : demoLink !== undefined
           ? html`<div class="grid"><form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/delete-account" class="card">
               <input type="hidden" name="return_to" value="/account">

@@ -10,7 +10,7 @@ import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
 import { accountPage } from './account-page.js'
-import { factorRoutes, factorSections } from './factor-routes.js'
+import { factorRoutes, factorSections, stepUpCookieToken } from './factor-routes.js'
 import { field, formBody, refusal, requestInfo } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
@@ -92,7 +92,15 @@ export function accountRoutes(
       response,
       {
         ...page(request, 'Your account'),
-        body: accountPage({ accountId, overview, sessions, idp, notice, factors }),
+        body: accountPage({
+          accountId,
+          overview,
+          sessions,
+          idp,
+          notice,
+          factors: factors.html,
+          passkeyStepUp: factors.passkeyStepUp,
+        }),
       },
       notice?.status,
     )
@@ -206,20 +214,26 @@ export function accountRoutes(
     }
   })
 
-  // Deleting the account with the password: the `delete-account` credential, spent at once.
+  // Deleting the account with the password (the `delete-account` credential, spent at once) or after a
+  // passkey step-up (the credential it left in the purpose's cookie).
   router.post('/account/delete', { auth }, form, async (request, response) => {
     const session = sessionOf(request)
     if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
     try {
-      const credential = await service.passwordStepUp({
-        session,
-        purpose: 'delete-account',
-        password: field(request, 'password'),
-        request: requestInfo(request),
-      })
+      const stepUpToken =
+        field(request, 'password') === ''
+          ? stepUpCookieToken(security, request, response, 'delete-account')
+          : (
+              await service.passwordStepUp({
+                session,
+                purpose: 'delete-account',
+                password: field(request, 'password'),
+                request: requestInfo(request),
+              })
+            ).reveal()
       await service.deleteAccount({
         session,
-        stepUpToken: credential.reveal(),
+        stepUpToken,
         request: requestInfo(request),
       })
       clearSession(response)

@@ -56,19 +56,42 @@ export const passkeyPlaceOf = (factors: SecondFactors): PasskeyPlace | undefined
     ? undefined
     : { rpId: factors.relyingParty.rpId, origin: factors.relyingParty.origins[0] ?? '' }
 
-/** The account page's passkey and two-step sign-in sections. */
+/**
+ * The step-up credential of `purpose` a passkey step-up left in the purpose's cookie (cleared at once,
+ * whatever the answer); empty when there is none.
+ */
+export function stepUpCookieToken(
+  security: Pick<Security, 'stepUp'>,
+  request: SecuredRequest,
+  response: Response,
+  purpose: string,
+): string {
+  const cookies = security.stepUp.cookies
+  const read = cookies?.read(request.headers.cookie, purpose)
+  if (cookies === undefined || read === undefined || read.kind === 'absent') return ''
+  response.append('Set-Cookie', cookies.clear(purpose))
+  return read.kind === 'present' ? read.value : ''
+}
+
+/**
+ * The account page's passkey and two-step sign-in sections, and whether the account can confirm
+ * actions with a passkey.
+ */
 export async function factorSections(
   factors: SecondFactors,
   accountId: string,
   now: Date,
-): Promise<SafeHtml> {
+): Promise<{ readonly html: SafeHtml; readonly passkeyStepUp: boolean }> {
   const place = passkeyPlaceOf(factors)
   const [passkeys, totp] = await Promise.all([
     factors.passkeys?.service.list(accountId) ?? [],
     factors.totp.status(accountId),
   ])
-  const usable = passkeys.some((passkey) => passkey.suspendedAt === null)
-  return html`${passkeySection({ passkeys, place, now })}${totpSection(totp, place !== undefined && usable)}`
+  const passkeyStepUp = place !== undefined && passkeys.some((passkey) => passkey.suspendedAt === null)
+  return {
+    html: html`${passkeySection({ passkeys, place, now })}${totpSection(totp, passkeyStepUp)}`,
+    passkeyStepUp,
+  }
 }
 
 /**
@@ -116,11 +139,7 @@ export function factorRoutes(
       })
       return credential.reveal()
     }
-    const cookies = security.stepUp.cookies
-    const read = cookies?.read(request.headers.cookie, purpose)
-    if (cookies === undefined || read === undefined || read.kind === 'absent') return ''
-    res.append('Set-Cookie', cookies.clear(purpose))
-    return read.kind === 'present' ? read.value : ''
+    return stepUpCookieToken(security, request, res, purpose)
   }
 
   /** Runs `work` once a step-up of `purpose` is consumed; otherwise the account page says why. */
