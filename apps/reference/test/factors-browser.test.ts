@@ -180,13 +180,19 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     expect(events).toMatch(/ceremony\W+step_up/)
   })
 
-  it('a passkey step-up also confirms deleting the account', async () => {
+  it('with the password removed, the passkey alone confirms deleting the account', async () => {
     await page.goto(`${base}/account`)
     await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
     await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
     await page.getByRole('button', { name: 'Create the passkey' }).click()
     await page.waitForURL(`${base}/account?passkey=added`)
+    const password = page.locator('tr[data-method="password"]')
+    await password.locator('input[name="password"]').fill(PASSWORD)
+    await password.getByRole('button', { name: 'Confirm password and remove' }).click()
+    await page.waitForURL(`${base}/account?removed=1`)
     const remove = page.locator('form[aria-label="Delete the account"]')
+    await expect(remove.locator('input[name="password"]').count()).resolves.toBe(0)
+    await expect(page.locator('[data-testid="totp-status"]').count()).resolves.toBe(0)
     await remove.getByRole('button', { name: 'Confirm with a passkey and delete the account' }).click()
     await page.waitForURL(`${base}/?deleted=1`)
     await signInWithPassword('pia')

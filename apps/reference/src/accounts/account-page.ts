@@ -148,12 +148,21 @@ export function accountPage(input: AccountPageInput): SafeHtml {
             passkey: input.passkeyStepUp === true,
             danger: true,
           })
-        : demoLink !== undefined
-          ? html`<div class="grid"><form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/delete-account" class="card">
+        : input.passkeyStepUp === true
+          ? confirmForm({
+              action: '/account/delete',
+              purpose: 'delete-account',
+              label: 'Delete the account',
+              passkey: true,
+              password: false,
+              danger: true,
+            })
+          : demoLink !== undefined
+            ? html`<div class="grid"><form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/delete-account" class="card">
               <input type="hidden" name="return_to" value="/account">
               <button type="submit" class="secondary">1. Confirm at the demo IdP</button></form>
             <form method="post" action="/auth/account/delete" class="card" aria-label="Delete the account">
               <button type="submit" class="danger">2. Delete the account</button></form></div>`
-          : ''
+            : ''
     }`
 }

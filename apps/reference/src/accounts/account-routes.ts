@@ -82,11 +82,12 @@ export function accountRoutes(
   ) => {
     const accountId = request.security.principal?.id ?? ''
     const current = local.credentialsOf(request.security.evidence).sessionHandle
-    const [overview, sessions, factors] = await Promise.all([
+    const [overview, sessions] = await Promise.all([
       service.overview(accountId),
       local.listSessions(accountId, current),
-      factorSections(options.factors, accountId, new Date()),
     ])
+    const password = overview?.methods.some((method) => method.kind === 'password') ?? false
+    const factors = await factorSections(options.factors, accountId, new Date(), password)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,

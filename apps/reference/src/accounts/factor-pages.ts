@@ -24,21 +24,24 @@ export function passkeyElsewhere(place: PasskeyPlace, path: string): SafeHtml {
 const passwordField = html`<label>Password <input name="password" type="password" autocomplete="current-password" required></label>`
 
 /**
- * A guarded action: the password again, or (when the account has a passkey) a passkey step-up of
- * `purpose` whose credential the script leaves in the purpose's step-up cookie before it submits the form.
+ * A guarded action: the password again (when the account has one), or (when it has a passkey) a passkey
+ * step-up of `purpose` whose credential the script leaves in the purpose's step-up cookie before it
+ * submits the form.
  */
 export function confirmForm(input: {
   readonly action: string
   readonly purpose: string
   readonly label: string
   readonly passkey: boolean
+  /** The account has a password (default true). */
+  readonly password?: boolean
   readonly danger?: boolean
-  readonly extra?: SafeHtml
 }): SafeHtml {
   const style = input.danger ? 'danger' : 'secondary'
+  const password = input.password !== false
   return html`<form method="post" action="${input.action}" class="stack card${input.danger ? ' danger' : ''}" aria-label="${input.label}">
-    ${input.extra ?? ''}${passwordField}
-    <div><button type="submit" class="${style}">Confirm password and ${input.label.toLowerCase()}</button>
+    ${password ? passwordField : ''}
+    <div>${password ? html`<button type="submit" class="${style}">Confirm password and ${input.label.toLowerCase()}</button>` : ''}
     ${
       input.passkey
         ? html` <button type="button" class="${style}" data-passkey-step-up="${input.purpose}">Confirm with a passkey and ${input.label.toLowerCase()}</button>`
@@ -51,8 +54,9 @@ export function passkeySection(input: {
   readonly passkeys: readonly PasskeyCredential[]
   readonly place: PasskeyPlace | undefined
   readonly now: Date
+  readonly password: boolean
 }): SafeHtml {
-  const { place, now } = input
+  const { place, now, password } = input
   if (place === undefined) {
     return html`<h2>Passkeys</h2><p class="muted" data-testid="passkeys-off">Passkeys need a host name over https, or
       <code>http://localhost</code>: start the app with <code>PORTCULLIS_PUBLIC_URL=http://localhost:PORT</code>
@@ -72,28 +76,32 @@ export function passkeySection(input: {
             }</td>
           <td>${readableTime(passkey.createdAt, now)}</td>
           <td>${passkey.lastUsedAt === null ? html`<span class="muted">never</span>` : readableTime(passkey.lastUsedAt, now)}</td>
-          <td>${confirmForm({ action: `/account/passkeys/${passkey.credentialId}/remove`, purpose: 'passkey-remove', label: 'Remove', passkey: true })}</td></tr>`,
+          <td>${confirmForm({ action: `/account/passkeys/${passkey.credentialId}/remove`, purpose: 'passkey-remove', label: 'Remove', passkey: true, password })}</td></tr>`,
       )}
     </tbody></table>
     ${has ? '' : html`<p class="muted">No passkey yet.</p>`}
-    ${confirmForm({ action: '/account/passkeys/add', purpose: 'passkey-register', label: 'Add a passkey', passkey: has })}
+    ${confirmForm({ action: '/account/passkeys/add', purpose: 'passkey-register', label: 'Add a passkey', passkey: has, password })}
     ${passkeyElsewhere(place, '/account')}`
 }
 
 /** Two-step sign-in: off (set it up), or on with the recovery codes left, regenerate and turn off. */
-export function totpSection(status: TotpStatus, passkey: boolean): SafeHtml {
+export function totpSection(status: TotpStatus, passkey: boolean, password: boolean): SafeHtml {
+  if (!status.enabled && !password) {
+    return html`<h2>Two-step sign-in</h2>
+      <p class="muted">A second step after the password: this account signs in without one.</p>`
+  }
   if (!status.enabled) {
     return html`<h2>Two-step sign-in</h2>
       <p class="muted">An authenticator app's six-digit code after the password (TOTP, RFC 6238), with ten
         one-use recovery codes for when the phone is gone.</p>
-      ${confirmForm({ action: '/account/totp/enroll', purpose: 'totp-enroll', label: 'Set up', passkey })}`
+      ${confirmForm({ action: '/account/totp/enroll', purpose: 'totp-enroll', label: 'Set up', passkey, password })}`
   }
   return html`<h2>Two-step sign-in</h2>
     <p data-testid="totp-status">On: a password sign-in asks for a code. <strong>${status.recoveryCodes}</strong>
       unused recovery code${status.recoveryCodes === 1 ? '' : 's'} left.</p>
     <div class="grid">
-      ${confirmForm({ action: '/account/totp/recovery-codes', purpose: 'totp-recovery-codes', label: 'New recovery codes', passkey })}
-      ${confirmForm({ action: '/account/totp/disable', purpose: 'totp-disable', label: 'Turn off', passkey, danger: true })}
+      ${confirmForm({ action: '/account/totp/recovery-codes', purpose: 'totp-recovery-codes', label: 'New recovery codes', passkey, password })}
+      ${confirmForm({ action: '/account/totp/disable', purpose: 'totp-disable', label: 'Turn off', passkey, password, danger: true })}
     </div>`
 }
 

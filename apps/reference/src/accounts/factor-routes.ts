@@ -81,6 +81,7 @@ export async function factorSections(
   factors: SecondFactors,
   accountId: string,
   now: Date,
+  password: boolean,
 ): Promise<{ readonly html: SafeHtml; readonly passkeyStepUp: boolean }> {
   const place = passkeyPlaceOf(factors)
   const [passkeys, totp] = await Promise.all([
@@ -89,7 +90,7 @@ export async function factorSections(
   ])
   const passkeyStepUp = place !== undefined && passkeys.some((passkey) => passkey.suspendedAt === null)
   return {
-    html: html`${passkeySection({ passkeys, place, now })}${totpSection(totp, passkeyStepUp)}`,
+    html: html`${passkeySection({ passkeys, place, now, password })}${totpSection(totp, passkeyStepUp, password)}`,
     passkeyStepUp,
   }
 }
