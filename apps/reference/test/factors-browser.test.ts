@@ -29,6 +29,14 @@ const credentials = async () =>
   }[]
 const alert = () => page.locator('[role="alert"], [role="status"]').first().textContent()
 
+/** A JSON request of an API client (same-origin, as `/auth/login`'s CSRF check wants). */
+const post = (path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, 'sec-fetch-site': 'same-origin' },
+    body: JSON.stringify(body),
+  })
+
 async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -264,13 +272,40 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await expect(page.locator('[data-testid="totp-status"]').textContent()).resolves.toContain('8')
   })
 
+  it('API clients: /auth/login answers 202 with a pending token, /auth/login/second-factor finishes', async () => {
+    const first = await post('/auth/login', { username: 'tess', password: PASSWORD })
+    expect(first.status).toBe(202)
+    expect(first.headers.get('set-cookie') ?? '').not.toContain('session')
+    const pending = (await first.json()) as { secondFactorRequired: boolean; pendingToken: string }
+    expect(pending.secondFactorRequired).toBe(true)
+    const wrong = await post('/auth/login/second-factor', {
+      pendingToken: pending.pendingToken,
+      recoveryCode: recoveryCodes[0],
+    })
+    expect(wrong.status).toBe(401)
+    const right = await post('/auth/login/second-factor', {
+      pendingToken: pending.pendingToken,
+      recoveryCode: recoveryCodes[2],
+    })
+    expect(right.status).toBe(200)
+    expect(right.headers.get('set-cookie') ?? '').toMatch(/session=/)
+  })
+
   it('new recovery codes replace the old set; turning TOTP off makes the password enough again', async () => {
     const renew = page.locator('form[aria-label="New recovery codes"]')
     await renew.locator('input[name="password"]').fill(PASSWORD)
     await renew.getByRole('button', { name: 'Confirm password and new recovery codes' }).click()
     const fresh = await page.locator('[data-testid="totp-recovery-codes"] li').allTextContents()
     expect(fresh).toHaveLength(10)
-    expect(fresh).not.toContain(recoveryCodes[2])
+    expect(fresh).not.toContain(recoveryCodes[3])
+    // An unused code of the old set no longer works; one of the new set does.
+    const pending = (await (await post('/auth/login', { username: 'tess', password: PASSWORD })).json()) as {
+      pendingToken: string
+    }
+    const second = (recoveryCode: string | undefined) =>
+      post('/auth/login/second-factor', { pendingToken: pending.pendingToken, recoveryCode })
+    expect((await second(recoveryCodes[3])).status).toBe(401)
+    expect((await second(fresh[0]?.trim())).status).toBe(200)
     await page.goto(`${base}/account`)
     const off = page.locator('form[aria-label="Turn off"]')
     await off.locator('input[name="password"]').fill(PASSWORD)
