@@ -1,6 +1,6 @@
 import { integerBetween, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
-import type { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
+import type { PasskeyCeremonies, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { anyOf } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { fieldsOf } from '@portcullis/http/accounts'
@@ -75,7 +75,7 @@ function readBody(request: Request, response: Response, limit: number): Promise<
 }
 
 export interface PasskeyRoutesOptions {
-  readonly passkeys: PasskeyService
+  readonly passkeys: PasskeyCeremonies
   /** Issues the one-use step-up credential of a verified passkey assertion. */
   readonly passkeyStepUp: PasskeyStepUp
   /** Consumes the `passkey-remove` credential removal needs (the service `security.stepUp` verifies with). */

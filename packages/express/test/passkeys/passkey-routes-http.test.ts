@@ -2,20 +2,16 @@
 // credential a guarded action consumes, the challenge is bound to the browser cookie, removal needs its
 // step-up, refusals are problem+json with stable codes, and the routes are in the OpenAPI document.
 import { randomBytes } from 'node:crypto'
+import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
-import {
-  MemoryPasskeyChallengeStore,
-  MemoryPasskeyStore,
-  PasskeyService,
-  PasskeyStepUp,
-} from '@portcullis/core/passkeys'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
+import { PasskeyService } from '@portcullis/passkeys'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
-import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { createPasskeyRoutes, createSecurity, localAccountRoutes, localSessionOf } from '../../src/index.js'
 import {
   cookiesOf,
