@@ -3,8 +3,9 @@
  * - core is pure: no framework, driver or network-server module, no other workspace package, and of npm
  *   packages only jose and openid-client;
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
- * - adapters (express, fastify, postgres, argon2, passkeys, totp, conformance) depend on core (the HTTP
- *   adapters also on http), never on each other; the capability packages (passkeys, totp) hold their own
+ * - adapters (express, fastify, postgres, argon2, passkeys, totp) depend on core (the HTTP adapters also
+ *   on http), never on each other; the conformance kit imports core, http and the capability packages,
+ *   never an adapter; the capability packages (passkeys, totp) hold their own
  *   library (@simplewebauthn/server, otpauth), which nothing else ships;
  * - no import circle anywhere, type-only imports included.
  * Applications (apps/*) compose adapters and may import any package.
@@ -99,13 +100,21 @@ module.exports = {
         'an adapter must not import another adapter; the application composes them (and so may a benchmark or a test, which are applications measuring or exercising them together)',
       severity: 'error',
       from: {
-        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp|conformance)/',
+        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp)/',
         pathNot: '^packages/[^/]+/(bench|test)/|\\.test\\.ts$',
       },
       to: {
         path: '^packages/(express|fastify|postgres|argon2|passkeys|totp|conformance)/',
         pathNot: '^packages/($1|conformance)/',
       },
+    },
+    {
+      name: 'conformance-no-adapter',
+      comment:
+        'the conformance kit runs against the adapter under test, which its caller passes in: it imports core, the HTTP layer and the capability packages (real passkey and TOTP ceremonies), never an adapter',
+      severity: 'error',
+      from: { path: '^packages/conformance/', pathNot: '^packages/conformance/test/|\\.test\\.ts$' },
+      to: { path: '^packages/(express|fastify|postgres|argon2)/' },
     },
     {
       name: 'adapter-no-test-kit-in-production',

@@ -49,7 +49,12 @@ export {
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
-export { createPasskeyRoutes, PASSKEY_BINDING_COOKIE, PASSKEY_REMOVE_PURPOSE } from './passkeys/index.js'
+export {
+  PASSKEY_BINDING_COOKIE,
+  PASSKEY_REGISTER_PURPOSE,
+  PASSKEY_REMOVE_PURPOSE,
+  passkeyRoutes,
+} from './passkeys/index.js'
 export { problemErrorHandler } from './problem/error-handler.js'
 export { sendProblem } from './problem/send-problem.js'
 export type {
@@ -65,3 +70,10 @@ export type { Security } from './security/create-security.js'
 export { createSecurity } from './security/create-security.js'
 export { credentialSource } from './security/credential-source.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
+export type { TotpRoutesOptions } from './totp/index.js'
+export {
+  TOTP_DISABLE_PURPOSE,
+  TOTP_ENROLL_PURPOSE,
+  TOTP_RECOVERY_CODES_PURPOSE,
+  totpRoutes,
+} from './totp/index.js'

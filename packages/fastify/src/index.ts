@@ -1,7 +1,8 @@
 // The whole public API of @portcullis/fastify: the adapter itself (the plugin, its options and
 // decoration, the health route, problem helpers, the route options it reads), plus every name of the
-// `./accounts`, `./mcp`, `./local-accounts` and `./oauth` subpaths re-exported unchanged (those subpaths stay for narrow
-// imports). test/public-api.test.ts checks that this list and the subpaths agree.
+// `./accounts`, `./mcp`, `./local-accounts`, `./oauth`, `./passkeys` and `./totp` subpaths re-exported
+// unchanged (those subpaths stay for narrow imports). test/public-api.test.ts checks that this list and
+// the subpaths agree.
 export type { HealthCheck, HealthRouteOptions } from '@portcullis/http/health'
 export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
 export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
@@ -36,7 +37,21 @@ export {
   OAuthBindingCookie,
   StepUpCookies,
 } from './oauth/index.js'
+export type { PasskeyRoutesOptions } from './passkeys/index.js'
+export {
+  PASSKEY_BINDING_COOKIE,
+  PASSKEY_REGISTER_PURPOSE,
+  PASSKEY_REMOVE_PURPOSE,
+  passkeyRoutes,
+} from './passkeys/index.js'
 export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/send-problem.js'
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
+export type { TotpRoutesOptions } from './totp/index.js'
+export {
+  TOTP_DISABLE_PURPOSE,
+  TOTP_ENROLL_PURPOSE,
+  TOTP_RECOVERY_CODES_PURPOSE,
+  totpRoutes,
+} from './totp/index.js'

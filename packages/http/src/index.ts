@@ -99,6 +99,21 @@ export type { EvaluatingSecurity } from './oauth/session.js'
 export { localSessionOf, localSessionReader } from './oauth/session.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiInput, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument, OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from './openapi/document.js'
+export {
+  browserBindingCookie,
+  browserBindingFrom,
+  PASSKEY_BINDING_COOKIE,
+} from './passkeys/binding-cookie.js'
+export { PASSKEY_ROUTE_DOCS } from './passkeys/openapi.js'
+export type { PasskeyRouteTableOptions } from './passkeys/routes.js'
+export {
+  PASSKEY_AMR,
+  PASSKEY_REGISTER_PURPOSE,
+  PASSKEY_REMOVE_PURPOSE,
+  PASSKEY_ROUTE_TABLE_OPTIONS,
+  passkeyRouteTable,
+  passkeyView,
+} from './passkeys/routes.js'
 export type { ProblemBody, ProblemInit, ProblemResponse } from './problem/problem.js'
 export { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody, problems, renderProblem } from './problem/problem.js'
 export { problemFor } from './problem/problem-for.js'
@@ -121,3 +136,12 @@ export { routeAuthorizer } from './security/route-authorizer.js'
 export type { CompiledRoute, SecurityCore } from './security/security-core.js'
 export { BUILT_IN_ROUTE_OPTIONS, createSecurityCore } from './security/security-core.js'
 export { insufficientUserAuthentication, isBearerRequest } from './security/user-authentication-challenge.js'
+export { TOTP_ROUTE_DOCS } from './totp/openapi.js'
+export type { TotpRouteTableOptions } from './totp/routes.js'
+export {
+  TOTP_DISABLE_PURPOSE,
+  TOTP_ENROLL_PURPOSE,
+  TOTP_RECOVERY_CODES_PURPOSE,
+  TOTP_ROUTE_TABLE_OPTIONS,
+  totpRouteTable,
+} from './totp/routes.js'

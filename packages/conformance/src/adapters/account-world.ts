@@ -19,7 +19,7 @@ export const SAME_ORIGIN = { origin: ORIGIN, 'sec-fetch-site': 'same-origin' }
 export const CROSS_SITE = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
 
 /** A real, cheap password hasher (scrypt, N=1024): the cases exercise hashing without argon2's cost. */
-function scryptHasher(): PasswordHasher {
+export function scryptHasher(): PasswordHasher {
   const derive = (password: string, salt: Buffer) =>
     new Promise<Buffer>((resolve, reject) =>
       scrypt(password, salt, 32, { N: 1024 }, (error, key) => (error ? reject(error) : resolve(key))),

@@ -2,7 +2,13 @@ import type { SecurityContext } from '@portcullis/core/authorization'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
-import type { RouteOptions, SecurityOptions } from '@portcullis/http'
+import type {
+  AccountRouteTableOptions,
+  PasskeyRouteTableOptions,
+  RouteOptions,
+  SecurityOptions,
+  TotpRouteTableOptions,
+} from '@portcullis/http'
 
 /** The security configuration of a scenario (no `onError`: its request type is the adapter's). */
 export type ScenarioSecurity = Omit<SecurityOptions<unknown>, 'onError'>
@@ -46,7 +52,8 @@ export interface ScenarioOAuth {
 
 /**
  * The application an adapter builds for one case: its security configuration, routes, and optionally
- * the local-account routes (mounted without a base: `/auth/login`, ...) and the MCP endpoint.
+ * the local-account routes (mounted without a base: `/auth/login`, ...), the account, passkey and TOTP
+ * routes over the same local accounts, the OAuth routes and the MCP endpoint.
  */
 export interface AdapterScenario {
   readonly security: ScenarioSecurity
@@ -54,6 +61,12 @@ export interface AdapterScenario {
   readonly local?: LocalAccounts
   readonly mcp?: ScenarioMcp
   readonly oauth?: ScenarioOAuth
+  /** The account routes (`createAccountRoutes`, no base): `POST /auth/step-up/{purpose}`, ... */
+  readonly accounts?: AccountRouteTableOptions
+  /** The passkey routes (`passkeyRoutes`, no base), mounted after the local-account routes. */
+  readonly passkeys?: PasskeyRouteTableOptions
+  /** The TOTP routes (`totpRoutes`, no base), mounted after the local-account routes. */
+  readonly totp?: TotpRouteTableOptions
 }
 
 /** A running application: its base URL (`http://127.0.0.1:port`) and how to stop it. */

@@ -230,7 +230,19 @@ export class LocalAccounts {
       request.providerSession === undefined
         ? undefined
         : providerSessionTags(request.providerSession, this.#runtime.random)
-    return this.#establish(account, generation, transport, request.replacesSessionId, info, undefined, tags)
+    const amr = request.amr === undefined ? undefined : readAmr(request.amr)
+    return this.#establish(account, generation, transport, request.replacesSessionId, info, amr, tags)
+  }
+
+  /**
+   * The username of the account's password, or undefined when it has none (a provider-only or passkey-only
+   * account) or does not exist: what passkey registration and TOTP enrollment show the user.
+   */
+  async usernameOf(accountId: string): Promise<string | undefined> {
+    if (typeof accountId !== 'string' || accountId === '') {
+      throw invalidLocalInput('accountId must be a non-empty string')
+    }
+    return (await this.#accounts.findPassword({ accountId }))?.username
   }
 
   /**
@@ -473,6 +485,21 @@ export class LocalAccounts {
     if (this.#tokens === undefined) throw invalidLocalInput(`the ${this.profile} profile has no tokens`)
     return this.#tokens
   }
+}
+
+const AMR_VALUE = /^[a-z]{1,16}$/
+
+/** RFC 8176 method references as given to `establishSignIn`: at most eight short lower-case names. */
+function readAmr(value: unknown): readonly string[] {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > 8 ||
+    !value.every((item) => typeof item === 'string' && AMR_VALUE.test(item))
+  ) {
+    throw invalidLocalInput('amr must be 1-8 lower-case method names')
+  }
+  return Object.freeze([...value])
 }
 
 /**

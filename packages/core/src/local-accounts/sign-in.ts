@@ -63,6 +63,11 @@ export interface EstablishSignInRequest {
    * provider session ends it (`LocalAccounts.revokeProviderSessions`).
    */
   readonly providerSession?: ProviderSession | undefined
+  /**
+   * How the account authenticated (RFC 8176 values, e.g. `['hwk', 'user']` for a passkey), carried by the
+   * access tokens the sign-in issues. Default none.
+   */
+  readonly amr?: readonly string[] | undefined
 }
 
 const HIDDEN = '[redacted]'

@@ -1,5 +1,9 @@
-// Passkey routes over HTTP: list, rename and remove the account's passkeys, and the passkey step-up that
-// earns the one-use step-up credential.
-export { PASSKEY_BINDING_COOKIE } from './binding-cookie.js'
+// Passkey routes over HTTP: list, register and sign in with passkeys, rename and remove them, and the
+// passkey step-up that earns the one-use step-up credential.
+export {
+  PASSKEY_BINDING_COOKIE,
+  PASSKEY_REGISTER_PURPOSE,
+  PASSKEY_REMOVE_PURPOSE,
+} from '@portcullis/http/passkeys'
 export type { PasskeyRoutesOptions } from './routes.js'
-export { createPasskeyRoutes, PASSKEY_REMOVE_PURPOSE } from './routes.js'
+export { passkeyRoutes } from './routes.js'

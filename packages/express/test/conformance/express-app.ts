@@ -2,13 +2,16 @@ import type { AddressInfo } from 'node:net'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import express, { type Express, type RequestHandler } from 'express'
 import {
+  createAccountRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
   createSecurity,
   currentLocalSession,
   localAccountRoutes,
+  passkeyRoutes,
   type SecuredHandler,
   type Security,
+  totpRoutes,
 } from '../../src/index.js'
 
 /** Builds the scenario's application the way an Express user would, and starts it on loopback. */
@@ -20,6 +23,9 @@ export async function expressApp(
   const security = createSecurity(scenario.security)
   app.use(security.middleware)
   if (scenario.local !== undefined) app.use(localAccountRoutes({ local: scenario.local, security }))
+  if (scenario.accounts !== undefined) app.use(createAccountRoutes({ ...scenario.accounts, security }))
+  if (scenario.passkeys !== undefined) app.use(passkeyRoutes({ ...scenario.passkeys, security }))
+  if (scenario.totp !== undefined) app.use(totpRoutes({ ...scenario.totp, security }))
   const { mcp: endpoint } = scenario
   const mcp =
     endpoint === undefined

@@ -1,11 +1,14 @@
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
+  createAccountRoutes,
   createOAuthRoutes,
   currentLocalSession,
   localAccountRoutes,
   mcpEndpoint,
+  passkeyRoutes,
   portcullis,
+  totpRoutes,
 } from '../../src/index.js'
 
 /** Builds the scenario's application the way a Fastify user would, and starts it on loopback. */
@@ -17,6 +20,9 @@ export async function fastifyApp(
   const app = Fastify()
   await app.register(portcullis, { ...scenario.security, ...plugin })
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
+  if (scenario.accounts !== undefined) createAccountRoutes(app, scenario.accounts)
+  if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
+  if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, {

@@ -43,7 +43,7 @@ export const LOCAL_ROUTE_TABLE_OPTIONS: OptionsShape<LocalRouteTableOptions> = {
   jwksPath: { kind: ['string', 'false'] },
 }
 
-function tokenBody(pair: TokenSignIn) {
+export function tokenBody(pair: TokenSignIn) {
   return {
     access_token: pair.access_token,
     refresh_token: pair.refresh_token,

@@ -23,10 +23,12 @@ export interface EstablishSignInInput {
   readonly transport?: LocalTransport
   /** The OAuth sign-in's `identity`, so a back-channel logout of that provider session ends it. */
   readonly providerSession?: ProviderSession
+  /** How the account authenticated (RFC 8176 values), carried by the access tokens of the sign-in. */
+  readonly amr?: readonly string[]
 }
 
 /**
- * Establishes a local sign-in for an account authenticated some other way (OAuth callbacks): a session
+ * Establishes a local sign-in for an account authenticated some other way (OAuth callbacks, passkeys): a session
  * (its `Set-Cookie` replaces the one the request came with) or a token pair (the caller sends it).
  */
 export function establishSignIn(
@@ -38,6 +40,7 @@ export function establishSignIn(
     accountId: input.accountId,
     ...(input.transport === undefined ? {} : { transport: input.transport }),
     ...(input.providerSession === undefined ? {} : { providerSession: input.providerSession }),
+    ...(input.amr === undefined ? {} : { amr: input.amr }),
     replacesSessionId: local.csrf.sessionIdFrom(request.cookieHeader),
     request: request.requestInfo,
   })
