@@ -1,11 +1,12 @@
 /**
  * The dependency rule of the hexagon (docs/architecture.md):
  * - core is pure: no framework, driver or network-server module, no other workspace package, and of npm
- *   packages only jose and openid-client, plus otpauth (TOTP, only in core/src/totp) and
- *   @simplewebauthn/server (WebAuthn, only in core/src/passkeys);
+ *   packages only jose and openid-client;
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
- * - adapters (express, fastify, postgres, argon2, conformance) depend on core (the HTTP adapters also on
- *   http), never on each other;
+ * - adapters (express, fastify, postgres, argon2, passkeys, totp) depend on core (the HTTP adapters also
+ *   on http), never on each other; the conformance kit imports core, http and the capability packages,
+ *   never an adapter; the capability packages (passkeys, totp) hold their own
+ *   library (@simplewebauthn/server, otpauth), which nothing else ships;
  * - no import circle anywhere, type-only imports included.
  * Applications (apps/*) compose adapters and may import any package.
  * @type {import('dependency-cruiser').IConfiguration}
@@ -46,8 +47,7 @@ module.exports = {
     },
     {
       name: 'core-only-allowed-npm-packages',
-      comment:
-        'core may depend only on jose and openid-client (DESIGN.md section 1), otpauth and @simplewebauthn/server',
+      comment: 'core may depend only on jose and openid-client (DESIGN.md section 1)',
       severity: 'error',
       from: { path: '^packages/core/src/', pathNot: '\\.test\\.ts$' },
       to: {
@@ -60,23 +60,22 @@ module.exports = {
           'npm-unknown',
           'unknown',
         ],
-        pathNot:
-          '(^|/)node_modules/(jose|openid-client|oauth4webapi|otpauth|@simplewebauthn/server)/|^(jose|openid-client|otpauth|@simplewebauthn/server)(/|$)',
+        pathNot: '(^|/)node_modules/(jose|openid-client|oauth4webapi)/|^(jose|openid-client)(/|$)',
       },
     },
     {
-      name: 'core-one-time-codes-library-in-totp-only',
-      comment: "otpauth is the TOTP capability's own library: only core/src/totp imports it",
+      name: 'one-time-codes-library-in-totp-only',
+      comment: "otpauth is the TOTP capability's own library: only packages/totp ships it",
       severity: 'error',
-      from: { path: '^packages/core/src/', pathNot: '^packages/core/src/totp/' },
+      from: { path: '^packages/', pathNot: '^packages/totp/|\\.test\\.ts$|^packages/[^/]+/test/' },
       to: { path: '(^|/)node_modules/otpauth/|^otpauth(/|$)' },
     },
     {
-      name: 'core-webauthn-library-in-passkeys-only',
+      name: 'webauthn-library-in-passkeys-only',
       comment:
-        "@simplewebauthn/server is the passkeys capability's own library: only core/src/passkeys imports it",
+        "@simplewebauthn/server is the passkeys capability's own library: only packages/passkeys ships it",
       severity: 'error',
-      from: { path: '^packages/core/src/', pathNot: '^packages/core/src/passkeys/' },
+      from: { path: '^packages/', pathNot: '^packages/passkeys/|\\.test\\.ts$|^packages/[^/]+/test/' },
       to: { path: '(^|/)node_modules/@simplewebauthn/server/|^@simplewebauthn/server(/|$)' },
     },
     {
@@ -98,22 +97,33 @@ module.exports = {
     {
       name: 'adapter-no-other-adapter',
       comment:
-        'an adapter must not import another adapter; the application composes them (and so may a benchmark, which is an application measuring them together)',
+        'an adapter must not import another adapter; the application composes them (and so may a benchmark or a test, which are applications measuring or exercising them together)',
       severity: 'error',
       from: {
-        path: '^packages/(express|fastify|postgres|argon2|conformance)/',
-        pathNot: '^packages/[^/]+/bench/',
+        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp)/',
+        pathNot: '^packages/[^/]+/(bench|test)/|\\.test\\.ts$',
       },
       to: {
-        path: '^packages/(express|fastify|postgres|argon2|conformance)/',
+        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp|conformance)/',
         pathNot: '^packages/($1|conformance)/',
       },
+    },
+    {
+      name: 'conformance-no-adapter',
+      comment:
+        'the conformance kit runs against the adapter under test, which its caller passes in: it imports core, the HTTP layer and the capability packages (real passkey and TOTP ceremonies), never an adapter',
+      severity: 'error',
+      from: { path: '^packages/conformance/', pathNot: '^packages/conformance/test/|\\.test\\.ts$' },
+      to: { path: '^packages/(express|fastify|postgres|argon2)/' },
     },
     {
       name: 'adapter-no-test-kit-in-production',
       comment: 'adapters may run the conformance kit in their tests, never ship it in their own code',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|http|postgres)/src/', pathNot: '\\.test\\.ts$' },
+      from: {
+        path: '^packages/(express|fastify|http|postgres|passkeys|totp)/src/',
+        pathNot: '\\.test\\.ts$',
+      },
       to: { path: '^packages/conformance/' },
     },
     {

@@ -7,7 +7,7 @@ import {
   AESGCMOAuthTransactionProtector,
   loadOAuthTransactionProtectorKey,
 } from '@portcullis/core/protection'
-import { TotpSecondFactor, TotpService } from '@portcullis/core/totp'
+import { TotpSecondFactor } from '@portcullis/core/totp'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import {
   createPostgresClient,
@@ -18,6 +18,7 @@ import {
   PostgresStepUpStore,
   PostgresTotpStore,
 } from '@portcullis/postgres'
+import { TotpService } from '@portcullis/totp'
 import express from 'express'
 
 const database = createPostgresClient({ connectionString: process.env.DATABASE_URL ?? '' })

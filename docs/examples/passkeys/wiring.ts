@@ -2,8 +2,9 @@
 // step-up that issues the one-use StepUpCredential `requiresStepUp(purpose)` consumes.
 import { randomBytes } from 'node:crypto'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
-import { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
+import { PasskeyStepUp } from '@portcullis/core/passkeys'
 import { StepUpService } from '@portcullis/core/step-up'
+import { PasskeyService } from '@portcullis/passkeys'
 import {
   createPostgresClient,
   PostgresAccountStore,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { TotpService, totpCodeAt } from '@portcullis/core/totp'
+import { TotpService, totpCodeAt } from '@portcullis/totp'
 import { Secret } from 'otpauth'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PostgresRateLimitStore, PostgresTotpStore } from '../src/index.js'

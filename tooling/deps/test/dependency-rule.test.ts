@@ -32,16 +32,22 @@ describe('dependency rule', () => {
     expect(found).toEqual([
       'adapter-no-other-adapter packages/express/src/uses-postgres.ts',
       'adapter-no-other-adapter packages/fastify/src/uses-express-adapter.ts',
+      'conformance-no-adapter packages/conformance/src/uses-express-adapter.ts',
       'core-no-framework-or-driver packages/core/src/uses-express.ts',
       'core-no-node-network-server packages/core/src/uses-http.ts',
       'core-no-workspace-package packages/core/src/uses-adapter.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-express.ts',
+      'core-only-allowed-npm-packages packages/core/src/uses-otpauth.ts',
       'http-no-framework packages/http/src/uses-express.ts',
       'http-only-core packages/http/src/uses-fastify-adapter.ts',
       'no-circular packages/express/src/endpoint-options.ts',
+      'one-time-codes-library-in-totp-only packages/core/src/uses-otpauth.ts',
+      'webauthn-library-in-passkeys-only packages/http/src/uses-webauthn.ts',
     ])
-    expect(status).toBe(9)
+    expect(status).toBe(13)
     expect(violations.some((v) => v.from?.endsWith('clean.ts'))).toBe(false)
+    expect(violations.some((v) => v.from?.startsWith('packages/passkeys/'))).toBe(false)
+    expect(violations.some((v) => v.from?.endsWith('uses-passkeys.ts'))).toBe(false)
   })
 
   it("counts type-only imports in a circle: two files that only import each other's types are refused", () => {

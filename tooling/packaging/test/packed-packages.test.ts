@@ -104,6 +104,20 @@ describe('every tarball', () => {
         expect(files, `bin ${String(target)}`).toContain(String(target).replace(/^\.\//, ''))
       }
       expect([...files].filter((file) => file.startsWith('src/') || file.endsWith('.test.js'))).toEqual([])
+      // The tarball has no src/: a source map is useful only when it carries its sources inline.
+      const maps = [...files].filter((file) => file.endsWith('.js.map'))
+      expect(maps.length).toBeGreaterThan(0)
+      const withoutSources = maps.filter((file) => {
+        const map = JSON.parse(tarball?.files.get(file)?.toString('utf8') ?? '{}') as {
+          sources?: string[]
+          sourcesContent?: (string | null)[]
+        }
+        return (
+          map.sourcesContent?.length !== map.sources?.length ||
+          (map.sourcesContent ?? []).some((content) => typeof content !== 'string' || content === '')
+        )
+      })
+      expect(withoutSources).toEqual([])
     },
   )
 })

@@ -1,4 +1,4 @@
-import { totpCodeAt } from '@portcullis/core/totp'
+import { totpCodeAt } from '@portcullis/totp'
 import { PASSWORD, SAME_ORIGIN, SESSION_COOKIE } from './account-world.js'
 import { type Answer, call } from './http-client.js'
 

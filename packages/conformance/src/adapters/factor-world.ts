@@ -14,17 +14,14 @@ import {
   MemoryRefreshTokenStore,
   MemorySessionStore,
 } from '@portcullis/core/local-accounts'
-import {
-  MemoryPasskeyChallengeStore,
-  MemoryPasskeyStore,
-  PasskeyService,
-  PasskeyStepUp,
-} from '@portcullis/core/passkeys'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
-import { MemoryTotpStore, TOTP_PERIOD_SECONDS, TotpSecondFactor, TotpService } from '@portcullis/core/totp'
+import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
 import { localSessionOf } from '@portcullis/http'
+import { PasskeyService } from '@portcullis/passkeys'
+import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
 import { ORIGIN, scryptHasher } from './account-world.js'
 import type { AdapterScenario } from './scenario.js'
 

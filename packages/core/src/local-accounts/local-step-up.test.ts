@@ -57,4 +57,27 @@ describe('step-up credentials of local sign-ins', () => {
       code: 'step-up.invalid_input',
     })
   })
+
+  it('accept a credential the step-up service bound to the same session handle (password, passkey and provider step-ups do so), and no other', async () => {
+    const { local, clock } = await localFixture()
+    const service = new StepUpService({ store: new MemoryStepUpStore(), clock: () => new Date(clock()) })
+    const stepUp = local.stepUp(service)
+    const { accountId } = await local.register(credentials)
+    const signIn = (await local.login(credentials, { transport: 'session' })) as SessionSignIn
+    const evidence = await evidenceOf(local, signIn)
+    const handle = local.credentialsOf(evidence).sessionHandle as string
+    const consume = (token: string) =>
+      stepUp.verifier.consume({
+        token,
+        purpose: 'delete-account',
+        accountId,
+        principal: { id: accountId, kind: 'user' },
+        evidence,
+      })
+    const bound = (sessionBinding: string) =>
+      service.issue({ accountId, purpose: 'delete-account', securityEpoch: 1, sessionBinding })
+
+    expect(await consume((await bound(handle)).reveal())).toEqual({ kind: 'consumed' })
+    expect((await consume((await bound(`${handle}x`)).reveal())).kind).toBe('rejected')
+  })
 })

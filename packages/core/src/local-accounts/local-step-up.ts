@@ -6,21 +6,18 @@ import type { StepUpService } from '../step-up/service.js'
 import type { LocalCredentials } from './local-credentials.js'
 import { defined, type LocalRuntime } from './runtime.js'
 
-/** What a step-up credential of a local sign-in is bound to: its epoch and its session or token family. */
+/**
+ * What a step-up credential of a local sign-in is bound to: its epoch and its session handle or token
+ * family, as it is, the binding every other step-up (password, passkey, provider) uses for the same
+ * request, so a credential earned by any of them is accepted here.
+ */
 function bindingOf(
   credentials: LocalCredentials,
 ): { securityEpoch: number; sessionBinding: string } | undefined {
   if (credentials.securityEpoch === undefined) return undefined
-  if (credentials.sessionHandle !== undefined) {
-    return {
-      securityEpoch: credentials.securityEpoch,
-      sessionBinding: `session:${credentials.sessionHandle}`,
-    }
-  }
-  if (credentials.familyId !== undefined) {
-    return { securityEpoch: credentials.securityEpoch, sessionBinding: `tokens:${credentials.familyId}` }
-  }
-  return undefined
+  const handle = credentials.sessionHandle ?? credentials.familyId
+  if (handle === undefined) return undefined
+  return { securityEpoch: credentials.securityEpoch, sessionBinding: handle }
 }
 
 /**

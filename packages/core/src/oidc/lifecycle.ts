@@ -8,6 +8,7 @@ import type { OAuthTransactionStore } from '../oauth/transactions/store.js'
 import { StepUpService } from '../step-up/service.js'
 import { stageRevocation } from './account-revocations.js'
 import { invalidRequest, logoutTokenRejected, OIDCError, OIDCErrorCodes } from './errors.js'
+import { planBegin } from './lifecycle-begin.js'
 import { type CallbackContext, completeCallback } from './lifecycle-callback.js'
 import {
   type BeginOAuthInput,
@@ -152,68 +153,11 @@ export class OAuthLifecycleService {
   async begin(input: BeginOAuthInput): Promise<OAuthBeginResult> {
     const registration = this.#registration(input?.provider)
     const provider = registration.provider
-    let scopes: readonly string[] = registration.scopes
-    const extra: {
-      accountId?: string
-      securityEpoch?: number
-      sessionBinding?: string
-      providerAccountId?: string
-      stepUpPurpose?: string
-      maxAuthenticationAge?: number
-    } = {}
-    const authorization: { maxAge?: number; prompt?: 'login'; acrValues?: readonly string[] } = {}
-    let stepUpPurpose: string | undefined
-    if (input.operation !== 'login') {
-      extra.accountId = input.session.accountId
-      extra.securityEpoch = input.session.securityEpoch
-      extra.sessionBinding = input.session.sessionHandle
-    } else if (input.session !== undefined) {
-      extra.sessionBinding = input.session.sessionHandle
-    }
-    switch (input.operation) {
-      case 'login':
-        break
-      case 'link':
-        stepUpPurpose = OAUTH_STEP_UP_PURPOSES.link
-        // The identity to link is the one the user proves now, never whichever session the browser still
-        // has at the provider (another person's, on a shared browser).
-        if (provider.kind === 'oidc') authorization.prompt = 'login'
-        break
-      case 'scope-upgrade': {
-        const link = await this.#link(registration, input.session.accountId)
-        const requested = [...new Set(input.scopes ?? [])]
-        if (requested.length === 0 || requested.some((scope) => !registration.allowedScopes.has(scope))) {
-          throw invalidRequest('scopes-not-allowed')
-        }
-        if (requested.every((scope) => link.grant.scopes.includes(scope)))
-          throw invalidRequest('nothing-to-upgrade')
-        stepUpPurpose = OAUTH_STEP_UP_PURPOSES.scopeUpgrade
-        scopes = [...new Set([...registration.scopes, ...link.grant.scopes, ...requested])]
-        extra.providerAccountId = link.providerAccountId
-        break
-      }
-      case 'revalidate':
-        extra.providerAccountId = (await this.#link(registration, input.session.accountId)).providerAccountId
-        break
-      case 'reauthenticate': {
-        const requirement = registration.reauthentication.get(input.purpose)
-        if (provider.kind !== 'oidc' || requirement === undefined) {
-          throw new OIDCError(
-            OIDCErrorCodes.reauthenticationUnavailable,
-            'reauthentication is not configured for this provider and purpose',
-          )
-        }
-        extra.providerAccountId = (await this.#link(registration, input.session.accountId)).providerAccountId
-        extra.stepUpPurpose = input.purpose
-        extra.maxAuthenticationAge = requirement.maxAge
-        authorization.maxAge = requirement.maxAge
-        if (requirement.maxAge === 0) authorization.prompt = 'login'
-        if (requirement.acrValues.length > 0) authorization.acrValues = requirement.acrValues
-        break
-      }
-      default:
-        throw invalidRequest('operation')
-    }
+    const { scopes, extra, authorization, stepUpPurpose } = await planBegin(
+      registration,
+      input,
+      (accountId) => this.#link(registration, accountId),
+    )
     const start = await this.#transactions.start({
       provider: registration.name,
       operation: input.operation,

@@ -61,7 +61,11 @@ export interface PasskeyCeremonies {
   beginAuthentication(request?: BeginPasskeyAuthentication): Promise<PasskeyCeremonyStart>
   finishAuthentication(request: FinishPasskeyAuthentication): Promise<PasskeyAssertion>
   list(accountId: string): Promise<readonly PasskeyCredential[]>
-  rename(request: { readonly accountId: string; readonly credentialId: string; readonly name: string }): Promise<boolean>
+  rename(request: {
+    readonly accountId: string
+    readonly credentialId: string
+    readonly name: string
+  }): Promise<boolean>
   /** False when the account has no such passkey; `account.final_method` (409) for its last way to sign in. */
   remove(request: { readonly accountId: string; readonly credentialId: string }): Promise<boolean>
 }

@@ -3,8 +3,8 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { StepUpCredential } from '../step-up/credential.js'
 import { requirePurpose } from '../step-up/input.js'
 import type { StepUpService } from '../step-up/service.js'
-import type { PasskeyCeremonyStart } from './ceremony-start.js'
 import type { PasskeyCeremonies, PasskeyStepUpBinding } from './ceremonies.js'
+import type { PasskeyCeremonyStart } from './ceremony-start.js'
 
 export interface PasskeyStepUpOptions {
   readonly passkeys: PasskeyCeremonies

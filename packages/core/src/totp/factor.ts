@@ -22,7 +22,10 @@ export interface TotpStatus {
 export interface TotpFactor {
   isEnabled(accountId: string): Promise<boolean>
   status(accountId: string): Promise<TotpStatus>
-  beginEnrollment(request: { readonly accountId: string; readonly label: string }): Promise<TotpEnrollmentStart>
+  beginEnrollment(request: {
+    readonly accountId: string
+    readonly label: string
+  }): Promise<TotpEnrollmentStart>
   confirmEnrollment(request: TotpRequestContext & { readonly code: unknown }): Promise<RecoveryCodes>
   verify(request: TotpRequestContext & { readonly code: unknown; readonly purpose?: string }): Promise<void>
   /** Spends one recovery code; answers how many are left. */

@@ -1,11 +1,10 @@
 // The TOTP second factor (RFC 6238) and recovery codes: the store port and its memory implementation,
-// the service (enrollment, verification with replay protection, recovery codes) and the second step of a
-// password sign-in.
-export type { TotpAttemptLimit } from './attempts.js'
-export { DEFAULT_TOTP_ATTEMPTS } from './attempts.js'
+// the `TotpFactor` shape, recovery codes and the second step of a password sign-in. The one-time codes
+// themselves (`TotpService`, with `otpauth`) are `@portcullis/totp`.
 export { TotpEnrollmentStart } from './enrollment-start.js'
 export type { TotpErrorCode, TotpErrorOptions } from './errors.js'
-export { TotpError, TotpErrorCodes } from './errors.js'
+export { invalidTotpInput, TotpError, TotpErrorCodes } from './errors.js'
+export type { TotpFactor, TotpRequestContext, TotpStatus } from './factor.js'
 export {
   MAX_RECOVERY_CODES,
   requireRecoveryDigest,
@@ -20,20 +19,15 @@ export {
   validateUseTotpStep,
 } from './input.js'
 export { MemoryTotpStore } from './memory-store.js'
-export {
-  normalizeTotpCode,
-  TOTP_DIGITS,
-  TOTP_PERIOD_SECONDS,
-  TOTP_SECRET_BYTES,
-  totpCodeAt,
-} from './one-time-code.js'
 export type { RecoveryCodePepper } from './recovery-codes.js'
-export { normalizeRecoveryCode, RecoveryCodePeppers, RecoveryCodes } from './recovery-codes.js'
+export {
+  newRecoveryCode,
+  normalizeRecoveryCode,
+  RecoveryCodePeppers,
+  RecoveryCodes,
+} from './recovery-codes.js'
 export type { TotpSecondFactorOptions } from './second-factor.js'
 export { TotpSecondFactor } from './second-factor.js'
-export type { TotpFactor, TotpRequestContext, TotpStatus } from './factor.js'
-export type { TotpServiceOptions } from './service.js'
-export { RECOVERY_CODE_COUNT, TotpService } from './service.js'
 export type {
   EnableTotpRequest,
   RecoveryCodeSet,

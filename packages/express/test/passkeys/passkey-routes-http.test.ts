@@ -6,13 +6,9 @@ import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
-import {
-  MemoryPasskeyChallengeStore,
-  MemoryPasskeyStore,
-  PasskeyService,
-  PasskeyStepUp,
-} from '@portcullis/core/passkeys'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
+import { PasskeyService } from '@portcullis/passkeys'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'

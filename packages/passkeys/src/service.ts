@@ -1,4 +1,26 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
+import { AccountError, AccountErrorCodes } from '@portcullis/core/accounts'
+import { type OptionsShape, readOptions } from '@portcullis/core/errors'
+import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
+import type {
+  BeginPasskeyAuthentication,
+  BeginPasskeyRegistration,
+  FinishPasskeyAuthentication,
+  FinishPasskeyRegistration,
+  PasskeyAssertion,
+  PasskeyCeremonies,
+  PasskeyCeremonyStart,
+  PasskeyChallengeStore,
+  PasskeyCredential,
+  PasskeyStore,
+} from '@portcullis/core/passkeys'
+import {
+  invalidPasskeyInput,
+  PasskeyError,
+  PasskeyErrorCodes,
+  requirePasskeyAccountId,
+  requirePasskeyName,
+} from '@portcullis/core/passkeys'
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -7,26 +29,10 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server'
-import { AccountError, AccountErrorCodes } from '../accounts/errors.js'
-import { type OptionsShape, readOptions } from '../errors/options.js'
-import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '../local-accounts/security-events.js'
 import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
-import type { PasskeyCeremonyStart } from './ceremony-start.js'
-import type {
-  BeginPasskeyAuthentication,
-  BeginPasskeyRegistration,
-  FinishPasskeyAuthentication,
-  FinishPasskeyRegistration,
-  PasskeyAssertion,
-  PasskeyCeremonies,
-} from './ceremonies.js'
-import { invalidPasskeyInput, PasskeyError, PasskeyErrorCodes } from './errors.js'
-import { requirePasskeyAccountId, requirePasskeyName } from './input.js'
 import { PasskeyEvents } from './passkey-events.js'
-import type { PasskeyCredential } from './records.js'
 import { readAuthenticationResponse, readRegistrationResponse } from './response.js'
 import { passkeySettings } from './settings.js'
-import type { PasskeyChallengeStore, PasskeyStore } from './store.js'
 
 export interface PasskeyServiceOptions {
   /** The relying party id: your registrable domain or a host under it (`app.example`), checked exactly. */

@@ -1,8 +1,11 @@
+import type { OAuthTransactionProtector } from '@portcullis/core/protection'
+import {
+  associatedData,
+  parseProtectedEnvelope,
+  serializeProtectedEnvelope,
+} from '@portcullis/core/protection'
+import { TotpError, TotpErrorCodes } from '@portcullis/core/totp'
 import { Secret, TOTP } from 'otpauth'
-import { associatedData } from '../protection/associated-data.js'
-import { parseProtectedEnvelope, serializeProtectedEnvelope } from '../protection/envelope-format.js'
-import type { OAuthTransactionProtector } from '../protection/protector.js'
-import { TotpError, TotpErrorCodes } from './errors.js'
 
 /** RFC 6238 as every authenticator app reads it: HMAC-SHA1, 6 digits, 30-second steps. */
 export const TOTP_DIGITS = 6
@@ -77,9 +80,13 @@ export function matchTotpStep(
   return generator.counter({ timestamp: nowMs }) + delta
 }
 
-/** The code of `secret` at `nowMs` (tests and the reference app's demo use it). */
-export function totpCodeAt(secret: Uint8Array, nowMs: number): string {
-  return totp(secret).generate({ timestamp: nowMs })
+/**
+ * The code of `secret` (its bytes, or the base32 an enrollment shows) at `nowMs`: what the user's
+ * authenticator app shows then (tests and demos use it).
+ */
+export function totpCodeAt(secret: Uint8Array | string, nowMs: number): string {
+  const bytes = typeof secret === 'string' ? Secret.fromBase32(secret).bytes : secret
+  return totp(bytes).generate({ timestamp: nowMs })
 }
 
 /** The secret in base32 (for typing it into an app) and the `otpauth://totp/...` URI (for the QR code). */

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/portcullis-error.js'
+import { ConfigurationError } from '@portcullis/core/errors'
 
 const fail = (message: string): never => {
   throw new ConfigurationError('passkey.invalid_config', message)

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
+import type { SecurityEvent } from '@portcullis/core/local-accounts'
+import type { PasskeyCredential } from '@portcullis/core/passkeys'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { describe, expect, it } from 'vitest'
-import { MemoryAccountStore } from '../accounts/memory-store.js'
-import type { SecurityEvent } from '../local-accounts/security-events.js'
-import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from './memory-stores.js'
-import type { PasskeyCredential } from './records.js'
 import { PasskeyService } from './service.js'
 
 const T0 = new Date('2031-03-04T05:06:07.000Z')

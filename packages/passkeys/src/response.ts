@@ -1,5 +1,5 @@
+import { invalidPasskeyInput } from '@portcullis/core/passkeys'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
-import { invalidPasskeyInput } from './errors.js'
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/
 const MAX_MEMBER = 16_384

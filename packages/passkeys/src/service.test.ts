@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
-import { beforeEach, describe, expect, it } from 'vitest'
 import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
-import type { SecurityEvent } from '../local-accounts/security-events.js'
-import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from './memory-stores.js'
+import type { SecurityEvent } from '@portcullis/core/local-accounts'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { PasskeyService } from './service.js'
 
 const RP_ID = 'app.example'

@@ -5,8 +5,8 @@ import {
   type SecurityEventSink,
   type SecurityEventSinkErrorHandler,
   type SecurityEventType,
-} from '../local-accounts/security-events.js'
-import { PasskeyError, PasskeyErrorCodes } from './errors.js'
+} from '@portcullis/core/local-accounts'
+import { PasskeyError, PasskeyErrorCodes } from '@portcullis/core/passkeys'
 
 type Loose<T> = { [K in keyof T]: T[K] | undefined }
 

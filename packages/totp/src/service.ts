@@ -1,19 +1,28 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
-import { type OptionsShape, readOptions } from '../errors/options.js'
-import { ConfigurationError } from '../errors/portcullis-error.js'
-import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
+import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
+import type { RateLimitStore } from '@portcullis/core/local-accounts'
 import {
   emitSecurityEvent,
   type SecurityEventFields,
   type SecurityEventSink,
   type SecurityEventSinkErrorHandler,
   type SecurityEventType,
-} from '../local-accounts/security-events.js'
-import type { OAuthTransactionProtector } from '../protection/protector.js'
+} from '@portcullis/core/local-accounts'
+import type { OAuthTransactionProtector } from '@portcullis/core/protection'
+import type { TotpFactor, TotpRequestContext, TotpStatus, TotpStore } from '@portcullis/core/totp'
+import {
+  invalidTotpInput,
+  newRecoveryCode,
+  normalizeRecoveryCode,
+  type RecoveryCodePepper,
+  RecoveryCodePeppers,
+  RecoveryCodes,
+  requireTotpAccountId,
+  TotpEnrollmentStart,
+  TotpError,
+  TotpErrorCodes,
+} from '@portcullis/core/totp'
 import { DEFAULT_TOTP_ATTEMPTS, type TotpAttemptLimit, TotpAttempts } from './attempts.js'
-import { TotpEnrollmentStart } from './enrollment-start.js'
-import { invalidTotpInput, TotpError, TotpErrorCodes } from './errors.js'
-import { requireTotpAccountId } from './input.js'
 import {
   matchTotpStep,
   normalizeTotpCode,
@@ -22,15 +31,6 @@ import {
   TOTP_SECRET_BYTES,
   totpProvisioning,
 } from './one-time-code.js'
-import {
-  newRecoveryCode,
-  normalizeRecoveryCode,
-  type RecoveryCodePepper,
-  RecoveryCodePeppers,
-  RecoveryCodes,
-} from './recovery-codes.js'
-import type { TotpStore } from './store.js'
-import type { TotpFactor, TotpRequestContext, TotpStatus } from './factor.js'
 
 /** How many recovery codes a set holds. */
 export const RECOVERY_CODE_COUNT = 10
@@ -72,7 +72,6 @@ const OPTIONS: OptionsShape<TotpServiceOptions> = {
   events: { kind: 'function', code: 'totp.invalid_config' },
   onEventSinkError: { kind: 'function', code: 'totp.invalid_config' },
 }
-
 
 /**
  * The TOTP second factor (RFC 6238) and its recovery codes. Enrollment stores a sealed secret and is
@@ -136,9 +135,7 @@ export class TotpService implements TotpFactor {
   }
 
   /** The account's second-factor state for its settings page. */
-  async status(
-    accountId: string,
-  ): Promise<TotpStatus> {
+  async status(accountId: string): Promise<TotpStatus> {
     const id = requireTotpAccountId(accountId)
     const enrollment = await this.#read(() => this.#store.getTotpEnrollment(id))
     const enabled = enrollment?.status === 'enabled'

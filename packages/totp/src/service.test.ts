@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
+import type { SecurityEvent } from '@portcullis/core/local-accounts'
+import { MemoryRateLimitStore } from '@portcullis/core/local-accounts'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import type { TotpStore } from '@portcullis/core/totp'
+import { MemoryTotpStore } from '@portcullis/core/totp'
 import { Secret } from 'otpauth'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { MemoryRateLimitStore } from '../local-accounts/rate-limits/memory-rate-limit-store.js'
-import type { SecurityEvent } from '../local-accounts/security-events.js'
-import { AESGCMOAuthTransactionProtector } from '../protection/aes-gcm-protector.js'
-import { OAuthTransactionProtectorKey } from '../protection/key.js'
-import { MemoryTotpStore } from './memory-store.js'
 import { totpCodeAt } from './one-time-code.js'
 import { TotpService, type TotpServiceOptions } from './service.js'
-import type { TotpStore } from './store.js'
 
 const STEP = 30_000
 // A time in the middle of a step, so +-1 step stays unambiguous.

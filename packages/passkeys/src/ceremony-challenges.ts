@@ -1,15 +1,18 @@
 import { timingSafeEqual } from 'node:crypto'
+import type { PasskeyCeremony, PasskeyChallenge, PasskeyChallengeStore } from '@portcullis/core/passkeys'
+import {
+  invalidPasskeyInput,
+  PasskeyCeremonyStart,
+  PasskeyError,
+  PasskeyErrorCodes,
+  requirePasskeyAccountId,
+} from '@portcullis/core/passkeys'
 import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server'
-import { PasskeyCeremonyStart } from './ceremony-start.js'
 import { ChallengeKeys, TOKEN_43 } from './challenge-keys.js'
-import { invalidPasskeyInput, PasskeyError, PasskeyErrorCodes } from './errors.js'
-import { requirePasskeyAccountId } from './input.js'
 import type { PasskeyEvents } from './passkey-events.js'
-import type { PasskeyCeremony, PasskeyChallenge } from './records.js'
-import type { PasskeyChallengeStore } from './store.js'
 
 /** What a registration or step-up challenge is bound to besides the browser. */
 export interface CeremonyBinding {

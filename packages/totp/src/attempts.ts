@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
-import { TotpError, TotpErrorCodes } from './errors.js'
+import type { RateLimitStore } from '@portcullis/core/local-accounts'
+import { TotpError, TotpErrorCodes } from '@portcullis/core/totp'
 
 /** Second-factor attempts allowed per account and window. */
 export interface TotpAttemptLimit {
