@@ -1,7 +1,8 @@
 import type { SecurityEventSink } from '@portcullis/core/local-accounts'
-import { PasskeyService, PasskeyStepUp } from '@portcullis/core/passkeys'
+import { PasskeyStepUp } from '@portcullis/core/passkeys'
 import type { StepUpService } from '@portcullis/core/step-up'
-import { TotpSecondFactor, TotpService } from '@portcullis/core/totp'
+import { TotpSecondFactor } from '@portcullis/core/totp'
+import { PasskeyService } from '@portcullis/passkeys'
 import {
   type PostgresClient,
   PostgresPasskeyChallengeStore,
@@ -10,6 +11,7 @@ import {
   PostgresStepUpStore,
   PostgresTotpStore,
 } from '@portcullis/postgres'
+import { TotpService } from '@portcullis/totp'
 import type { KeyMaterial } from '../secrets/key-material.js'
 
 // The one place that builds the passkey and TOTP services (their classes move to packages of their own).
