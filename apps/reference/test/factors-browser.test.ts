@@ -125,6 +125,25 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await shot('passkeys')
   })
 
+  it('a passkey id the account does not have is 404 for rename and remove', async () => {
+    const answers = await page.evaluate(async (password) => {
+      const form = (body: Record<string, string>) => ({
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: new URLSearchParams(body).toString(),
+      })
+      const rename = await fetch(
+        '/account/passkeys/AAAAAAAAAAAAAAAAAAAAAA/rename',
+        form({ name: 'Mine now' }),
+      )
+      const remove = await fetch('/account/passkeys/AAAAAAAAAAAAAAAAAAAAAA/remove', form({ password }))
+      return [rename.status, remove.status]
+    }, PASSWORD)
+    expect(answers).toEqual([404, 404])
+    await page.goto(`${base}/account`)
+    await expect(page.locator('[data-testid="passkeys"] tbody tr').count()).resolves.toBe(1)
+  })
+
   it('the step-up credential is spent: creating a second passkey without a new confirmation is refused', async () => {
     const answer = await page.evaluate(async () => {
       const response = await fetch('/auth/passkeys/register/options', { method: 'POST', body: '{}' })

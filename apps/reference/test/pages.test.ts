@@ -153,6 +153,41 @@ describe('pages', () => {
     expect(login.headers.getSetCookie()).toEqual([])
   })
 
+  it('the two-step sign-in and TOTP forms refuse cross-site posts too', async () => {
+    for (const path of ['/account/totp/enroll', '/account/totp/confirm', '/account/totp/disable']) {
+      const refused = await post(path, 'alice', `password=${encodeURIComponent(app.password('alice'))}`, {
+        origin: 'https://evil.example',
+      })
+      expect(refused.status, path).toBe(403)
+    }
+    const second = await fetch(`${app.url}/sign-in/second-factor`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'pending_token=x&code=123456',
+    })
+    expect(second.status).toBe(403)
+    expect(second.headers.getSetCookie()).toEqual([])
+    // Same-origin, but a pending sign-in nobody started: the sign-in page again, no session.
+    const unknown = await fetch(`${app.url}/sign-in/second-factor`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: app.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `pending_token=${'A'.repeat(43)}&code=123456`,
+    })
+    expect(unknown.status).toBe(401)
+    expect(await unknown.text()).toContain('enter your password again')
+    expect(unknown.headers.getSetCookie().some((line) => line.includes('session='))).toBe(false)
+  })
+
+  it('on a plain-http 127.0.0.1 origin passkeys are off, and the account page says how to turn them on', async () => {
+    const account = await (await page('/account', 'alice')).text()
+    expect(account).toContain('data-testid="passkeys-off"')
+    expect(account).toContain('PORTCULLIS_PUBLIC_URL=http://localhost:PORT')
+    expect((await page('/sign-in')).status).toBe(200)
+    expect(await (await page('/sign-in')).text()).not.toContain('data-passkey-sign-in')
+  })
+
   it('a forged or tampered session cookie is refused, never treated as absent', async () => {
     const [name, value = ''] = (cookies.get('alice') ?? '').split('=')
     const tampered = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`

@@ -216,11 +216,14 @@ export function factorRoutes(
           name: field(request, 'name').trim(),
         })
         .catch((error: unknown) => {
-          if ((error as { code?: unknown }).code === 'passkey.invalid_input') return false
+          if ((error as { code?: unknown }).code === 'passkey.invalid_input') return 'invalid' as const
           throw error
         })
-      if (!renamed)
+      if (renamed === 'invalid')
         return showAccount(request, res, { status: 400, message: 'That name cannot be used.', warning: true })
+      // Another account's passkey is no different from none.
+      if (!renamed)
+        return showAccount(request, res, { status: 404, message: 'No such passkey.', warning: true })
       res.redirect(303, '/account?passkey=renamed')
     })
 
