@@ -1,3 +1,4 @@
+import { relyingPartyOf } from './accounts/second-factors.js'
 import { readConfig } from './config.js'
 import { DEMO_USERS } from './directory/demo-directory.js'
 import { startReferenceApp } from './server.js'
@@ -27,12 +28,18 @@ async function main(): Promise<void> {
   console.log(
     `real identity providers: ${running.providers.length === 0 ? 'none enabled' : running.providers.join(', ')}`,
   )
+  const relyingParty = relyingPartyOf(running.publicUrl)
+  console.log(
+    relyingParty === undefined
+      ? `passkeys: off on ${running.publicUrl} (WebAuthn needs a host name: PORTCULLIS_PUBLIC_URL=http://localhost:${new URL(running.url).port})`
+      : `passkeys: RP ID ${relyingParty.rpId}`,
+  )
   console.log('open:')
   for (const [path, what] of [
     ['/', 'home'],
-    ['/sign-in', 'sign in (password or the demo IdP)'],
+    ['/sign-in', 'sign in (password, passkey or the demo IdP)'],
     ['/sign-up', 'create a local account'],
-    ['/account', 'linked identities, sessions, password change'],
+    ['/account', 'sign-in methods, passkeys, two-step sign-in, sessions'],
     ['/keys', 'API keys: issue, rotate, revoke'],
     ['/tenants', 'tenant pages and the tenant switcher'],
     ['/events', 'your security events'],

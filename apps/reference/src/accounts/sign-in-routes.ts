@@ -15,8 +15,9 @@ import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
 import type { SecondFactors } from './second-factors.js'
 
 /**
- * The anonymous pages of local accounts on `router`: sign-in (password or the demo IdP), sign-up and
- * sign-out. Returns how a response sets or clears the session cookie, for the account pages.
+ * The anonymous pages of local accounts on `router`: sign-in (password, passkey or the demo IdP; the
+ * second step of a two-step sign-in), sign-up and sign-out. Returns how a response sets or clears the
+ * session cookie, for the account pages.
  */
 export function signInRoutes(
   router: SecureRouter,
