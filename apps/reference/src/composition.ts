@@ -150,41 +150,43 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     },
   })
   const localRoutes = localAccountRoutes({ local, security })
-  const oauthRoutes = createOAuthRoutes({
-    security,
-    lifecycle: oauth.lifecycle,
-    currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
-    afterUnlink: '/account',
-    // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
-    signIn: async ({ accountId, identity }, request, response) => {
-      await localRoutes.establishSignIn(request, response, {
-        accountId,
-        transport: 'session',
-        providerSession: identity,
-      })
-    },
-    // The providers' back-channel logout (register `{origin}/auth/oauth/{provider}/backchannel-logout`).
-    backchannelLogout: new BackchannelLogout({
+  const oauthRoutes =
+    oauth &&
+    createOAuthRoutes({
+      security,
       lifecycle: oauth.lifecycle,
-      revokeSessions: (match) => local.revokeProviderSessions(match),
-      replay: new PostgresRateLimitStore({ client: postgres }),
-    }),
-    // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
-    renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
-    signOut: async (session, request) => {
-      await local.logout({
-        accountId: session.accountId,
-        credentials: local.credentialsOf(request.security?.evidence ?? []),
-      })
-    },
-    ...(cookies === undefined ? {} : { cookies }),
-    events: events.sink,
-  })
+      currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
+      afterUnlink: '/account',
+      // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
+      signIn: async ({ accountId, identity }, request, response) => {
+        await localRoutes.establishSignIn(request, response, {
+          accountId,
+          transport: 'session',
+          providerSession: identity,
+        })
+      },
+      // The providers' back-channel logout (register `{origin}/auth/oauth/{provider}/backchannel-logout`).
+      backchannelLogout: new BackchannelLogout({
+        lifecycle: oauth.lifecycle,
+        revokeSessions: (match) => local.revokeProviderSessions(match),
+        replay: new PostgresRateLimitStore({ client: postgres }),
+      }),
+      // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
+      renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
+      signOut: async (session, request) => {
+        await local.logout({
+          accountId: session.accountId,
+          credentials: local.credentialsOf(request.security?.evidence ?? []),
+        })
+      },
+      ...(cookies === undefined ? {} : { cookies }),
+      events: events.sink,
+    })
   const accounts = new AccountService({
     accounts: accountStore,
     local,
     stepUp,
-    providerTokens: oauth.lifecycle,
+    ...(oauth === undefined ? {} : { providerTokens: oauth.lifecycle }),
   })
   const passkeys = factors.passkeys
   // Created before any route is declared, so a marking mistake throws where the route is declared.
@@ -206,7 +208,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     registry: () => registry,
     accountRouters: [
       localRoutes,
-      oauthRoutes,
+      ...(oauthRoutes === undefined ? [] : [oauthRoutes]),
       createAccountRoutes({ security, local, service: accounts }),
       // The JSON routes of passkeys (register, sign in, rename, remove, step-up) and TOTP (enroll,
       // confirm, recovery codes, disable); the pages' script calls the passkey ones.
@@ -245,7 +247,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     },
     async close() {
       await notices.close()
-      await oauth.close()
+      await oauth?.close()
       await usage.close()
       await jwks.close()
     },

@@ -98,11 +98,14 @@ export function providerOrigins(
  * IdP creates a new account (sign up with the IdP), whose one sign-in method it is. Real providers only
  * sign in accounts they were linked to from the account page.
  */
-export async function createOAuthLifecycle(parts: OAuthParts): Promise<{
-  readonly lifecycle: OAuthLifecycleService
-  readonly accountsOf: (provider: string) => PostgresOAuthAccountStore | undefined
-  close(): Promise<void>
-}> {
+export async function createOAuthLifecycle(parts: OAuthParts): Promise<
+  | {
+      readonly lifecycle: OAuthLifecycleService
+      readonly accountsOf: (provider: string) => PostgresOAuthAccountStore | undefined
+      close(): Promise<void>
+    }
+  | undefined
+> {
   const { postgres: client, keys, publicOrigin } = parts
   const stores = new Map<string, PostgresOAuthAccountStore>()
   const storeFor = (provider: string, clientId: string) => {
@@ -177,6 +180,8 @@ export async function createOAuthLifecycle(parts: OAuthParts): Promise<{
       provisionUnknown: false,
     } as OAuthProviderRegistration)
   }
+  // No provider at all (the demo IdP turned off, none configured): no OAuth routes, local accounts only.
+  if (registrations.length === 0) return undefined
   const transactionStore = new PostgresOAuthTransactionStore({ client, protector: keys.protector })
   const lifecycle = new OAuthLifecycleService({
     registrations,
