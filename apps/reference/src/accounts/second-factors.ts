@@ -14,7 +14,7 @@ import {
 import { TotpService } from '@portcullis/totp'
 import type { KeyMaterial } from '../secrets/key-material.js'
 
-// The one place that builds the passkey and TOTP services (their classes move to packages of their own).
+// The one place that builds the passkey and TOTP services (`@portcullis/passkeys`, `@portcullis/totp`).
 
 /** The name authenticator apps show beside the account. */
 export const TOTP_ISSUER = 'Portcullis reference'

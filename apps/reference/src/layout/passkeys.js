@@ -154,7 +154,7 @@ for (const button of document.querySelectorAll('[data-passkey-step-up]')) {
       const purpose = encodeURIComponent(button.dataset.passkeyStepUp)
       const options = await post(`/auth/step-up/${purpose}/passkey/options`)
       const credential = await navigator.credentials.get({ publicKey: requestOptions(options) })
-      await post(`/auth/step-up/${purpose}/passkey`, credentialJSON(credential))
+      await post(`/auth/step-up/${purpose}/passkey`, { response: credentialJSON(credential) })
       button.form.submit()
     }),
   )

@@ -193,17 +193,16 @@ export const passkeyCases: readonly Case[] = [
       const foreignOptions = await begin()
       const foreign = await client.post(
         `/auth/step-up/${GUARDED_PURPOSE}/passkey`,
-        authenticator.assert(foreignOptions),
+        { response: authenticator.assert(foreignOptions) },
         { cookie: client.cookieHeader({ [BINDING]: foreignBinding() }) },
       )
       checkProblem(check, foreign, 401, 'passkey.challenge_invalid')
       const options = await begin()
       const ids = (options.allowCredentials ?? []).map((item) => item.id)
       check(ids.length === 1 && ids[0] === authenticator.credentialId, 'step-up options list the passkey')
-      const earned = await client.post(
-        `/auth/step-up/${GUARDED_PURPOSE}/passkey`,
-        authenticator.assert(options),
-      )
+      const earned = await client.post(`/auth/step-up/${GUARDED_PURPOSE}/passkey`, {
+        response: authenticator.assert(options),
+      })
       check(earned.status === 200, `step-up answered ${earned.status}: ${earned.text}`)
       const token = (earned.json() as { stepUpToken?: string }).stepUpToken ?? ''
       const guarded = await client.post('/guarded', undefined, { [STEP_UP_HEADER]: token })

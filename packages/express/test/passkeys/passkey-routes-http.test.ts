@@ -98,7 +98,7 @@ async function passkeyStepUp(app: App, purpose: string, options: { otherBrowser?
       : cookiesOf(begun).get(BINDING)
   return app
     .post(`/auth/step-up/${purpose}/passkey`, `${app.session}; ${binding}`)
-    .send(app.authenticator.assert(begun.body))
+    .send({ response: app.authenticator.assert(begun.body) })
 }
 
 describe('passkey step-up over HTTP', () => {

@@ -211,10 +211,10 @@ export const PASSKEY_ROUTE_DOCS = withBodyLimitResponses({
   stepUp: {
     summary: 'Finishes a passkey step-up: a one-use step-up credential of the purpose.',
     description:
-      'The body is the `PublicKeyCredential` JSON of the assertion (user verification required). Every `requiresStepUp(purpose)` guard accepts the credential once.',
+      'The body is `{ response }`, the `PublicKeyCredential` JSON of the assertion (user verification required). Every `requiresStepUp(purpose)` guard accepts the credential once.',
     tags: TAGS,
     parameters: [purpose],
-    requestBody: body({ type: 'object' }),
+    requestBody: assertionBody,
     responses: {
       '200': json('The credential (also in the step-up cookie when cookies are configured).', {
         type: 'object',

@@ -304,7 +304,7 @@ export function passkeyRouteTable(
         session: sessionOf(exchange),
         purpose: String(exchange.params.purpose),
         browserBinding: bindingOf(exchange),
-        response: await exchange.body(limit),
+        response: ceremonyBody(await exchange.body(limit), false).response,
         clientAddress: local.clientAddress(exchange.requestInfo),
       })
       const cookies = transport.cookies
