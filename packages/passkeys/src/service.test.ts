@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
-import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import type { SecurityEvent } from '@portcullis/core/local-accounts'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { beforeEach, describe, expect, it } from 'vitest'
+// By path, not as a package: @portcullis/conformance depends on this package (its adapter cases run the
+// real ceremonies), so a dependency back would be a workspace circle.
+import { SoftwareAuthenticator } from '../../conformance/src/webauthn/software-authenticator.js'
 import { PasskeyService } from './service.js'
 
 const RP_ID = 'app.example'

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { describe, expect, it } from 'vitest'
+// By path, not as a package: @portcullis/conformance depends on this package (its adapter cases run the
+// real ceremonies), so a dependency back would be a workspace circle.
+import { SoftwareAuthenticator } from '../../conformance/src/webauthn/software-authenticator.js'
 import { PasskeyService } from './service.js'
 
 const RP_ID = 'app.example'
