@@ -1,10 +1,9 @@
-import { mkdir } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
+import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -12,12 +11,13 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  * without JavaScript on the pages. Screenshots of each step go to docs/images/ for the tour in
  * docs/reference-app.md.
  */
-const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url))
+let images = ''
 let app: TestApp
 let browser: Browser
 let page: Page
 
-const shot = (name: string) => page.screenshot({ path: `${IMAGES}reference-${name}.png`, fullPage: true })
+const shot = (name: string) =>
+  page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const whoami = (key: string) => fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })
 const keyRow = (keyId: string) => page.locator(`tr[data-key-id="${keyId}"]`)
 /** `demo_<16-character key id>_<43-character secret>` (both base64url, so they may contain `_`). */
@@ -25,7 +25,7 @@ const keyIdOf = (key: string) => key.slice('demo_'.length, 'demo_'.length + 16)
 
 describe.skipIf(chromiumPath === undefined)('the reference app in a browser', () => {
   beforeAll(async () => {
-    await mkdir(IMAGES, { recursive: true })
+    images = await screenshotFolder()
     app = await startTestApp()
     browser = await launchChromium()
     page = await browser.context.newPage()

@@ -1,10 +1,9 @@
-import { mkdir } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
+import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -13,7 +12,7 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  * TOTP codes are computed from the key the enrollment page shows. The pages run on `localhost` (WebAuthn
  * needs a host name; `http://localhost` is a secure context).
  */
-const IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url))
+let images = ''
 const PASSWORD = 'correct horse battery staple'
 let app: TestApp
 let browser: Browser
@@ -22,7 +21,8 @@ let cdp: CDPSession
 let authenticatorId = ''
 let base = ''
 
-const shot = (name: string) => page.screenshot({ path: `${IMAGES}reference-${name}.png`, fullPage: true })
+const shot = (name: string) =>
+  page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const credentials = async () =>
   (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as readonly {
     readonly isResidentCredential: boolean
@@ -68,7 +68,7 @@ async function signInWithPassword(username: string) {
 
 describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a browser', () => {
   beforeAll(async () => {
-    await mkdir(IMAGES, { recursive: true })
+    images = await screenshotFolder()
     // WebAuthn needs a host name: the app's public origin is http://localhost on a port chosen here.
     const port = await freePort()
     base = `http://localhost:${port}`

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type BrowserContext, chromium } from 'playwright-core'
 
 /** Debian's `chromium` package (never a browser downloaded by a test tool). */
@@ -46,4 +47,18 @@ export async function launchChromium(): Promise<Browser> {
       await rm(profile, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Where the browser tests write their screenshots: `docs/images/` when `PORTCULLIS_SCREENSHOTS=update`
+ * (they are the pictures of docs/reference-app.md; refresh them after a page changes), otherwise a
+ * temporary folder, so a test run takes every screenshot but leaves the working tree as it was.
+ */
+export async function screenshotFolder(): Promise<string> {
+  if (process.env.PORTCULLIS_SCREENSHOTS === 'update') {
+    const images = fileURLToPath(new URL('../../../../docs/images/', import.meta.url))
+    await mkdir(images, { recursive: true })
+    return images
+  }
+  return mkdtemp(join(tmpdir(), 'portcullis-screenshots-'))
 }
