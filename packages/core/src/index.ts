@@ -283,6 +283,7 @@ export type {
   SessionSignIn,
   SessionStore,
   SessionWithAccountEpoch,
+  SignInOptions,
   TokenSignIn,
   TouchSessionRequest,
   ValidatedSessionRevocation,

@@ -123,6 +123,7 @@ export type {
   LocalRequestInfo,
   LocalSignIn,
   SessionSignIn,
+  SignInOptions,
   TokenSignIn,
 } from './sign-in.js'
 export type { LocalStoreErrorCode } from './store-errors.js'

@@ -25,18 +25,13 @@ import {
   type PasswordFlowParts,
   registerAccount,
   resetAccountPassword,
-  verifyCredentials,
 } from './passwords/password-flows.js'
-import {
-  type ProviderSessionMatch,
-  providerSessionMatchTags,
-  providerSessionTags,
-} from './provider-session.js'
+import { type ProviderSessionMatch, providerSessionMatchTags } from './provider-session.js'
 import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { subscribeLocalCaches } from './revocation-subscriber.js'
-import { defined, type LocalRuntime } from './runtime.js'
-import type { PendingSecondFactor, SecondFactorGate } from './second-factor.js'
+import type { LocalRuntime } from './runtime.js'
+import type { PendingSecondFactor } from './second-factor.js'
 import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './security-events.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
 import type { SessionCookie } from './sessions/session-cookie.js'
@@ -46,9 +41,11 @@ import type {
   LocalRequestInfo,
   LocalSignIn,
   SessionSignIn,
+  SignInOptions,
   TokenSignIn,
 } from './sign-in.js'
-import { chooseTransport, refuseDisabled, transportsOf } from './sign-in-rules.js'
+import { transportsOf } from './sign-in-rules.js'
+import { SignIns, sessionsOf, tokensOf } from './sign-ins.js'
 import type { LocalJWKSDocument } from './tokens/signing-key-ring.js'
 import type { TokenManager } from './tokens/token-manager.js'
 
@@ -79,7 +76,7 @@ export class LocalAccounts {
   readonly #flows: PasswordFlowParts
   readonly #proxies: TrustedProxies
   readonly #epochs: AccountEpochs
-  readonly #secondFactor: SecondFactorGate | undefined
+  readonly #signIns: SignIns
 
   constructor(options: LocalAccountsOptions) {
     readOptions(options, 'LocalAccounts', LOCAL_ACCOUNTS_OPTIONS)
@@ -88,7 +85,6 @@ export class LocalAccounts {
     this.registration = parts.runtime.settings.registration
     this.#accounts = options.accounts
     this.#proxies = parts.proxies
-    this.#secondFactor = options.secondFactor
     this.#runtime = parts.runtime
     this.hasher = parts.hasher
     this.passwordRules = parts.flows.rules
@@ -100,6 +96,16 @@ export class LocalAccounts {
     this.sessionMechanismName = parts.sessionMechanismName
     this.bearerMechanismName = parts.bearerMechanismName
     this.mechanisms = parts.mechanisms
+    this.#signIns = new SignIns({
+      profile: options.profile,
+      accounts: options.accounts,
+      runtime: parts.runtime,
+      flows: parts.flows,
+      secondFactor: options.secondFactor,
+      sessions: parts.sessions,
+      tokens: parts.tokens,
+      clientAddress: (info) => this.clientAddress(info),
+    })
     this.#epochs = new AccountEpochs({
       accounts: options.accounts,
       runtime: parts.runtime,
@@ -148,32 +154,8 @@ export class LocalAccounts {
    * Signs in with `{ username, password }` and establishes the transport asked for, or, for an account
    * with a second factor, answers a `PendingSecondFactor` (no session, no tokens) for `completeSecondFactor`.
    */
-  async login(
-    body: unknown,
-    options: {
-      readonly transport?: LocalTransport
-      readonly replacesSessionId?: string | undefined
-      readonly request?: LocalRequestInfo
-    } = {},
-  ): Promise<LocalSignIn | PendingSecondFactor> {
-    const transport = chooseTransport(this.profile, options.transport)
-    const info = options.request ?? {}
-    const clientAddress = this.clientAddress(info)
-    const generation = this.#runtime.epochs.generation
-    const account = await verifyCredentials(this.#flows, body, clientAddress)
-    refuseDisabled(this.#runtime, account, clientAddress)
-    const pending = await this.#secondFactor?.begin({
-      accountId: account.accountId,
-      securityEpoch: account.securityEpoch,
-      transport,
-      clientAddress,
-    })
-    if (pending) {
-      this.#runtime.emit('second_factor.required', defined({ accountId: account.accountId, clientAddress }))
-      return pending
-    }
-    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    return this.#establish(account, generation, transport, options.replacesSessionId, info, ['pwd'])
+  async login(body: unknown, options: SignInOptions = {}): Promise<LocalSignIn | PendingSecondFactor> {
+    return this.#signIns.login(body, options)
   }
 
   /**
@@ -181,28 +163,8 @@ export class LocalAccounts {
    * establishes the transport the first step asked for. Refused (`local.sign_in_required`) when the
    * account is gone or its security epoch moved since the password was checked.
    */
-  async completeSecondFactor(
-    body: unknown,
-    options: {
-      /** When given, a pending sign-in started for the other transport is refused (and spent). */
-      readonly transport?: LocalTransport
-      readonly replacesSessionId?: string | undefined
-      readonly request?: LocalRequestInfo
-    } = {},
-  ): Promise<LocalSignIn> {
-    if (this.#secondFactor === undefined) throw invalidLocalInput('no second factor is configured')
-    const info = options.request ?? {}
-    const clientAddress = this.clientAddress(info)
-    const done = await this.#secondFactor.complete(body, { clientAddress, transport: options.transport })
-    // Read before the account, so a notice that overtakes the read is never cached over.
-    const generation = this.#runtime.epochs.generation
-    const account = await this.#accounts.getAccount(done.accountId)
-    if (account === null || account.securityEpoch !== done.securityEpoch) {
-      throw new LocalAuthError('local.sign_in_required', 'the account changed during the sign-in')
-    }
-    refuseDisabled(this.#runtime, account, clientAddress)
-    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    return this.#establish(account, generation, done.transport, options.replacesSessionId, info, done.amr)
+  async completeSecondFactor(body: unknown, options: SignInOptions = {}): Promise<LocalSignIn> {
+    return this.#signIns.completeSecondFactor(body, options)
   }
 
   /**
@@ -210,28 +172,7 @@ export class LocalAccounts {
    * sign-in calls this): the account must exist; nothing about passwords is checked.
    */
   async establishSignIn(request: EstablishSignInRequest): Promise<LocalSignIn> {
-    if (
-      typeof request !== 'object' ||
-      request === null ||
-      typeof request.accountId !== 'string' ||
-      request.accountId === ''
-    ) {
-      throw invalidLocalInput('accountId must be a non-empty string')
-    }
-    const transport = chooseTransport(this.profile, request.transport)
-    const generation = this.#runtime.epochs.generation
-    const account = await this.#accounts.getAccount(request.accountId)
-    if (account === null) throw new LocalAuthError('local.account_not_found', 'the account does not exist')
-    const info = request.request ?? {}
-    const clientAddress = this.clientAddress(info)
-    refuseDisabled(this.#runtime, account, clientAddress)
-    this.#runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
-    const tags =
-      request.providerSession === undefined
-        ? undefined
-        : providerSessionTags(request.providerSession, this.#runtime.random)
-    const amr = request.amr === undefined ? undefined : readAmr(request.amr)
-    return this.#establish(account, generation, transport, request.replacesSessionId, info, amr, tags)
+    return this.#signIns.establish(request)
   }
 
   /**
@@ -454,52 +395,13 @@ export class LocalAccounts {
     return issueInviteCode(this.#accounts, this.#runtime, options)
   }
 
-  async #establish(
-    account: { readonly accountId: string; readonly securityEpoch: number },
-    generation: number,
-    transport: LocalTransport,
-    replacesSessionId: string | undefined,
-    info: LocalRequestInfo,
-    amr: readonly string[] | undefined,
-    handleTags?: readonly string[],
-  ): Promise<LocalSignIn> {
-    this.#runtime.epochs.remember(account.accountId, account.securityEpoch, generation)
-    if (transport === 'tokens')
-      return this.#tokenManager().issue(account.accountId, account.securityEpoch, amr)
-    return this.#sessionManager().create({
-      accountId: account.accountId,
-      securityEpoch: account.securityEpoch,
-      replaces: replacesSessionId,
-      clientAddress: this.clientAddress(info),
-      userAgent: info.userAgent,
-      handleTags,
-    })
-  }
-
   #sessionManager(): SessionManager {
-    if (this.#sessions === undefined) throw invalidLocalInput(`the ${this.profile} profile has no sessions`)
-    return this.#sessions
+    return sessionsOf({ profile: this.profile, sessions: this.#sessions })
   }
 
   #tokenManager(): TokenManager {
-    if (this.#tokens === undefined) throw invalidLocalInput(`the ${this.profile} profile has no tokens`)
-    return this.#tokens
+    return tokensOf({ profile: this.profile, tokens: this.#tokens })
   }
-}
-
-const AMR_VALUE = /^[a-z]{1,16}$/
-
-/** RFC 8176 method references as given to `establishSignIn`: at most eight short lower-case names. */
-function readAmr(value: unknown): readonly string[] {
-  if (
-    !Array.isArray(value) ||
-    value.length === 0 ||
-    value.length > 8 ||
-    !value.every((item) => typeof item === 'string' && AMR_VALUE.test(item))
-  ) {
-    throw invalidLocalInput('amr must be 1-8 lower-case method names')
-  }
-  return Object.freeze([...value])
 }
 
 /**

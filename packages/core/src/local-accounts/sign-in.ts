@@ -89,3 +89,14 @@ export function redactedSignIn<T extends LocalSignIn>(value: T, secrets: readonl
   })
   return Object.freeze(value)
 }
+
+/**
+ * How the caller asks for a sign-in (`login`, `completeSecondFactor`): the transport (required in the
+ * hybrid profile; for the second step, a pending sign-in of the other transport is refused and spent),
+ * the session id the browser came with (replaced, so no fixation), and the request.
+ */
+export interface SignInOptions {
+  readonly transport?: LocalTransport
+  readonly replacesSessionId?: string | undefined
+  readonly request?: LocalRequestInfo
+}
