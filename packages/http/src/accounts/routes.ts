@@ -4,6 +4,7 @@ import { clearSessionCookie, LocalAccounts } from '@portcullis/core/local-accoun
 import { anyOf } from '@portcullis/core/policy'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '../body/body.js'
 import {
+  authRouteTable,
   type HttpAnswer,
   type HttpExchange,
   jsonAnswer,
@@ -12,8 +13,9 @@ import {
 } from '../exchange/exchange.js'
 import { stepUpTokenOf } from '../oauth/http.js'
 import type { StepUpTransport } from '../oauth/options.js'
-import { localSessionOf } from '../oauth/session.js'
+import { requireLocalSession } from '../oauth/session.js'
 import { HttpProblem, problems } from '../problem/problem.js'
+import type { OperationDocumentation } from '../routing/route-options.js'
 import type { HttpMethod } from '../routing/route-registry.js'
 import { fieldsOf, localPath, methodBody } from './bodies.js'
 import { ACCOUNT_ROUTE_DOCS } from './openapi.js'
@@ -70,25 +72,14 @@ export function accountRouteTable(
   const limit = options.maxBodyBytes ?? LOCAL_ACCOUNTS_MAX_BODY_BYTES
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const auth = anyOf(...names)
-  const routes: NeutralRoute[] = []
+  const table = authRouteTable(base)
   const add = (
     method: HttpMethod,
     path: string,
-    openapi: NeutralRoute['options']['openapi'],
+    openapi: OperationDocumentation,
     handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
-  ) =>
-    routes.push({
-      method,
-      path: `${base}/auth${path}`,
-      options: { auth, ...(openapi === undefined ? {} : { openapi }) },
-      handle,
-      errors: 'local',
-    })
-  const sessionOf = (exchange: HttpExchange) => {
-    const session = localSessionOf(exchange.security)
-    if (session === undefined) throw new HttpProblem(problems.authenticationRequired)
-    return session
-  }
+  ) => table.add(method, path, { auth, openapi }, handle)
+  const sessionOf = (exchange: HttpExchange) => requireLocalSession(exchange.security)
 
   add('GET', '/account', ACCOUNT_ROUTE_DOCS.account, async (exchange) => {
     const session = sessionOf(exchange)
@@ -178,5 +169,5 @@ export function accountRouteTable(
     return seeOther(options.afterDeletion ?? '/', cleared)
   })
 
-  return routes
+  return table.routes
 }

@@ -124,3 +124,25 @@ export function prefersJson(accept: string | undefined): boolean {
   if (json.specificity !== html.specificity) return json.specificity > html.specificity
   return json.index < html.index
 }
+
+/**
+ * A route table under `{base}/auth`: `add` appends a route whose thrown typed errors keep their
+ * client-safe detail (`errors: 'local'`), as every generated account route does.
+ */
+export function authRouteTable(base: string): {
+  readonly routes: NeutralRoute[]
+  add(
+    method: HttpMethod,
+    path: string,
+    options: RouteOptions,
+    handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
+  ): void
+} {
+  const routes: NeutralRoute[] = []
+  return {
+    routes,
+    add(method, path, options, handle) {
+      routes.push({ method, path: `${base}/auth${path}`, options, handle, errors: 'local' })
+    },
+  }
+}

@@ -9,6 +9,7 @@ import {
 import { anonymous, anyOf } from '@portcullis/core/policy'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '../body/body.js'
 import {
+  authRouteTable,
   type HttpAnswer,
   type HttpExchange,
   jsonAnswer,
@@ -16,7 +17,6 @@ import {
   problemAnswer,
 } from '../exchange/exchange.js'
 import { HttpProblem, problems } from '../problem/problem.js'
-import type { HttpMethod } from '../routing/route-registry.js'
 import { localCsrf } from './csrf.js'
 import { LOCAL_ROUTE_DOCS } from './openapi.js'
 
@@ -96,13 +96,7 @@ export function localRouteTable(options: LocalRouteTableOptions): NeutralRoute[]
   const names = local.mechanisms.map((mechanism) => mechanism.name)
   const signedIn = anyOf(...(names as [string, ...string[]]))
   const csrf = localCsrf(local)
-  const routes: NeutralRoute[] = []
-  const add = (
-    method: HttpMethod,
-    path: string,
-    options: NeutralRoute['options'],
-    handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
-  ) => routes.push({ method, path: `${base}/auth${path}`, options, handle, errors: 'local' })
+  const { routes, add } = authRouteTable(base)
   const credentialsOf = (exchange: HttpExchange) => local.credentialsOf(exchange.security.evidence)
   const principalOf = (exchange: HttpExchange) => {
     const principal = exchange.security.principal

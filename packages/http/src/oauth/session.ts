@@ -32,6 +32,13 @@ export function localSessionOf(context: SecurityContext): LocalSession | undefin
   return undefined
 }
 
+/** The local session of a route only signed-in callers reach; 401 `authentication.required` without one. */
+export function requireLocalSession(context: SecurityContext): LocalSession {
+  const session = localSessionOf(context)
+  if (session === undefined) throw new HttpProblem(problems.authenticationRequired)
+  return session
+}
+
 /** What `localSessionReader` needs of a security instance (every adapter's has it). */
 export interface EvaluatingSecurity<R> {
   readonly evaluator: PolicyEvaluator

@@ -7,7 +7,7 @@ import { fieldsOf } from '../accounts/bodies.js'
 import { consumeStepUp } from '../accounts/step-up.js'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '../body/body.js'
 import {
-  type HttpAnswer,
+  authRouteTable,
   type HttpExchange,
   jsonAnswer,
   type NeutralRoute,
@@ -17,9 +17,8 @@ import { localCsrf } from '../local-accounts/csrf.js'
 import { localPath, sessionBody, tokenBody } from '../local-accounts/routes.js'
 import { establishSignIn } from '../local-accounts/sign-in.js'
 import type { StepUpTransport } from '../oauth/options.js'
-import { localSessionOf } from '../oauth/session.js'
-import { HttpProblem, type ProblemInit, problems } from '../problem/problem.js'
-import type { HttpMethod } from '../routing/route-registry.js'
+import { requireLocalSession } from '../oauth/session.js'
+import { HttpProblem, type ProblemInit } from '../problem/problem.js'
 import { browserBindingCookie, browserBindingFrom } from './binding-cookie.js'
 import { PASSKEY_ROUTE_DOCS } from './openapi.js'
 
@@ -127,18 +126,8 @@ export function passkeyRouteTable(
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const signedIn = anyOf(...names)
   const csrf = localCsrf(local)
-  const routes: NeutralRoute[] = []
-  const add = (
-    method: HttpMethod,
-    path: string,
-    routeOptions: NeutralRoute['options'],
-    handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
-  ) => routes.push({ method, path: `${base}/auth${path}`, options: routeOptions, handle, errors: 'local' })
-  const sessionOf = (exchange: HttpExchange) => {
-    const session = localSessionOf(exchange.security)
-    if (session === undefined) throw new HttpProblem(problems.authenticationRequired)
-    return session
-  }
+  const { routes, add } = authRouteTable(base)
+  const sessionOf = (exchange: HttpExchange) => requireLocalSession(exchange.security)
   const bindingOf = (exchange: HttpExchange) => browserBindingFrom(exchange.cookieHeader)
   const started = (start: { bindingReused: boolean; revealBrowserBinding(): string; options: unknown }) =>
     jsonAnswer(

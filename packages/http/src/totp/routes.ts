@@ -6,11 +6,19 @@ import type { RecoveryCodes, TotpFactor } from '@portcullis/core/totp'
 import { fieldsOf } from '../accounts/bodies.js'
 import { consumeStepUp } from '../accounts/step-up.js'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '../body/body.js'
-import { type HttpAnswer, type HttpExchange, jsonAnswer, type NeutralRoute } from '../exchange/exchange.js'
+import {
+  authRouteTable,
+  type HttpAnswer,
+  type HttpExchange,
+  jsonAnswer,
+  type NeutralRoute,
+} from '../exchange/exchange.js'
 import { localPath } from '../local-accounts/routes.js'
 import type { StepUpTransport } from '../oauth/options.js'
-import { localSessionOf } from '../oauth/session.js'
-import { HttpProblem, type ProblemInit, problems } from '../problem/problem.js'
+import { requireLocalSession } from '../oauth/session.js'
+import { HttpProblem, type ProblemInit } from '../problem/problem.js'
+import type { OperationDocumentation } from '../routing/route-options.js'
+import type { HttpMethod } from '../routing/route-registry.js'
 import { TOTP_ROUTE_DOCS } from './openapi.js'
 
 /** The step-up purpose starting (or restarting) a TOTP enrollment consumes. */
@@ -83,25 +91,14 @@ export function totpRouteTable(options: TotpRouteTableOptions, transport: StepUp
   const auth = anyOf(...names)
   const labelOf =
     options.label ?? (async (accountId: string) => (await local.usernameOf(accountId)) ?? accountId)
-  const routes: NeutralRoute[] = []
+  const table = authRouteTable(base)
   const add = (
     path: string,
-    openapi: NeutralRoute['options']['openapi'],
+    openapi: OperationDocumentation,
     handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
-    method: 'GET' | 'POST' = 'POST',
-  ) =>
-    routes.push({
-      method,
-      path: `${base}/auth${path}`,
-      options: { auth, ...(openapi === undefined ? {} : { openapi }) },
-      handle,
-      errors: 'local',
-    })
-  const sessionOf = (exchange: HttpExchange) => {
-    const session = localSessionOf(exchange.security)
-    if (session === undefined) throw new HttpProblem(problems.authenticationRequired)
-    return session
-  }
+    method: HttpMethod = 'POST',
+  ) => table.add(method, path, { auth, openapi }, handle)
+  const sessionOf = (exchange: HttpExchange) => requireLocalSession(exchange.security)
   const contextOf = (exchange: HttpExchange, accountId: string) => ({
     accountId,
     clientAddress: local.clientAddress(exchange.requestInfo),
@@ -152,5 +149,5 @@ export function totpRouteTable(options: TotpRouteTableOptions, transport: StepUp
     return { status: 204 }
   })
 
-  return routes
+  return table.routes
 }
