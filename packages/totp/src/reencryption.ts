@@ -80,8 +80,8 @@ async function reseal(
  * retained key can be dropped. Each rewrite is a compare-and-swap on the listed envelope: a concurrent
  * disable or re-enrollment wins (counted as `changed`) and is never overwritten or brought back. A secret
  * no key opens is counted in `unreadable` and left in place, never deleted. Running it again finds
- * nothing to do. A pending enrollment re-sealed between its start and its confirmation must be started
- * again (its confirmation compares the envelope it showed).
+ * nothing to do. A confirmation that read a pending secret just before it was re-sealed loses its own
+ * compare-and-swap (`totp.enrollment_changed`); the secret is the same, so confirming again works.
  */
 export async function reencryptTotpSecrets(
   options: ReencryptTotpSecretsOptions,
