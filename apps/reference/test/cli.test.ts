@@ -12,7 +12,10 @@ import {
   PostgresApiKeyStore,
   type PostgresClient,
   PostgresOAuthAccountStore,
+  PostgresRateLimitStore,
+  PostgresTotpStore,
 } from '@portcullis/postgres'
+import { TotpService, totpCodeAt } from '@portcullis/totp'
 import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runCli } from '../src/cli/run.js'
@@ -187,8 +190,25 @@ describe('protector rotation', () => {
       protector: protectorOf((await readSecretsFile(secretsFile())).protector),
     })
   const links = new Map<string, string>()
+  const T0 = 1_900_000_010_000
+  const totpWith = async (now: number) =>
+    new TotpService({
+      store: new PostgresTotpStore({ client }),
+      protector: protectorOf((await readSecretsFile(secretsFile())).protector),
+      rateLimits: new PostgresRateLimitStore({ client }),
+      recoveryCodePeppers: { active: { version: 'p1', secret: randomBytes(32) } },
+      issuer: 'Portcullis CLI test',
+      clock: () => now,
+    })
+  const totpVersion = async (accountId: string) =>
+    (
+      await client.pool.query<{ sealed_secret: string }>(
+        'select sealed_secret from portcullis_totp_enrollments where account_id = $1',
+        [accountId],
+      )
+    ).rows[0]?.sealed_secret.split('.')[1]
 
-  it('re-seals every token-vault and retry envelope under a new key, which then stands alone', async () => {
+  it('re-seals every token-vault, retry and TOTP envelope under a new key, which then stands alone', async () => {
     const before = await readSecretsFile(secretsFile())
     const store = await storeWith()
     for (const subject of ['alice', 'bob', 'carol']) {
@@ -211,13 +231,20 @@ describe('protector rotation', () => {
       occurredAt: new Date(),
     })
     expect(staged).not.toBeNull()
+    // dave uses TOTP: his secret is sealed with the same protector.
+    const enrollment = await (await totpWith(T0)).beginEnrollment({ accountId: 'dave', label: 'dave' })
+    const totpSecret = enrollment.revealSecret()
+    await (await totpWith(T0)).confirmEnrollment({ accountId: 'dave', code: totpCodeAt(totpSecret, T0) })
+    expect(await totpVersion('dave')).toBe(before.protector.active.version)
 
     const rotated = await cli('protector', 'rotate')
     expect(rotated.code).toBe(0)
     expect(rotated.stdout).toContain(
       're-encrypted 3, changed concurrently 0, unreadable 0 (of 3 under other keys)',
     )
+    expect(rotated.stdout).toContain('TOTP secrets: re-sealed 1, changed concurrently 0, unreadable 0')
     expect(rotated.stderr).toContain('re-encrypting: 3 envelope(s), done')
+    expect(rotated.stderr).toContain('re-sealing TOTP secrets: 1 envelope(s), done')
     const after = await readSecretsFile(secretsFile())
     expect(after.protector.active.version).not.toBe(before.protector.active.version)
     expect(after.protector.retained).toEqual([before.protector.active])
@@ -229,6 +256,7 @@ describe('protector rotation', () => {
     expect(rows).toHaveLength(3)
     for (const row of rows)
       expect(row.envelope.startsWith(`pe1.${after.protector.active.version}.`)).toBe(true)
+    expect(await totpVersion('dave')).toBe(after.protector.active.version)
 
     const dropped = await cli('protector', 'drop-retained')
     expect(dropped.code).toBe(0)
@@ -242,6 +270,10 @@ describe('protector rotation', () => {
     expect((await fresh.getTokens(links.get('bob') ?? ''))?.tokens.refreshToken).toBe('refresh-bob')
     const [retry] = await fresh.claimRevocationRetries({ now: new Date(), leaseSeconds: 60, limit: 10 })
     expect(retry?.tokens.refreshToken).toBe('refresh-carol')
+    const later = T0 + 60_000
+    await expect(
+      (await totpWith(later)).verify({ accountId: 'dave', code: totpCodeAt(totpSecret, later) }),
+    ).resolves.toBeUndefined()
   })
 
   it('a second run finds nothing to do; status counts envelopes per key', async () => {
@@ -250,9 +282,10 @@ describe('protector rotation', () => {
     expect(again.stdout).toContain(
       're-encrypted 0, changed concurrently 0, unreadable 0 (of 0 under other keys)',
     )
+    expect(again.stdout).toContain('TOTP secrets: re-sealed 0, changed concurrently 0, unreadable 0')
     const status = await cli('protector', 'status')
     const { protector } = await readSecretsFile(secretsFile())
-    expect(status.stdout).toMatch(new RegExp(`${protector.active.version} +active +3 envelope`))
+    expect(status.stdout).toMatch(new RegExp(`${protector.active.version} +active +4 envelope`))
   })
 
   it('reports an envelope no configured key opens, by record and key, exits 1 and leaves it in place', async () => {
@@ -281,6 +314,9 @@ describe('protector rotation', () => {
         )
       ).rows[0]?.envelope
     const before = await envelopeOf()
+    const foreignTotp = new PostgresTotpStore({ client })
+    const sealedElsewhere = `pe1.foreign-1.${randomBytes(48).toString('base64url')}`
+    await foreignTotp.savePendingTotp({ accountId: 'erin', sealedSecret: sealedElsewhere, now: new Date() })
     const run = await cli('protector', 'reencrypt')
     expect(run.code).toBe(1)
     expect(run.stdout).toContain('unreadable 1 (of 1 under other keys)')
@@ -289,6 +325,10 @@ describe('protector rotation', () => {
     )
     expect(`${run.stdout}${run.stderr}`).not.toContain(secret.accessToken)
     expect(await envelopeOf()).toBe(before)
+    expect(run.stdout).toContain('TOTP secrets: re-sealed 0, changed concurrently 0, unreadable 1')
+    expect(run.stdout).toContain('unreadable: TOTP secret of account erin, key foreign-1')
+    expect((await foreignTotp.getTotpEnrollment('erin'))?.sealedSecret).toBe(sealedElsewhere)
+    await foreignTotp.removeTotp('erin')
     await outsider.discardTokens({ providerAccountId: link.providerAccountId })
   })
 

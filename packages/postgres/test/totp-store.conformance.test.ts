@@ -1,4 +1,4 @@
-import { totpStoreSuite } from '@portcullis/conformance/totp'
+import { totpResealingSuite, totpStoreSuite } from '@portcullis/conformance/totp'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
 import { PostgresTotpStore } from '../src/index.js'
@@ -22,3 +22,6 @@ describeConformance(others)
 describe('concurrent database', () => {
   describeConformance(races)
 })
+
+// Re-sealing after a key rotation: listing stale secrets and the compare-and-swap rewrite.
+describeConformance(totpResealingSuite(() => ({ store: new PostgresTotpStore({ client: db.client }) })))

@@ -9,5 +9,11 @@ export {
   TOTP_SECRET_BYTES,
   totpCodeAt,
 } from './one-time-code.js'
+export type {
+  ReencryptTotpSecretsOptions,
+  TotpReencryptionReport,
+  UnreadableTotpSecret,
+} from './reencryption.js'
+export { reencryptTotpSecrets } from './reencryption.js'
 export type { TotpServiceOptions } from './service.js'
 export { RECOVERY_CODE_COUNT, TotpService } from './service.js'

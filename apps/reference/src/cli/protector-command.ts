@@ -1,6 +1,7 @@
 import type { accounts } from '@portcullis/core/oauth'
 import type { PostgresClient } from '@portcullis/postgres'
 import { envelopeCounts } from '../protection/envelope-counts.js'
+import { reencryptTotp } from '../protection/reencrypt-totp.js'
 import { reencryptVault } from '../protection/reencrypt-vault.js'
 import { versionedSecret } from '../secrets/generate.js'
 import { protectorOf } from '../secrets/key-material.js'
@@ -43,9 +44,16 @@ function describeUnreadable(entry: accounts.UnreadableVaultEnvelope): string {
   return `${entry.provider}/${entry.clientId} ${record}, key ${entry.keyVersion ?? '(damaged)'}`
 }
 
-async function reencrypt(cli: CliEnvironment, postgres: PostgresClient, ring: SecretRing, batchSize: number) {
+/** Re-seals the token vault and retries, then the TOTP secrets; true when every envelope opened. */
+async function reencrypt(
+  cli: CliEnvironment,
+  postgres: PostgresClient,
+  ring: SecretRing,
+  batchSize: number,
+): Promise<boolean> {
+  const protector = protectorOf(ring)
   const progress = progressCounter('re-encrypting', cli.stderr)
-  const report = await reencryptVault(postgres, cli.config, protectorOf(ring), {
+  const report = await reencryptVault(postgres, cli.config, protector, {
     batchSize,
     onProgress: ({ scanned }) => progress.update(scanned),
   })
@@ -54,14 +62,31 @@ async function reencrypt(cli: CliEnvironment, postgres: PostgresClient, ring: Se
     `re-encrypted ${report.resealed}, changed concurrently ${report.raced}, unreadable ${report.unreadable.length} (of ${report.scanned} under other keys)`,
   )
   for (const entry of report.unreadable) cli.print(`  unreadable: ${describeUnreadable(entry)}`)
-  if (report.unreadable.length > 0) {
-    cli.print('  keep the key that sealed them retained (or re-link those accounts) before dropping it')
+  const totpProgress = progressCounter('re-sealing TOTP secrets', cli.stderr)
+  const totp = await reencryptTotp(postgres, protector, {
+    batchSize,
+    onProgress: (counts) => totpProgress.update(counts.rewritten + counts.changed + counts.unreadable),
+  })
+  totpProgress.done(totp.rewritten + totp.changed + totp.unreadable)
+  cli.print(
+    `TOTP secrets: re-sealed ${totp.rewritten}, changed concurrently ${totp.changed}, unreadable ${totp.unreadable}`,
+  )
+  for (const entry of totp.unreadableSecrets) {
+    cli.print(
+      `  unreadable: TOTP secret of account ${entry.accountId}, key ${entry.keyVersion ?? '(damaged)'}`,
+    )
   }
-  if (report.raced > 0) {
+  const unreadable = report.unreadable.length + totp.unreadable
+  if (unreadable > 0) {
+    cli.print(
+      '  keep the key that sealed them retained (or re-link those accounts, or have them enroll TOTP again) before dropping it',
+    )
+  }
+  if (report.raced + totp.changed > 0) {
     cli.print('  envelopes changed concurrently were written by the app; run "protector status" to check')
   }
   printCounts(cli, 'envelopes by key after:', await envelopeCounts(postgres), ring)
-  return report
+  return unreadable === 0
 }
 
 async function fileSecrets(cli: CliEnvironment, what: string): Promise<ReferenceSecrets> {
@@ -77,7 +102,7 @@ async function fileSecrets(cli: CliEnvironment, what: string): Promise<Reference
 /**
  * `protector status | rotate | reencrypt | drop-retained` (docs/protection.md, rotation runbook):
  * - `rotate`: a new active key, the old one retained, written to the secrets file (0600), then every
- *   token-vault and revocation-retry envelope re-sealed under the new key, with a progress bar;
+ *   token-vault, revocation-retry and TOTP-secret envelope re-sealed under the new key, with progress;
  * - `reencrypt`: only the re-sealing (after a rotation done in a secret store);
  * - `drop-retained`: removes retained keys no envelope uses any more;
  * - `status`: envelopes per key version.
@@ -109,17 +134,17 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
         cli.print(
           `activated ${ring.active.version}; retained ${ring.retained.map((s) => s.version).join(', ')} (written to ${secretsPath(cli.config)})`,
         )
-        const report = await reencrypt(cli, postgres, ring, batchSize)
+        const readable = await reencrypt(cli, postgres, ring, batchSize)
         cli.print(
           'restart every running instance now so it seals with the new key; then "protector drop-retained"',
         )
-        return report.unreadable.length === 0 ? 0 : 1
+        return readable ? 0 : 1
       })
     }
     case 'reencrypt': {
       const { secrets } = await cliSecrets(cli)
       return withDatabase(cli, async (postgres) =>
-        (await reencrypt(cli, postgres, secrets.protector, batchSize)).unreadable.length === 0 ? 0 : 1,
+        (await reencrypt(cli, postgres, secrets.protector, batchSize)) ? 0 : 1,
       )
     }
     case 'drop-retained': {

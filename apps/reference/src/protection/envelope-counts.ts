@@ -2,9 +2,8 @@ import type { PostgresClient } from '@portcullis/postgres'
 
 // Read-only figures for `protector status` and `drop-retained`: how many envelopes each key version still
 // seals, across every provider registration, the live OAuth transactions (which no store port lists) and
-// the TOTP secrets (sealed with the same protector; no re-encryption port rewrites them yet, so a key
-// they use stays retained).
-// Re-encryption itself goes through the stores (see reencrypt-vault.ts).
+// the TOTP secrets (sealed with the same protector).
+// Re-encryption itself goes through the stores (see reencrypt-vault.ts and reencrypt-totp.ts).
 
 /** Envelopes per key version: token vault, revocation retries, live OAuth transactions, TOTP secrets. */
 export async function envelopeCounts(client: Pick<PostgresClient, 'pool'>): Promise<Map<string, number>> {

@@ -1,2 +1,8 @@
 export type { TotpStoreFactory, TotpStoreFixture } from './fixture.js'
-export { assertTotpStoreConformance, totpStoreSuite } from './suite.js'
+export type { TotpResealingFactory, TotpResealingFixture } from './resealing-cases.js'
+export {
+  assertTotpResealingConformance,
+  assertTotpStoreConformance,
+  totpResealingSuite,
+  totpStoreSuite,
+} from './suite.js'

@@ -1,15 +1,22 @@
 import { setImmediate as tick } from 'node:timers/promises'
 import {
   type EnableTotpRequest,
+  type ListStaleTotpSecretsRequest,
   MemoryTotpStore,
   type RedeemRecoveryCodeRequest,
   type ReplaceRecoveryCodesRequest,
+  type ResealTotpSecretRequest,
   type SavePendingTotpRequest,
+  type StaleTotpSecret,
+  sealedSecretKeyVersion,
   type TotpEnrollment,
+  type TotpSecretResealing,
   type TotpStore,
   type UseTotpStepRequest,
+  validateListStaleTotpSecrets,
+  validateResealTotpSecret,
 } from '@portcullis/core/totp'
-import type { TotpStoreFixture } from '../../src/totp/index.js'
+import type { TotpResealingFixture, TotpStoreFixture } from '../../src/totp/index.js'
 
 type Flaw =
   | 'non-atomic-step'
@@ -20,9 +27,13 @@ type Flaw =
   | 'pending-overwrites-enabled'
   | 'enable-ignores-secret'
   | 'lenient-input'
+  | 'reseal-ignores-expected'
+  | 'reseal-resurrects'
+  | 'listing-skips-pending'
+  | 'listing-repeats-cursor'
 
 /** A deliberately naive map-backed store; each flaw breaks one invariant and nothing else. */
-class NaiveTotpStore implements TotpStore {
+class NaiveTotpStore implements TotpStore, TotpSecretResealing {
   readonly #enrollments = new Map<string, TotpEnrollment>()
   readonly #codes = new Map<string, string[]>()
 
@@ -126,6 +137,42 @@ class NaiveTotpStore implements TotpStore {
   async countRecoveryCodes(accountId: string): Promise<number> {
     return this.#codes.get(accountId)?.length ?? 0
   }
+
+  async listStaleTotpSecrets(request: ListStaleTotpSecretsRequest): Promise<readonly StaleTotpSecret[]> {
+    const { activeKeyVersion, afterAccountId, limit } = validateListStaleTotpSecrets(request)
+    const from =
+      this.flaw === 'listing-repeats-cursor'
+        ? (a: string, b: string) => a >= b
+        : (a: string, b: string) => a > b
+    return [...this.#enrollments.values()]
+      .filter((stored) => afterAccountId === undefined || from(stored.accountId, afterAccountId))
+      .filter((stored) => sealedSecretKeyVersion(stored.sealedSecret) !== activeKeyVersion)
+      .filter((stored) => this.flaw !== 'listing-skips-pending' || stored.status === 'enabled')
+      .sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
+      .slice(0, limit)
+      .map(({ accountId, sealedSecret }) => ({ accountId, sealedSecret }))
+  }
+
+  async resealTotpSecret(request: ResealTotpSecretRequest): Promise<boolean> {
+    const { accountId, expected, sealedSecret } = validateResealTotpSecret(request)
+    const stored = this.#enrollments.get(accountId)
+    if (stored === undefined) {
+      if (this.flaw !== 'reseal-resurrects') return false
+      const now = new Date()
+      this.#enrollments.set(accountId, {
+        accountId,
+        sealedSecret,
+        status: 'enabled',
+        createdAt: now,
+        enabledAt: now,
+        lastUsedStep: null,
+      })
+      return true
+    }
+    if (stored.sealedSecret !== expected && this.flaw !== 'reseal-ignores-expected') return false
+    this.#enrollments.set(accountId, { ...stored, sealedSecret })
+    return true
+  }
 }
 
 export interface BrokenTotpStore {
@@ -166,6 +213,39 @@ export const brokenTotpStores: readonly BrokenTotpStore[] = [
   },
   { name: 'lenient input', factory: naive('lenient-input'), caught: ['totp.input'] },
 ]
+
+export interface BrokenResealingStore {
+  readonly name: string
+  readonly factory: () => TotpResealingFixture
+  readonly caught: readonly string[]
+}
+
+const naiveResealing = (flaw: Flaw) => () => ({ store: new NaiveTotpStore(flaw) })
+
+export const brokenResealingStores: readonly BrokenResealingStore[] = [
+  {
+    name: 'a rewrite without compare-and-swap',
+    factory: naiveResealing('reseal-ignores-expected'),
+    caught: ['totp-reseal.compare-and-swap', 'totp-reseal.no-resurrection'],
+  },
+  {
+    name: 'a rewrite that brings a removed enrollment back',
+    factory: naiveResealing('reseal-resurrects'),
+    caught: ['totp-reseal.no-resurrection'],
+  },
+  {
+    name: 'a listing that skips pending enrollments',
+    factory: naiveResealing('listing-skips-pending'),
+    caught: ['totp-reseal.lists-stale'],
+  },
+  {
+    name: 'a listing that repeats its cursor',
+    factory: naiveResealing('listing-repeats-cursor'),
+    caught: ['totp-reseal.lists-stale'],
+  },
+]
+
+export const memoryResealingFixture = (): TotpResealingFixture => ({ store: new MemoryTotpStore() })
 
 export const memoryTotpFixture = (): TotpStoreFixture => {
   const store = new MemoryTotpStore()

@@ -26,6 +26,17 @@ export {
   RecoveryCodePeppers,
   RecoveryCodes,
 } from './recovery-codes.js'
+export type {
+  ListStaleTotpSecretsRequest,
+  ResealTotpSecretRequest,
+  StaleTotpSecret,
+  TotpSecretResealing,
+} from './resealing.js'
+export {
+  sealedSecretKeyVersion,
+  validateListStaleTotpSecrets,
+  validateResealTotpSecret,
+} from './resealing.js'
 export type { TotpSecondFactorOptions } from './second-factor.js'
 export { TotpSecondFactor } from './second-factor.js'
 export type {

@@ -7,6 +7,15 @@ import {
   validateSavePendingTotp,
   validateUseTotpStep,
 } from './input.js'
+import {
+  type ListStaleTotpSecretsRequest,
+  type ResealTotpSecretRequest,
+  type StaleTotpSecret,
+  sealedSecretKeyVersion,
+  type TotpSecretResealing,
+  validateListStaleTotpSecrets,
+  validateResealTotpSecret,
+} from './resealing.js'
 import type {
   EnableTotpRequest,
   RedeemRecoveryCodeRequest,
@@ -30,7 +39,7 @@ function copy(enrollment: TotpEnrollment): TotpEnrollment {
  * awaits, so each is atomic. Several instances need a shared store (Postgres) for replay protection.
  * Pass it in `MemoryAccountStore({ cascade })` so deleting an account removes its enrollment and codes.
  */
-export class MemoryTotpStore implements TotpStore, MemoryAccountData {
+export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAccountData {
   readonly #enrollments = new Map<string, TotpEnrollment>()
   readonly #codes = new Map<string, Set<string>>()
 
@@ -94,6 +103,26 @@ export class MemoryTotpStore implements TotpStore, MemoryAccountData {
 
   async countRecoveryCodes(accountId: string): Promise<number> {
     return this.#codes.get(requireTotpAccountId(accountId))?.size ?? 0
+  }
+
+  async listStaleTotpSecrets(request: ListStaleTotpSecretsRequest): Promise<readonly StaleTotpSecret[]> {
+    const { activeKeyVersion, afterAccountId, limit } = validateListStaleTotpSecrets(request)
+    const stale: StaleTotpSecret[] = []
+    for (const { accountId, sealedSecret } of this.#enrollments.values()) {
+      if (afterAccountId !== undefined && accountId <= afterAccountId) continue
+      if (sealedSecretKeyVersion(sealedSecret) !== activeKeyVersion) stale.push({ accountId, sealedSecret })
+    }
+    // Code-unit order, the same on every call, so the cursor moves strictly forward.
+    stale.sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
+    return stale.slice(0, limit)
+  }
+
+  async resealTotpSecret(request: ResealTotpSecretRequest): Promise<boolean> {
+    const { accountId, expected, sealedSecret } = validateResealTotpSecret(request)
+    const stored = this.#enrollments.get(accountId)
+    if (stored?.sealedSecret !== expected) return false
+    this.#enrollments.set(accountId, { ...stored, sealedSecret })
+    return true
   }
 
   /** The account's enrollment and recovery codes go with it (`MemoryAccountStore({ cascade })`). */

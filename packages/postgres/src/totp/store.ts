@@ -1,20 +1,26 @@
 import { ConfigurationError } from '@portcullis/core'
 import {
   type EnableTotpRequest,
+  type ListStaleTotpSecretsRequest,
   type RedeemRecoveryCodeRequest,
   type ReplaceRecoveryCodesRequest,
+  type ResealTotpSecretRequest,
   requireTotpAccountId,
   type SavePendingTotpRequest,
+  type StaleTotpSecret,
   type TotpEnrollment,
+  type TotpSecretResealing,
   type TotpStore,
   type UseTotpStepRequest,
   validateEnableTotp,
+  validateListStaleTotpSecrets,
   validateRedeemRecoveryCode,
   validateReplaceRecoveryCodes,
+  validateResealTotpSecret,
   validateSavePendingTotp,
   validateUseTotpStep,
 } from '@portcullis/core/totp'
-import { and, count, eq, inArray, isNull, lt, or } from 'drizzle-orm'
+import { and, count, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { recoveryCodesTable as codes, totpEnrollmentsTable as enrollments } from './tables.js'
@@ -30,13 +36,17 @@ async function insertCodes(tx: Transaction, accountId: string, digests: readonly
   }
 }
 
+/** The key version label of `pe1.<keyVersion>.<base64url>` (everything up to the last dot); null otherwise. */
+const keyVersionOfSecret = sql`substring(${enrollments.sealedSecret} from '^pe1\\.(.*)\\.[A-Za-z0-9_-]+$')`
+
 /**
  * The durable `TotpStore`: `portcullis_totp_enrollments` (sealed secret, status, last used time step)
  * and `portcullis_recovery_codes` (digests, deleted with their enrollment). A time step is used by one
  * conditional `UPDATE ... WHERE last_used_step < step` and a recovery code by one `DELETE ... RETURNING`,
- * so of concurrent callers on any number of instances exactly one wins.
+ * so of concurrent callers on any number of instances exactly one wins. Re-sealing after a key rotation
+ * (`TotpSecretResealing`) walks the primary key and rewrites one row by a conditional `UPDATE`.
  */
-export class PostgresTotpStore implements TotpStore {
+export class PostgresTotpStore implements TotpStore, TotpSecretResealing {
   readonly #client: PostgresTotpStoreOptions['client']
 
   constructor(options: PostgresTotpStoreOptions) {
@@ -165,6 +175,37 @@ export class PostgresTotpStore implements TotpStore {
       this.#client.db.select({ total: count() }).from(codes).where(eq(codes.accountId, id)),
     )
     return Number(row?.total ?? 0)
+  }
+
+  async listStaleTotpSecrets(request: ListStaleTotpSecretsRequest): Promise<readonly StaleTotpSecret[]> {
+    const { activeKeyVersion, afterAccountId, limit } = validateListStaleTotpSecrets(request)
+    const rows = await inStatement(() =>
+      this.#client.db
+        .select({ accountId: enrollments.accountId, sealedSecret: enrollments.sealedSecret })
+        .from(enrollments)
+        .where(
+          and(
+            sql`${keyVersionOfSecret} is distinct from ${activeKeyVersion}`,
+            afterAccountId === undefined ? undefined : gt(enrollments.accountId, afterAccountId),
+          ),
+        )
+        .orderBy(enrollments.accountId)
+        .limit(limit),
+    )
+    return rows.map((row) => Object.freeze({ ...row }))
+  }
+
+  async resealTotpSecret(request: ResealTotpSecretRequest): Promise<boolean> {
+    const { accountId, expected, sealedSecret } = validateResealTotpSecret(request)
+    // READ COMMITTED re-checks the WHERE clause on a row a concurrent re-enrollment committed: it loses then.
+    const written = await inStatement(() =>
+      this.#client.db
+        .update(enrollments)
+        .set({ sealedSecret })
+        .where(and(eq(enrollments.accountId, accountId), eq(enrollments.sealedSecret, expected)))
+        .returning({ accountId: enrollments.accountId }),
+    )
+    return written.length === 1
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
