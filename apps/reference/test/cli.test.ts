@@ -152,6 +152,10 @@ describe('api-key', () => {
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain('unknown option --lable')
     expect((await cli('nonsense')).code).toBe(2)
+    // The re-encryption helpers take at most 1000 rows a batch: the CLI says so before touching anything.
+    const batch = await cli('protector', 'reencrypt', '--batch-size', '1001')
+    expect(batch.code).toBe(2)
+    expect(batch.stderr).toContain('--batch-size must be a whole number from 1 to 1000')
   })
 })
 

@@ -112,7 +112,7 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
   const [action, ...extra] = args.positional
   if (extra.length > 0) throw new UsageError('too many arguments')
   onlyOptions(args, ['batch-size'])
-  const batchSize = integerOption(args, 'batch-size', 200, 1, 10_000)
+  const batchSize = integerOption(args, 'batch-size', 200, 1, 1000)
   switch (action) {
     case 'status': {
       const { secrets } = await cliSecrets(cli)
