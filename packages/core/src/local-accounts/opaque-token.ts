@@ -1,4 +1,4 @@
-import { createHash, randomBytes as nodeRandomBytes } from 'node:crypto'
+import { hash, randomBytes as nodeRandomBytes } from 'node:crypto'
 import { LocalAccountError } from './errors.js'
 
 /** The fewest random bytes an opaque token may have (128 bits). */
@@ -40,5 +40,6 @@ export function digestOpaqueToken(token: string): string {
   if (typeof token !== 'string' || token.length === 0) {
     throw new LocalAccountError('local.invalid_input', 'opaque token must be a non-empty string')
   }
-  return createHash('sha256').update(token, 'utf8').digest('hex')
+  // the one-shot `hash` (UTF-8 for strings, as `update(token, 'utf8')`) skips a Hash object per request
+  return hash('sha256', token, 'hex')
 }

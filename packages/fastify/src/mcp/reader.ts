@@ -1,14 +1,8 @@
 import { ServerResponse } from 'node:http'
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
-import {
-  CAPTURING_METHODS,
-  capturingResponse,
-  resourceProblem,
-  SyntheticRequest,
-  statusOf,
-} from '@portcullis/http/in-process'
+import { CAPTURING_METHODS, capturingResponse, resourceProblem, statusOf } from '@portcullis/http/in-process'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { linkToParent } from '../security/in-process.js'
+import { InProcessRequest } from '../security/in-process.js'
 
 /** Responses that record instead of writing to a socket (the methods live on the prototype, once). */
 class InProcessResponse extends ServerResponse {}
@@ -41,8 +35,7 @@ export function routeRead(
       resolve(outcome)
     }
     const timer = setTimeout(() => settle(resourceProblem(504, 'Gateway Timeout')), limits.timeoutMs)
-    const request = new SyntheticRequest(caller.raw, path)
-    linkToParent(request, caller)
+    const request = new InProcessRequest(caller, path)
     const response = capturingResponse(new InProcessResponse(request), limits.maxBytes, settle)
     try {
       fastify.routing(request, response)

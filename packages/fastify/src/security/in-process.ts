@@ -1,18 +1,23 @@
 import type { IncomingMessage } from 'node:http'
+import { SyntheticRequest } from '@portcullis/http/in-process'
 import type { FastifyRequest } from 'fastify'
 
 /**
- * In-process requests (MCP resource reads) and the requests they are made for. Keyed by the synthetic
- * request object itself: nothing a client sends can link a request to another one.
+ * An in-process request (an MCP resource read) and the request it is made for. Only Portcullis constructs
+ * these objects: nothing a client sends can link a request to another one. A field checked with
+ * `instanceof` costs every request less than a `WeakMap` lookup (and every read less than an insert).
  */
-const parents = new WeakMap<IncomingMessage, FastifyRequest>()
+export class InProcessRequest extends SyntheticRequest {
+  readonly parent: FastifyRequest
 
-/** Links an in-process request to the request it is made for: it will share that request's evaluation. */
-export function linkToParent(request: IncomingMessage, parent: FastifyRequest): void {
-  parents.set(request, parent)
+  constructor(parent: FastifyRequest, path: string) {
+    super(parent.raw, path)
+    this.parent = parent
+  }
 }
 
 /** The request an in-process request is made for, if it is one. */
 export function inProcessParentOf(request: FastifyRequest): FastifyRequest | undefined {
-  return parents.get(request.raw)
+  const raw: IncomingMessage = request.raw
+  return raw instanceof InProcessRequest ? raw.parent : undefined
 }

@@ -224,16 +224,19 @@ export class SessionManager {
     now: number,
     verdict: EpochVerdict | 'unavailable' | Promise<EpochVerdict | 'unavailable'>,
   ): SessionCheck | Promise<SessionCheck> {
-    const decide = (epoch: EpochVerdict | 'unavailable'): SessionCheck => {
-      if (epoch === 'unavailable') return { kind: 'unavailable', reason: 'session: account store failed' }
-      if (epoch !== 'current') {
-        this.#discard(session)
-        return invalid(epoch === 'stale' ? 'session: security epoch moved' : 'session: account is gone')
-      }
-      this.#renew(session, now)
-      return { kind: 'live', session }
+    // no closure on the common path: a cached session with a cached epoch settles synchronously
+    if (typeof verdict === 'string') return this.#settle(session, now, verdict)
+    return verdict.then((epoch) => this.#settle(session, now, epoch))
+  }
+
+  #settle(session: SessionRecord, now: number, epoch: EpochVerdict | 'unavailable'): SessionCheck {
+    if (epoch === 'unavailable') return { kind: 'unavailable', reason: 'session: account store failed' }
+    if (epoch !== 'current') {
+      this.#discard(session)
+      return invalid(epoch === 'stale' ? 'session: security epoch moved' : 'session: account is gone')
     }
-    return typeof verdict === 'string' ? decide(verdict) : verdict.then(decide)
+    this.#renew(session, now)
+    return { kind: 'live', session }
   }
 
   #remember(session: SessionRecord): void {
