@@ -91,14 +91,14 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/fastify/bench/fastify.bench.ts',
   },
   {
-    id: 'fastify-api-key-vs-get',
-    what: 'Fastify API-key route vs a plain Fastify GET of the same route',
+    id: 'fastify-api-key-route',
+    what: 'Fastify API-key route vs the same route unprotected',
     budget: 0.9,
     bench: 'packages/fastify/bench/fastify.bench.ts',
   },
   {
     id: 'fastify-mcp-read-vs-get',
-    what: 'Fastify MCP resources/read vs a plain Fastify GET of the same route and payload',
+    what: 'Fastify MCP resources/read vs a GET of the same route and payload (the same plugin installed on both)',
     budget: 0.7,
     bench: 'packages/fastify/bench/fastify.bench.ts',
   },
