@@ -1,0 +1,11 @@
+import { portcullisTestConfig, postgresGlobalSetup } from '../vitest.shared.ts'
+
+// The documentation's own checks (test/) and the examples that are tests (examples/**/*.test.ts), which
+// run as a reader would run them: the Postgres ones against a fresh database named by DATABASE_URL.
+export default portcullisTestConfig({
+  include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+  // Run with `node --test`, not vitest: see test/node-test-example.test.ts.
+  exclude: ['examples/conformance/node-test.test.ts', '**/node_modules/**'],
+  globalSetup: [postgresGlobalSetup],
+  setupFiles: ['test/support/example-database.ts'],
+})
