@@ -5,8 +5,9 @@
 //   ```ts
 //
 // The path is relative to the Markdown file; `#suites` names the region between `// #region suites` and
-// `// #endregion suites` in that file (without it, the block is the whole file). Region marker lines never
-// appear in a block, and a region's common indentation is removed. `checkMarkdown` reports every block that
+// `// #endregion suites` in that file (without it, the block is the whole file); a region opened and closed
+// several times shows its segments with a `// ...` line between them. Region marker lines never appear in
+// a block, and each segment's common indentation is removed. `checkMarkdown` reports every block that
 // has no marker or differs from its file; `syncMarkdown` rewrites the blocks from the files.
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
@@ -100,29 +101,36 @@ function trimEnd(text: string): string {
   return text.replace(/\s+$/, '')
 }
 
-/** The text a block must show: the file, or its region, without region markers and common indentation. */
+/** The line a block shows between two segments of one region. */
+export const ELISION = '// ...'
+
+/**
+ * The text a block must show: the file, or its region, without region markers and common indentation. A
+ * region may be opened and closed several times; its segments are shown one after the other, each
+ * dedented on its own, with a `// ...` line between them.
+ */
 export function exampleText(source: string, region?: string): string {
   const lines = source.split('\n')
-  let selected = lines
-  if (region !== undefined) {
-    const name = region.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-    const starts = lines.flatMap((line, index) =>
-      new RegExp(`^\\s*//\\s*#region\\s+${name}\\s*$`).test(line) ? [index] : [],
-    )
-    if (starts.length !== 1) {
-      throw new Error(
-        starts.length === 0
-          ? `no "// #region ${region}"`
-          : `"// #region ${region}" appears ${starts.length} times`,
-      )
+  if (region === undefined) return trimEnd(dedent(lines.filter((line) => !REGION_LINE.test(line))).join('\n'))
+  const name = region.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const startPattern = new RegExp(`^\\s*//\\s*#region\\s+${name}\\s*$`)
+  const endPattern = new RegExp(`^\\s*//\\s*#endregion\\s+${name}\\s*$`)
+  const segments: string[] = []
+  let start: number | undefined
+  lines.forEach((line, index) => {
+    if (startPattern.test(line)) {
+      if (start !== undefined) throw new Error(`"// #region ${region}" opened twice without an #endregion`)
+      start = index
+    } else if (endPattern.test(line)) {
+      if (start === undefined) throw new Error(`"// #endregion ${region}" without its #region`)
+      const segment = lines.slice(start + 1, index).filter((inner) => !REGION_LINE.test(inner))
+      segments.push(trimEnd(dedent(segment).join('\n')).replace(/^\n+/, ''))
+      start = undefined
     }
-    const start = starts[0] as number
-    const endPattern = new RegExp(`^\\s*//\\s*#endregion\\s+${name}\\s*$`)
-    const end = lines.findIndex((line, index) => index > start && endPattern.test(line))
-    if (end === -1) throw new Error(`no "// #endregion ${region}" after its #region`)
-    selected = lines.slice(start + 1, end)
-  }
-  return trimEnd(dedent(selected.filter((line) => !REGION_LINE.test(line))).join('\n'))
+  })
+  if (start !== undefined) throw new Error(`no "// #endregion ${region}" after its #region`)
+  if (segments.length === 0) throw new Error(`no "// #region ${region}"`)
+  return segments.join(`\n${ELISION}\n`)
 }
 
 /** Resolves a marker's file, which must be a .ts file under the examples folder. */

@@ -44,6 +44,14 @@ describe('checkMarkdown', () => {
     expect(exampleText(sample)).not.toContain('#region')
   })
 
+  it('shows the segments of a region opened several times with a `// ...` line between them', () => {
+    expect(exampleText(sample, 'outline')).toBe(
+      ['export function outline(): string[] {', '// ...', '  return steps', '}'].join('\n'),
+    )
+    expect(() => exampleText('// #region a\nx\n', 'a')).toThrow('no "// #endregion a" after its #region')
+    expect(() => exampleText('x\n// #endregion a\n', 'a')).toThrow('"// #endregion a" without its #region')
+  })
+
   it('refuses a block that drifted from its example, naming the line', () => {
     const drifted = callBlock.map((line) => line.replace('area(6, 7)', 'area(6, 8)'))
     const problems = checkMarkdown(markdownFile, page(...drifted), examplesDir)
