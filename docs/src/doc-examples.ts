@@ -1,5 +1,5 @@
 // Every TypeScript block of the Markdown documentation is a copy of a compiled file under docs/examples/
-// (or of a marked region of one). A block says which with a marker on the line just above its fence:
+// (or of a marked region of one; reference-app.md quotes the reference app's own sources the same way). A block says which with a marker on the line just above its fence:
 //
 //   <!-- example: examples/stores/conformance.test.ts#suites -->
 //   ```ts
@@ -133,20 +133,24 @@ export function exampleText(source: string, region?: string): string {
   return segments.join(`\n${ELISION}\n`)
 }
 
-/** Resolves a marker's file, which must be a .ts file under the examples folder. */
-function markerFile(markdownFile: string, marker: ExampleMarker, examplesDir: string): string {
+/**
+ * Resolves a marker's file, which must be a .ts file under one of the source folders: docs/examples/, or
+ * the sources of an application the repository compiles and tests (the reference app).
+ */
+function markerFile(markdownFile: string, marker: ExampleMarker, sourceDirs: readonly string[]): string {
   const file = resolve(dirname(markdownFile), marker.path)
-  const inside = relative(examplesDir, file)
-  if (inside.startsWith('..') || isAbsolute(inside) || inside.split(sep).includes('node_modules')) {
-    throw new Error(`${marker.path} is not under ${examplesDir}`)
-  }
+  const inside = sourceDirs.some((dir) => {
+    const path = relative(dir, file)
+    return !path.startsWith('..') && !isAbsolute(path) && !path.split(sep).includes('node_modules')
+  })
+  if (!inside) throw new Error(`${marker.path} is not under ${sourceDirs.join(' or ')}`)
   if (!file.endsWith('.ts')) throw new Error(`${marker.path} is not a .ts file`)
   if (!existsSync(file)) throw new Error(`${marker.path} does not exist`)
   return file
 }
 
-function expectedBody(markdownFile: string, marker: ExampleMarker, examplesDir: string): string {
-  const file = markerFile(markdownFile, marker, examplesDir)
+function expectedBody(markdownFile: string, marker: ExampleMarker, sourceDirs: readonly string[]): string {
+  const file = markerFile(markdownFile, marker, sourceDirs)
   try {
     return exampleText(readFileSync(file, 'utf8'), marker.region)
   } catch (error) {
@@ -170,7 +174,7 @@ const HOW_TO_FIX =
 export function checkMarkdown(
   markdownFile: string,
   markdown: string,
-  examplesDir: string,
+  sourceDirs: readonly string[],
 ): DocExampleProblem[] {
   const { blocks, danglingMarkers } = typeScriptBlocks(markdown)
   const problems: DocExampleProblem[] = danglingMarkers.map((line) => ({
@@ -188,7 +192,7 @@ export function checkMarkdown(
       continue
     }
     try {
-      const expected = expectedBody(markdownFile, block.marker, examplesDir)
+      const expected = expectedBody(markdownFile, block.marker, sourceDirs)
       if (trimEnd(block.body) !== expected) {
         problems.push({
           file: markdownFile,
@@ -207,14 +211,14 @@ export function checkMarkdown(
  * The Markdown text with every marked TypeScript block replaced by its example; unmarked blocks and blocks
  * whose file or region is missing are kept as they are.
  */
-export function syncMarkdown(markdownFile: string, markdown: string, examplesDir: string): string {
+export function syncMarkdown(markdownFile: string, markdown: string, sourceDirs: readonly string[]): string {
   const lines = markdown.split('\n')
   const { blocks } = typeScriptBlocks(markdown)
   for (const block of [...blocks].reverse()) {
     if (block.marker === undefined) continue
     let expected: string
     try {
-      expected = expectedBody(markdownFile, block.marker, examplesDir)
+      expected = expectedBody(markdownFile, block.marker, sourceDirs)
     } catch {
       continue // checkMarkdown reports it
     }

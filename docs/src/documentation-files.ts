@@ -22,21 +22,29 @@ export function documentationFiles(repoRoot: string): string[] {
   return [...markdownIn(repoRoot), ...markdownIn(join(repoRoot, 'docs')), ...readmes]
 }
 
-/** Every disagreement between the documentation and docs/examples/. */
+/**
+ * Where blocks may copy from: docs/examples/ (typechecked by docs/examples/tsconfig.json), and the reference
+ * app's sources, which reference-app.md quotes (typechecked and tested by the app itself).
+ */
+export function exampleSourceDirs(repoRoot: string): string[] {
+  return [join(repoRoot, 'docs', 'examples'), join(repoRoot, 'apps', 'reference', 'src')]
+}
+
+/** Every disagreement between the documentation and the files its blocks copy. */
 export function checkDocumentation(repoRoot: string): DocExampleProblem[] {
-  const examplesDir = join(repoRoot, 'docs', 'examples')
+  const sourceDirs = exampleSourceDirs(repoRoot)
   return documentationFiles(repoRoot).flatMap((file) =>
-    checkMarkdown(file, readFileSync(file, 'utf8'), examplesDir),
+    checkMarkdown(file, readFileSync(file, 'utf8'), sourceDirs),
   )
 }
 
 /** Rewrites every marked TypeScript block from its example; returns the files it changed. */
 export function syncDocumentation(repoRoot: string): string[] {
-  const examplesDir = join(repoRoot, 'docs', 'examples')
+  const sourceDirs = exampleSourceDirs(repoRoot)
   const changed: string[] = []
   for (const file of documentationFiles(repoRoot)) {
     const before = readFileSync(file, 'utf8')
-    const after = syncMarkdown(file, before, examplesDir)
+    const after = syncMarkdown(file, before, sourceDirs)
     if (after !== before) {
       writeFileSync(file, after)
       changed.push(file)

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { checkMarkdown, exampleText, syncMarkdown, typeScriptBlocks } from '../src/doc-examples.js'
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
-const examplesDir = `${fixtures}examples`
+const examplesDir = [`${fixtures}examples`]
 const markdownFile = `${fixtures}page.md`
 const sample = readFileSync(`${examplesDir}/topic/sample.ts`, 'utf8')
 const fence = '```'
@@ -90,7 +90,7 @@ describe('checkMarkdown', () => {
     expect(messages).toEqual([
       'examples/topic/sample.ts: no "// #region nowhere"',
       'examples/topic/missing.ts does not exist',
-      `doc-examples.test.ts is not under ${examplesDir}`,
+      `doc-examples.test.ts is not under ${fixtures}examples`,
     ])
   })
 

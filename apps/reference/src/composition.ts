@@ -119,6 +119,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   })
+  // #region security
   const security = createSecurity({
     mechanisms: [
       ...local.mechanisms,
@@ -149,6 +150,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       servers: [{ url: publicOrigin }],
     },
   })
+  // #endregion security
   const localRoutes = localAccountRoutes({ local, security })
   const oauthRoutes =
     oauth &&

@@ -24,6 +24,7 @@ export async function signIn(
 }
 
 /** Linking from a signed-in session (after a step-up for `oauth-link`): 409 on either conflict. */
+// #region linking-rules
 export async function linkProvider(accountId: string, callback: VerifiedCallback): Promise<number> {
   try {
     await store.link({
@@ -42,6 +43,7 @@ export async function linkProvider(accountId: string, callback: VerifiedCallback
     throw error
   }
 }
+// #endregion linking-rules
 
 /** Unlinking never removes the last way to sign in. */
 export async function unlinkProvider(accountId: string): Promise<number> {

@@ -2,6 +2,7 @@
 import { oauthAccounts, store } from './wiring.js'
 
 /** An access token valid for at least another minute, or null when the user must authorize again. */
+// #region refresh
 export async function providerAccessToken(providerAccountId: string): Promise<string | null> {
   const stored = await store.getTokens(providerAccountId)
   if (stored === null) return null
@@ -10,6 +11,7 @@ export async function providerAccessToken(providerAccountId: string): Promise<st
   const outcome = await oauthAccounts.refresh(providerAccountId)
   return outcome.status === 'refreshed' ? outcome.tokens.tokens.accessToken : null
 }
+// #endregion refresh
 
 /** Revocation: 204 when done upstream, 202 when it failed upstream and was staged for the drain job. */
 export async function revokeProviderTokens(providerAccountId: string): Promise<number> {

@@ -27,6 +27,7 @@ export async function issueForUnlink(session: Session) {
 }
 
 /** In the protected route (or a `requiresStepUp('oauth-unlink')` guard): 401 or 503, else proceed. */
+// #region step-up-lifecycle
 export async function requireUnlinkStepUp(
   session: Session,
   presentedToken: string,
@@ -47,3 +48,4 @@ export async function requireUnlinkStepUp(
       return 503
   }
 }
+// #endregion step-up-lifecycle

@@ -17,6 +17,7 @@ const clientId = requiredEnv('GOOGLE_CLIENT_ID')
 const clientSecret = requiredEnv('GOOGLE_CLIENT_SECRET')
 
 // The key comes from the environment or a secret store, never from source code.
+// #region the-provider-view-oauthaccountstore
 const protector = new AESGCMOAuthTransactionProtector({
   activeKey: loadOAuthTransactionProtectorKey({
     version: '2031-03',
@@ -30,6 +31,7 @@ const protector = new AESGCMOAuthTransactionProtector({
 // memory store suits tests and single-process deployments.
 export const accountStore = new MemoryAccountStore()
 export const store = accountStore.oauth({ provider: 'google', clientId, protector })
+// #endregion the-provider-view-oauthaccountstore
 
 /** The provider's token and revocation endpoints (RFC 6749 section 6, RFC 7009) over fetch. */
 export const tokenEndpoint: accounts.TokenEndpointClient = {
@@ -76,6 +78,7 @@ export const oauthAccounts = new accounts.OAuthAccountService({ store, tokenEndp
 
 // Work off revocations that failed upstream. Several instances may run this at once: each retry is
 // leased to one drain at a time.
+// #region revocation
 const drainJob = setInterval(() => {
   accounts.drainRevocationRetries({ store, tokenEndpoint, limit: 50, leaseSeconds: 300 }).then(
     (report) => {
@@ -85,3 +88,4 @@ const drainJob = setInterval(() => {
   )
 }, 60_000)
 drainJob.unref()
+// #endregion revocation

@@ -30,4 +30,6 @@ async function fastifyApp(scenario: AdapterScenario) {
   return { url, close: () => app.close() }
 }
 
+// #region adapter-suite
 describeConformance(adapterSuite(fastifyApp))
+// #endregion adapter-suite

@@ -22,9 +22,11 @@ const accountStore = () => {
   return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
 }
 
+// #region three-ways-to-run-a-suite
 await assertOAuthAccountStoreConformance(accountStore)
 await assertStepUpStoreConformance(() => ({ store: new MemoryStepUpStore() }))
 
 for (const result of await runSuite(oauthAccountStoreSuite(accountStore))) {
   console.log(result.passed ? 'ok  ' : 'FAIL', result.id)
 }
+// #endregion three-ways-to-run-a-suite

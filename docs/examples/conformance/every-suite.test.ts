@@ -40,6 +40,7 @@ describeConformance(
   }),
 )
 
+// #region vitest
 describeConformance(
   oauthAccountStoreSuite(() => {
     const accountStore = new MemoryAccountStore()
@@ -62,3 +63,4 @@ describeConformance(
 )
 
 describeConformance(stepUpStoreSuite(() => ({ store: new MemoryStepUpStore() })))
+// #endregion vitest

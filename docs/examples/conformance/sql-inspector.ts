@@ -28,6 +28,7 @@ export function sqlVaultInspector(sql: Sql): accounts.OAuthVaultInspector {
       )
       return envelope(result.rows)
     },
+    // #region the-vault-inspector
     async writeVaultEnvelope(providerAccountId, { keyVersion, ciphertext }) {
       const result = await sql.query(
         'UPDATE oauth_token_vault SET key_version = $2, ciphertext = $3 WHERE provider_account_id = $1',
@@ -35,6 +36,7 @@ export function sqlVaultInspector(sql: Sql): accounts.OAuthVaultInspector {
       )
       return result.rowCount === 1
     },
+    // #endregion the-vault-inspector
     async readRetryEnvelope(retryId) {
       const result = await sql.query<EnvelopeRow>(
         'SELECT key_version, ciphertext FROM oauth_revocation_retries WHERE retry_id = $1',

@@ -32,6 +32,7 @@ const local = new LocalAccounts({
   publicOrigin: 'https://app.example',
 })
 
+// #region the-plugin
 export const app = Fastify()
 
 // First: every route added after the plugin is a Portcullis route.
@@ -43,10 +44,14 @@ await app.register(portcullis, {
   }),
   openapi: { info: { title: 'Billing', version: '1.0.0' } },
 })
+// #endregion the-plugin
 
+// #region local-accounts-oauth-and-step-up
 // The CSRF check in front of every route, and POST /auth/register, /auth/login, /auth/logout, ...
 localAccountRoutes(app, { local })
+// #endregion local-accounts-oauth-and-step-up
 
+// #region mcp
 // Before the marked routes: a marking mistake then throws where the route is declared.
 mcpEndpoint(app, { auth: required('session'), scheme: 'billing' })
 
@@ -56,7 +61,9 @@ app.get(
   { config: { auth: anonymous(), mcpResource: 'plans', mcpResourceTtlMs: 60_000 } },
   async () => [{ id: 'team', seats: 10 }],
 )
+// #endregion mcp
 
+// #region route-options-in-config
 // No `auth`: the default policy, required() (a session here). The handler reads the verified principal.
 app.get('/me', async (request) => ({ account: requirePrincipal(request).id }))
 
@@ -77,7 +84,10 @@ app.get(
   },
   async (request) => ({ tenant: (request.params as { tenantId: string }).tenantId }),
 )
+// #endregion route-options-in-config
 
+// #region health
 healthRoute(app, { checks: { database: () => database.ping() } })
+// #endregion health
 
 await app.listen({ port: 3000, host: '127.0.0.1' })

@@ -4,11 +4,13 @@ import type { SecurityEvent, SecurityEventSink } from '@portcullis/core/local-ac
 
 const counters = new Map<SecurityEvent['type'], number>()
 
+// #region security-events
 export const events: SecurityEventSink = (event) => {
   counters.set(event.type, (counters.get(event.type) ?? 0) + 1)
   switch (event.type) {
     case 'refresh.reuse_detected':
       // A refresh token was used twice: stolen, or a client bug. The family is already revoked.
+      // #endregion security-events
       console.warn(
         `refresh token reuse for ${event.accountId} (family ${event.familyId}) from ${event.clientAddress ?? '?'}`,
       )

@@ -27,12 +27,14 @@ export function hybridApp(local: LocalAccounts): express.Express {
   app.use(api)
 
   // An OAuth callback (next issue) that resolved the provider identity to `accountId`:
+  // #region signing-in-from-elsewhere-establishlocal
   app.get('/oauth/callback/demo', async (request, response) => {
     const accountId = String(request.query.account)
     // Sets the session cookie, replacing the one the browser came with; nothing is sent yet.
     await auth.establishSignIn(request, response, { accountId, transport: 'session' })
     response.redirect(303, '/')
   })
+  // #endregion signing-in-from-elsewhere-establishlocal
   return app
 }
 

@@ -2,8 +2,10 @@
 // rate limits and events is then the rightmost hop that is not a trusted proxy, never the leftmost.
 import type { LocalAccountsOptions } from '@portcullis/core/local-accounts'
 
+// #region rate-limits-and-client-addresses
 export const behindTheBalancer: Pick<LocalAccountsOptions, 'trustedProxies' | 'rateLimit'> = {
   trustedProxies: ['10.0.0.0/8', 'fd00::/8'],
+  // #endregion rate-limits-and-client-addresses
   rateLimit: {
     // Per username, before any hashing.
     perAccount: { limit: 10, windowSeconds: 900 },

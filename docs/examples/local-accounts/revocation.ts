@@ -5,6 +5,7 @@ import { type PostgresClient, PostgresRevocationNotices } from '@portcullis/post
 /** The revocation settings of an instance whose stores are in Postgres. */
 export async function revocationOver(database: PostgresClient): Promise<LocalAccountsOptions['revocation']> {
   // One LISTEN connection per instance; `notices.close()` at shutdown. Pass the same notices to ApiKeyService.
+  // #region security-epochs-and-revocation-bounds
   const notices = new PostgresRevocationNotices({ client: database })
   await notices.start()
   return {
@@ -15,6 +16,7 @@ export async function revocationOver(database: PostgresClient): Promise<LocalAcc
     // While the listener is down (or without one): how long a cached entry is still believed. 0 is strict
     // mode: every request reads the session and its account's epoch (one statement with Postgres).
     maxStalenessSeconds: 5,
+    // #endregion security-epochs-and-revocation-bounds
     maxCachedSessions: 10_000,
     maxCachedAccounts: 10_000,
   }

@@ -17,6 +17,7 @@ import express from 'express'
 const database = createPostgresClient({ connectionString: process.env.DATABASE_URL ?? '' })
 await migrate(database)
 
+// #region choosing-a-profile
 export const local = new LocalAccounts({
   // The application picks the profile explicitly; it decides which mechanisms exist.
   profile: 'session',
@@ -46,6 +47,7 @@ app.use(security.middleware)
 // POST /auth/register, /auth/login, /auth/logout, /auth/password/change, GET /auth/sessions,
 // DELETE /auth/sessions/:id and GET /auth/csrf.
 app.use(localAccountRoutes({ local, security }))
+// #endregion choosing-a-profile
 
 const api = security.router({ prefix: '/api' })
 api.get('/me', { auth: required('session') }, (request, response) => {

@@ -30,6 +30,7 @@ export const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'invite-only',
   publicOrigin: 'https://api.example',
+  // #region tokens-and-the-jwks-document
   tokens: {
     ring,
     issuer: 'https://api.example',
@@ -42,6 +43,7 @@ export const local = new LocalAccounts({
     // Workload JWTs also arrive as `Authorization: Bearer`: each mechanism leaves the other's alone.
     shareBearerHeader: true,
   },
+  // #endregion tokens-and-the-jwks-document
 })
 
 const partners = workloadJwt({

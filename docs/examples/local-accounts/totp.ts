@@ -55,9 +55,11 @@ export const local = new LocalAccounts({
   rateLimits,
   hasher: argon2idPasswordHasher(),
   publicOrigin: 'https://app.example',
+  // #region a-second-factor-totp-and-recovery-codes
   // A correct password of an account with TOTP answers 202 { pendingToken } instead of a session; the
   // pending sign-in waits (as a digest, five minutes) in a step-up store.
   secondFactor: new TotpSecondFactor({ totp, pending: new PostgresStepUpStore({ client: database }) }),
+  // #endregion a-second-factor-totp-and-recovery-codes
 })
 
 const security = createSecurity({ mechanisms: local.mechanisms })

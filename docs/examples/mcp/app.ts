@@ -34,6 +34,7 @@ const security = createSecurity({
   openapi: { info: { title: 'Billing API', version: '3.2.0' } },
 })
 
+// #region mount
 const app = express()
 app.use(security.middleware)
 
@@ -56,9 +57,11 @@ const mcp = createMCPEndpoint({
   skills: { directory: new URL('./skills', import.meta.url).pathname },
 })
 app.use(mcp)
+// #endregion mount
 
 const api = security.router()
 
+// #region marking
 // Route option form: published as express://plans. Anonymous, so 2026-07-28 reads say
 // `cacheScope: "public"`; clients may keep the answer for a minute.
 api.get(
@@ -73,7 +76,9 @@ api.get(
     res.json([{ id: 'team', seats: 10 }])
   },
 )
+// #endregion marking
 
+// #region templates
 // A template: tenant://acme/report reads GET /tenants/acme/report with the caller's credentials,
 // so requiresTenantRole decides exactly as it would for a direct request.
 api.get(
@@ -89,7 +94,9 @@ api.get(
     res.json(await loadReport(String(req.params.tenantId)))
   },
 )
+// #endregion templates
 
+// #region marking
 // Wrapper form: the handler itself carries the mark.
 api.get(
   '/invoices/latest.pdf',
@@ -97,9 +104,12 @@ api.get(
     res.type('application/pdf').send(Buffer.from('%PDF-1.7 ...'))
   }),
 )
+// #endregion marking
 
 app.use(api)
 
+// #region mount
 // After every route is declared: validates the marked routes and loads the skills catalog.
 await mcp.attach(app)
+// #endregion mount
 app.listen(3000, '127.0.0.1')

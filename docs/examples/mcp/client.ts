@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 
 const token = process.env.BILLING_TOKEN ?? ''
+// #region connecting-a-client
 const client = new Client({ name: 'billing-agent', version: '1.0.0' })
 await client.connect(
   new StreamableHTTPClientTransport(new URL('https://billing.example.com/mcp'), {
@@ -13,6 +14,7 @@ await client.connect(
 
 const { resources } = await client.listResources()
 const { resourceTemplates } = await client.listResourceTemplates()
+// #endregion connecting-a-client
 console.log(
   resources.map((resource) => resource.uri),
   resourceTemplates.map((template) => template.uriTemplate),

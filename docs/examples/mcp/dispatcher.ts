@@ -16,6 +16,7 @@ registry.register({
   target: ({ name }) => ({ status: 200, contentType: 'text/plain', body: `Hello, ${name}` }),
 })
 
+// #region without-express
 const dispatcher = new MCPDispatcher<Handler, { userId: string }>({
   registry,
   serverInfo: { name: 'greetings', version: '1.0.0' },
@@ -26,6 +27,7 @@ const dispatcher = new MCPDispatcher<Handler, { userId: string }>({
     return { status, contentType, body: new TextEncoder().encode(body) }
   },
 })
+// #endregion without-express
 
 const outcome = await dispatcher.handleText(
   '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"app://greetings/J%C3%BCrgen"}}',

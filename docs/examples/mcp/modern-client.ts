@@ -8,10 +8,12 @@ import {
 } from '@modelcontextprotocol/client'
 
 const token = process.env.BILLING_TOKEN ?? ''
+// #region modern-client
 const client = new Client(
   { name: 'billing-agent', version: '2.0.0' },
   { versionNegotiation: { mode: { pin: '2026-07-28' } } },
 )
+// #endregion modern-client
 await client.connect(
   new StreamableHTTPClientTransport(new URL('https://billing.example.com/mcp'), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -19,8 +21,10 @@ await client.connect(
 )
 
 // Results carry caching hints: `private` for a route that authenticates, `public` for an anonymous one.
+// #region modern-client
 const plans = await client.readResource({ uri: 'express://plans' })
 console.log(plans.contents, plans.ttlMs, plans.cacheScope)
+// #endregion modern-client
 
 try {
   await client.readResource({ uri: 'tenant://acme/report' })

@@ -10,6 +10,7 @@ const requireToken: RequestHandler = (req, res, next) => {
   else res.status(401).json({ title: 'Unauthorized' })
 }
 
+// #region marking-routes
 const app = express()
 const mcp = createMCPEndpoint({ path: '/agents/mcp', scheme: 'shop', auth: requireToken })
 app.use(mcp)
@@ -20,6 +21,7 @@ app.get(
     res.json([{ sku: 'A-1', name: 'Anvil' }])
   }),
 )
+// #endregion marking-routes
 
 // Template variables must be exactly the route's path parameters, or attach() rejects.
 app.get(

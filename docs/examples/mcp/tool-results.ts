@@ -3,6 +3,7 @@
 import { MCPBlobResource, type MCPResourceLink, type MCPResourceRegistry } from '@portcullis/core/mcp'
 import type { ResourceRoutePath } from '@portcullis/express/mcp'
 
+// #region tool-results-that-produce-files
 export function invoiceLink(
   registry: MCPResourceRegistry<ResourceRoutePath>,
   tenantId: string,
@@ -18,3 +19,4 @@ export function generatedChart(png: Uint8Array) {
   const blob = new MCPBlobResource({ uri: 'chart://generated/latest', data: png, mimeType: 'image/png' })
   return { content: [blob.toContentBlock()], isError: false }
 }
+// #endregion tool-results-that-produce-files

@@ -28,6 +28,7 @@ export const api = security.router({ prefix: '/api' })
 
 // Authenticated at most 5 minutes ago, at level 2 or above. Each guard denies with the parameter a
 // client needs: `max_age="300"`, then `acr_values="urn:example:loa:2 urn:example:loa:3"`.
+// #region step-up-for-api-clients-rfc-9470
 api.post(
   '/payouts',
   {
@@ -38,6 +39,7 @@ api.post(
     response.status(202).json({ queued: true })
   },
 )
+// #endregion step-up-for-api-clients-rfc-9470
 
 // A one-use step-up credential route; bearer clients without one are told what to re-authorize with.
 api.delete(

@@ -7,6 +7,7 @@ import { app, security } from './wiring.js'
 
 const account = security.router({ prefix: '/account' })
 
+// #region step-up-in-a-browser
 // No header needed from a browser: the guard reads the `delete-account` step-up cookie, consumes the
 // credential (bound to this session, account, purpose and security epoch) and deletes the cookie.
 account.post(
@@ -16,6 +17,7 @@ account.post(
     response.status(204).end()
   },
 )
+// #endregion step-up-in-a-browser
 
 app.use(account)
 

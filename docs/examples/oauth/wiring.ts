@@ -52,6 +52,7 @@ const protector = new AESGCMOAuthTransactionProtector({
   }),
 })
 
+// #region wiring-2
 // Owned by the application, shared by every provider; closing a provider never closes them.
 const discovery = new OIDCDiscoveryClient({
   allowedIssuers: ['https://accounts.google.com'],
@@ -80,8 +81,10 @@ const transactionStore = new PostgresOAuthTransactionStore({ client: database, p
 // One LISTEN connection per instance: a sign-out anywhere reaches every instance's session cache.
 const notices = new PostgresRevocationNotices({ client: database })
 await notices.start()
+// #endregion wiring-2
 
 // docs:oauth-wiring:start
+// #region wiring
 const stepUp = new StepUpService({ store: stepUpStore })
 
 const lifecycle = new OAuthLifecycleService({
@@ -159,11 +162,13 @@ const oauthRoutes = createOAuthRoutes({
   currentSession: currentLocalSession(security),
   // After a verified login (a first one included): a real local session, fixation-safe.
   // The provider session (`identity`: issuer, subject, sid) goes into its handle for back-channel logout.
+  // #region provider-session
   signIn: async ({ accountId, identity, provisioned }, request, response) => {
     const signIn = await localRoutes.establishSignIn(request, response, {
       accountId,
       providerSession: identity,
     })
+    // #endregion provider-session
     // `provisioned`: this sign-in created the account; start your onboarding here.
     // JSON clients see what this returns; never return the session id itself.
     return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken, provisioned } : undefined
@@ -181,12 +186,14 @@ const oauthRoutes = createOAuthRoutes({
     }
   },
   // POST /auth/oauth/{provider}/backchannel-logout: register it as the client's backchannel_logout_uri.
+  // #region back-channel-logout
   backchannelLogout: new BackchannelLogout({
     lifecycle,
     revokeSessions: (match) => local.revokeProviderSessions(match),
     // Used jti's, shared by every instance: a replayed logout token is refused everywhere.
     replay: rateLimits,
   }),
+  // #endregion back-channel-logout
 })
 
 // Password step-up, the account's sign-in methods, adding and removing the password, deleting it all.
@@ -202,6 +209,8 @@ app.use(security.middleware)
 app.use(localRoutes) // the CSRF guard runs before the other routes' unsafe methods
 app.use(oauthRoutes)
 app.use(accountRoutes)
+
+// #endregion wiring
 
 // docs:oauth-wiring:end
 

@@ -18,6 +18,7 @@ import type express from 'express'
 
 const database = createPostgresClient({ connectionString: process.env.DATABASE_URL ?? '' })
 
+// #region passkeys-webauthn
 export const passkeys = new PasskeyService({
   // Checked exactly: the RP ID authenticators hash, and every origin ceremonies may come from.
   rpId: 'app.example',
@@ -25,6 +26,7 @@ export const passkeys = new PasskeyService({
   origins: ['https://app.example'],
   passkeys: new PostgresPasskeyStore({ client: database }),
   challenges: new PostgresPasskeyChallengeStore({ client: database }),
+  // #endregion passkeys-webauthn
   // HMAC key of the stored challenge, browser-binding and session digests (from a secret store).
   pepper: Buffer.from(
     process.env.PORTCULLIS_PASSKEY_PEPPER ?? randomBytes(32).toString('base64url'),
@@ -61,6 +63,7 @@ export async function beginSignIn(request: express.Request, response: express.Re
 }
 
 /** Sign-in, step 2: the verified passkey names the account; establish the session as for any sign-in. */
+// #region sign-in
 export async function finishSignIn(request: express.Request, response: express.Response): Promise<void> {
   const assertion = await passkeys.finishAuthentication({
     browserBinding: bindingOf(request),
@@ -70,6 +73,7 @@ export async function finishSignIn(request: express.Request, response: express.R
   if (signIn.transport === 'session') response.append('Set-Cookie', signIn.setCookie)
   response.json({ accountId: assertion.accountId })
 }
+// #endregion sign-in
 
 /** Step-up with a passkey: the assertion earns the one-use credential `requiresStepUp(purpose)` consumes. */
 export async function finishStepUp(
@@ -77,11 +81,13 @@ export async function finishStepUp(
   response: express.Response,
   session: { readonly accountId: string; readonly securityEpoch: number; readonly sessionHandle: string },
 ): Promise<void> {
+  // #region the-ceremonies
   const credential = await passkeyStepUp.finish({
     session,
     purpose: 'delete-account',
     browserBinding: bindingOf(request),
     response: request.body,
   })
+  // #endregion the-ceremonies
   response.json({ stepUpToken: credential.reveal(), expiresAt: credential.expiresAt })
 }

@@ -13,6 +13,7 @@ class QuotaExceeded extends PortcullisError {
   }
 }
 
+// #region error-bodies
 api.post('/projects', { auth: optional(required()) }, (req) => {
   // 401 `authentication.required` when anonymous.
   const principal = requirePrincipal(req)
@@ -27,5 +28,7 @@ api.post('/projects', { auth: optional(required()) }, (req) => {
   // 429 with `Retry-After: 30`, body `{ type, title, status: 429, code: "projects.quota_exceeded", detail }`.
   throw new QuotaExceeded()
 })
+
+// #endregion error-bodies
 
 export { api }

@@ -8,6 +8,7 @@ const reportsToken = process.env.REPORTS_TOKEN
 if (reportsToken === undefined || reportsToken.length < 32) throw new Error('REPORTS_TOKEN must be set')
 const SERVICE_TOKENS = new Map([['reports', digest(reportsToken)]])
 
+// #region service-token
 export const serviceToken: AuthenticationMechanism = {
   name: 'service-token',
   // Not accepted by a bare `required()`: routes must name it.
@@ -33,3 +34,4 @@ export const serviceToken: AuthenticationMechanism = {
     )
   },
 }
+// #endregion service-token

@@ -11,6 +11,7 @@ interface GrantStore {
   account(id: string): Promise<{ disabled: boolean; roles: string[]; memberships: Membership[] } | undefined>
 }
 
+// #region the-authorization-snapshot
 export function resolverFor(store: GrantStore): AuthorizationResolver {
   return async ({ principal }) => {
     if (principal.kind === 'service') return { scopes: ['reports:read', 'reports:write'] }
@@ -23,3 +24,4 @@ export function resolverFor(store: GrantStore): AuthorizationResolver {
     }
   }
 }
+// #endregion the-authorization-snapshot

@@ -43,6 +43,7 @@ api.get('/me', (req, res) => {
   res.json({ principal: req.security.principal })
 })
 
+// #region policy-decides-where-a-mechanism-is-acce
 // Either a session or a service token; the handler sees a non-null principal.
 api.get(
   '/reports',
@@ -56,7 +57,9 @@ api.get(
 api.get('/projects/featured', { auth: optional(required('session')) }, (req, res) => {
   res.json({ personalised: req.security.principal !== null })
 })
+// #endregion policy-decides-where-a-mechanism-is-acce
 
+// #region tenants
 // The tenant comes from the path and is checked against the server-resolved snapshot:
 // `/api/tenants/B/projects` with a snapshot for tenant A is 403.
 api.get(
@@ -66,6 +69,7 @@ api.get(
     res.json({ tenant: req.params.tenantId })
   },
 )
+// #endregion tenants
 api.delete(
   '/tenants/:tenantId/projects/:projectId',
   {

@@ -7,6 +7,7 @@ import {
   serializeProtectedEnvelope,
 } from '@portcullis/core/protection'
 
+// #region associated-data
 const purpose = 'my-app.webhook-signing-secret.v1'
 
 export async function sealWebhookSecret(
@@ -21,6 +22,7 @@ export async function sealWebhookSecret(
   // `pe1.<keyVersion>.<base64url>`: fits a text column and shows which key sealed it.
   return serializeProtectedEnvelope(envelope)
 }
+// #endregion associated-data
 
 export async function openWebhookSecret(
   protector: OAuthTransactionProtector,

@@ -7,6 +7,7 @@ import { type Kms, KmsProtector } from './custom-protector.js'
 
 declare function testKms(): Kms // your KMS emulator or a test project
 
+// #region conformance-kit-for-your-own-protector-o
 describeConformance(
   oauthTransactionProtectorSuite(() => {
     const kms = testKms()
@@ -23,3 +24,4 @@ describeConformance(
     }
   }, 'KmsProtector'),
 )
+// #endregion conformance-kit-for-your-own-protector-o

@@ -30,6 +30,7 @@ const stores = registrations.map(
 
 /** True when this run found nothing under another key (OAuth transactions expire on their own). */
 export async function drainRetainedKeys(): Promise<boolean> {
+  // #region re-encrypting-the-token-vault
   const report = await accounts.reencryptOAuthVault({
     stores,
     protector,
@@ -42,6 +43,7 @@ export async function drainRetainedKeys(): Promise<boolean> {
     const record = entry.kind === 'vault-tokens' ? entry.providerAccountId : entry.retryId
     console.error(`unreadable: ${entry.provider} ${entry.kind} ${record} (${entry.keyVersion ?? 'damaged'})`)
   }
+  // #endregion re-encrypting-the-token-vault
   // A record changed concurrently was re-sealed by the app under its active key; if an instance still
   // had the old key active, the next run picks it up. Drop the old key after a run that finds nothing.
   return report.scanned === 0

@@ -22,6 +22,7 @@ export async function reprotectAll(protector: AESGCMOAuthTransactionProtector, r
   for (;;) {
     const batch = await rows.batch(cursor, 500)
     if (batch.length === 0) return { rewritten }
+    // #region re-encrypting-your-own-envelopes
     for (const row of batch) {
       cursor = row.id
       const envelope = parseProtectedEnvelope(row.sealed)
@@ -31,5 +32,6 @@ export async function reprotectAll(protector: AESGCMOAuthTransactionProtector, r
       // A concurrent writer already replaced the value (under the active key): nothing to do.
       if (await rows.update(row.id, row.sealed, next)) rewritten++
     }
+    // #endregion re-encrypting-your-own-envelopes
   }
 }

@@ -17,6 +17,7 @@ export const oauthTransactions = new transactions.OAuthTransactionService({
 })
 
 export async function beginLogin(bindingCookie: string | undefined) {
+  // #region oauth-transactions
   const started = await oauthTransactions.start({
     provider: 'google',
     operation: 'login',
@@ -25,6 +26,7 @@ export async function beginLogin(bindingCookie: string | undefined) {
     scopes: ['openid', 'email'],
     browserBinding: bindingCookie,
   })
+  // #endregion oauth-transactions
   return {
     // Set when a fresh binding was minted (no cookie, or a garbage one).
     setBindingCookie: started.bindingReused ? null : started.browserBinding,

@@ -1,5 +1,6 @@
 // Your own ApiKeyStore must pass the conformance suite: one vitest test per invariant.
 
+// #region api-keys
 import {
   apiKeyDirectoryConformanceSuite,
   apiKeyStoreConformanceSuite,
@@ -17,3 +18,4 @@ describeConformance(
     return { store, directory: store }
   }),
 )
+// #endregion api-keys

@@ -22,6 +22,7 @@ function env(name: string): string {
 
 // Peppers come from the environment or a secret store, at least 32 bytes each. To rotate the pepper, add
 // the new one as active and keep the old one retained until every key issued under it was rotated.
+// #region api-keys-3
 const peppers = new ApiKeyPepperRing(
   decodeApiKeyPepper('2025-06', env('API_KEY_PEPPER_2025_06'), 'base64'),
   process.env.API_KEY_PEPPER_2024_11 === undefined
@@ -39,6 +40,7 @@ const security = createSecurity({
   mechanisms: [apiKey({ service: apiKeys, usage })],
   authorizationResolver: () => ({ scopes: ['reports:read', 'reports:write'] }),
 })
+// #endregion api-keys-3
 const router = security.router({ prefix: '/api' })
 router.get(
   '/reports',
@@ -53,6 +55,7 @@ app.use(router)
 
 export async function lifecycle(): Promise<void> {
   // Issue: the raw key exists only in `issued.value`; show it once. Restrictions cap the owner's grants.
+  // #region api-keys-2
   const issued = await apiKeys.issue({
     ownerId: 'svc-reporting',
     restrictions: { scopes: ['reports:read'] },
@@ -67,10 +70,12 @@ export async function lifecycle(): Promise<void> {
 
   // Revoke: immediate, and it also ends an overlap.
   await apiKeys.revoke(replacement.keyId)
+  // #endregion api-keys-2
 }
 
 // A management page: the owner's keys, newest first, metadata only (the directory never returns a digest).
 // Both built-in stores are also `ApiKeyDirectory`s; page on with `after: <the last key of a page>`.
+// #region api-keys
 export async function keysOf(directory: ApiKeyDirectory, ownerId: string) {
   const keys = await directory.listByOwner({ ownerId, ownerKind: 'service' }, { limit: 50 })
   return keys.map((key) => ({
@@ -80,5 +85,6 @@ export async function keysOf(directory: ApiKeyDirectory, ownerId: string) {
     lastUsedAt: key.lastUsedAt?.toISOString() ?? 'never',
   }))
 }
+// #endregion api-keys
 
 export const listed = keysOf(store, 'svc-reporting')

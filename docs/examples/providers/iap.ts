@@ -10,6 +10,7 @@ declare function findAccountByGoogleSubject(subject: string): Promise<Account | 
 
 const jwks = new CachedJWKSProvider()
 
+// #region identity-aware-proxy-google-iap
 export const iap = googleIap({
   // Exactly one audience: /projects/<number>/global/backendServices/<id> (or /projects/<number>/apps/<id>).
   audience: '/projects/123456789/global/backendServices/987654321',
@@ -24,3 +25,4 @@ export const iap = googleIap({
     }
   },
 })
+// #endregion identity-aware-proxy-google-iap

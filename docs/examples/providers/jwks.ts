@@ -2,6 +2,7 @@
 // registers its pinned (issuer, JWKS URL, algorithms) source with it; keys are fetched and imported once.
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 
+// #region jwks-the-shared-key-provider
 export const jwks = new CachedJWKSProvider({
   // Freshness: Cache-Control max-age clamped to [30 s, 24 h]; 15 min when the IdP sends none.
   defaultMaxAgeSeconds: 900,
@@ -15,6 +16,7 @@ export const jwks = new CachedJWKSProvider({
 export async function start(): Promise<void> {
   await jwks.warmup()
 }
+// #endregion jwks-the-shared-key-provider
 
 /** At shutdown: aborts in-flight refreshes. Idempotent. */
 export async function stop(): Promise<void> {

@@ -14,6 +14,7 @@ import express from 'express'
 const jwks = new CachedJWKSProvider()
 
 // RFC 9068 access tokens (`typ: at+jwt`, client_id, jti and scope required) from your authorization server.
+// #region workload-jwts
 const partners = workloadJwt({
   name: 'partners',
   issuer: 'https://auth.example.com',
@@ -29,6 +30,7 @@ const partners = workloadJwt({
 
 // GitHub Actions OIDC (plain JWT, no scope claim): issuer and JWKS URL are pinned by the preset.
 const deployments = githubActionsOidc({ audience: 'https://api.example.com', jwks, shareBearerHeader: true })
+// #endregion workload-jwts
 
 // Kubernetes projected service-account tokens from your cluster's issuer.
 const cluster = kubernetesServiceAccount({

@@ -21,6 +21,7 @@ function requiredEnv(name: string): string {
 }
 
 // One pool per process. Every store of this package shares it.
+// #region running-migrations
 export const database = createPostgresClient({
   connectionString: requiredEnv('DATABASE_URL'),
   maxConnections: 10,
@@ -31,11 +32,14 @@ export const database = createPostgresClient({
 // lock, the others wait for it and then find nothing to do.
 const report = await migrate(database)
 if (report.applied.length > 0) console.info(`schema migrated to version ${report.current}`)
+// #endregion running-migrations
 
 // One LISTEN connection per instance: revocations on any instance reach this one's caches. Pass it to
 // LocalAccounts (`revocation.notices`) and ApiKeyService (`notices`); close it at shutdown.
+// #region revocation-notices
 export const notices = new PostgresRevocationNotices({ client: database })
 await notices.start()
+// #endregion revocation-notices
 
 // The vault key comes from the environment or a secret store; every instance needs the same key.
 const protector = new AESGCMOAuthTransactionProtector({
@@ -49,6 +53,7 @@ const protector = new AESGCMOAuthTransactionProtector({
 // One account store: passwords (for `LocalAccounts`) and the identities of every provider. Each provider
 // registration gets its view, so an account's sign-in methods span every provider and the password, and
 // the last-method rule holds across them.
+// #region account-stores
 export const accountStore = new PostgresAccountStore({ client: database })
 export const googleAccounts = accountStore.oauth({
   provider: 'google',
@@ -62,6 +67,7 @@ export const githubAccounts = accountStore.oauth({
 })
 
 export const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: database }) })
+// #endregion account-stores
 
 /** The provider's token endpoint client (see docs/examples/accounts/wiring.ts for one over fetch). */
 declare const googleTokenEndpoint: accounts.TokenEndpointClient

@@ -19,6 +19,7 @@ export const SECRETS_VARIABLE = 'PORTCULLIS_SECRETS'
  * the secrets document into `PORTCULLIS_SECRETS` and nothing is written to disk. Local: the secrets file
  * is generated on the first start (0600) and reused.
  */
+// #region load-secrets
 export async function loadSecrets(
   secretsFile: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -38,3 +39,4 @@ export async function loadSecrets(
   const file = await loadOrCreateSecretsFile(secretsFile)
   return { secrets: file.secrets, origin: { kind: 'file', path: file.path, created: file.created } }
 }
+// #endregion load-secrets

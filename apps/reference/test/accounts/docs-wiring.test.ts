@@ -217,7 +217,7 @@ const lines = (text: string) =>
   text
     .split('\n')
     .map((line) => line.trim())
-    .filter(Boolean)
+    .filter((line) => line !== '' && !/^\/\/ #(end)?region\b/.test(line))
 const between = (text: string) => {
   const start = text.indexOf('// docs:oauth-wiring:start')
   const end = text.indexOf('// docs:oauth-wiring:end')
@@ -228,7 +228,7 @@ describe('docs/oauth.md wiring', () => {
   it('is the same, line for line, in docs/oauth.md, docs/examples/oauth/wiring.ts and this test', async () => {
     const doc = await readFile(`${root}docs/oauth.md`, 'utf8')
     const [, block = ''] =
-      /```ts\n\/\/ examples\/oauth\/wiring\.ts \(the wiring\)\n([\s\S]*?)```/.exec(doc) ?? []
+      /<!-- example: examples\/oauth\/wiring\.ts#wiring -->\n```ts\n([\s\S]*?)```/.exec(doc) ?? []
     const example = between(await readFile(`${root}docs/examples/oauth/wiring.ts`, 'utf8'))
     const test = between(await readFile(fileURLToPath(import.meta.url), 'utf8'))
     expect(example.length).toBeGreaterThan(40)
