@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     projects: [
       'packages/*',
+      'docs',
       'apps/*',
       'tooling/database',
       'tooling/bench',

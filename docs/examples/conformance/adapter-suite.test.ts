@@ -2,18 +2,30 @@
 // its users would, and starts it on loopback. Here: Fastify.
 import { type AdapterScenario, adapterSuite } from '@portcullis/conformance/adapters'
 import { describeConformance } from '@portcullis/conformance/vitest'
-import { localAccountRoutes, mcpEndpoint, portcullis } from '@portcullis/fastify'
+import {
+  createAccountRoutes,
+  localAccountRoutes,
+  mcpEndpoint,
+  passkeyRoutes,
+  portcullis,
+  totpRoutes,
+} from '@portcullis/fastify'
 import Fastify from 'fastify'
 
 async function fastifyApp(scenario: AdapterScenario) {
   const app = Fastify()
   await app.register(portcullis, scenario.security)
+  // The local-account routes first: their CSRF check covers the account, passkey and TOTP routes.
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
+  if (scenario.accounts !== undefined) createAccountRoutes(app, scenario.accounts)
+  if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
+  if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.mcp !== undefined) {
-    const { scheme, auth, protectedResource } = scenario.mcp
+    const { scheme, auth, listing, protectedResource } = scenario.mcp
     mcpEndpoint(app, {
       scheme,
       ...(auth === undefined ? {} : { auth }),
+      ...(listing === undefined ? {} : { listing }),
       ...(protectedResource === undefined ? {} : { protectedResource }),
     })
   }

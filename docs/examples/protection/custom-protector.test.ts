@@ -3,9 +3,8 @@
 // the same implementation before it (v1 active), and an impostor with other key material labelled v2.
 import { oauthTransactionProtectorSuite } from '@portcullis/conformance/protection'
 import { describeConformance } from '@portcullis/conformance/vitest'
-import { type Kms, KmsProtector } from './custom-protector.js'
-
-declare function testKms(): Kms // your KMS emulator or a test project
+import { KmsProtector } from './custom-protector.js'
+import { testKms } from './test-kms.js' // your KMS emulator or a test project
 
 // #region conformance-kit-for-your-own-protector-o
 describeConformance(
