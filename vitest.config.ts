@@ -7,6 +7,7 @@ export default defineConfig({
       'packages/*',
       'docs',
       'apps/*',
+      'tooling/api-surface',
       'tooling/database',
       'tooling/bench',
       'tooling/deps',

@@ -60,6 +60,7 @@ export function typeScriptBlocks(markdown: string): {
   const lines = markdown.split('\n')
   const blocks: TypeScriptBlock[] = []
   const usedMarkers = new Set<number>()
+  const fenced = new Set<number>()
   for (let index = 0; index < lines.length; index++) {
     const open = FENCE.exec(lines[index] as string)
     if (open === null) continue
@@ -67,6 +68,7 @@ export function typeScriptBlocks(markdown: string): {
     const close = new RegExp(`^\\s*${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`)
     let end = index + 1
     while (end < lines.length && !close.test(lines[end] as string)) end++
+    for (let inside = index + 1; inside < end; inside++) fenced.add(inside)
     if (TYPESCRIPT.has(language.toLowerCase())) {
       const body = lines
         .slice(index + 1, end)
@@ -86,7 +88,7 @@ export function typeScriptBlocks(markdown: string): {
     index = end
   }
   const danglingMarkers = lines.flatMap((line, index) =>
-    parseMarker(line) !== undefined && !usedMarkers.has(index) ? [index + 1] : [],
+    parseMarker(line) !== undefined && !usedMarkers.has(index) && !fenced.has(index) ? [index + 1] : [],
   )
   return { blocks, danglingMarkers }
 }

@@ -94,9 +94,10 @@ describe('checkMarkdown', () => {
     ])
   })
 
-  it('ignores other languages and TypeScript shown inside another fence', () => {
+  it('ignores other languages, and TypeScript and markers shown inside another fence', () => {
     const markdown = page(
       '````md',
+      callBlock[0] as string,
       `${fence}ts`,
       'not checked',
       fence,
