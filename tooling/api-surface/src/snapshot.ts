@@ -29,6 +29,16 @@ export function symbolKind(symbol: ts.Symbol): string {
   return kinds.length === 0 ? 'other' : kinds.join('+')
 }
 
+/** Whether any re-export or import on the way from this export to its declaration is type-only. */
+function typeOnlyAlias(checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
+  let current: ts.Symbol | undefined = symbol
+  for (let hops = 0; current !== undefined && current.flags & ts.SymbolFlags.Alias && hops < 50; hops++) {
+    if ((current.declarations ?? []).some((node) => ts.isTypeOnlyImportOrExportDeclaration(node))) return true
+    current = checker.getImmediateAliasedSymbol(current)
+  }
+  return false
+}
+
 function sorted(record: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
@@ -65,7 +75,10 @@ export function exportSurfaces(packageRoots: readonly URL[]): ExportSurface[] {
       const names: Record<string, string> = {}
       for (const exported of checker.getExportsOfModule(moduleSymbol)) {
         const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
-        names[exported.name] = symbolKind(target)
+        const kind = symbolKind(target)
+        // `export type { Foo }` of a class leaves no value at runtime: a different kind for importers.
+        const valueHidden = (target.flags & ts.SymbolFlags.Value) !== 0 && typeOnlyAlias(checker, exported)
+        names[exported.name] = valueHidden ? `type-only ${kind}` : kind
       }
       surface[entry.subpath] = sorted(names)
     }

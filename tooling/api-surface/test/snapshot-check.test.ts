@@ -1,5 +1,6 @@
 // The breaking-change check on fixture packages: package-after removes `area` and turns the class
-// `Square` into an interface, against the snapshot of package-before.
+// `Square` into an interface, and its root exports the class `Triangle` as a type only, against the
+// snapshot of package-before.
 import { describe, expect, it } from 'vitest'
 import {
   announcementTexts,
@@ -21,8 +22,21 @@ const named = announcementTexts(new URL('changesets-named/', fixtures))
 describe('the export surface', () => {
   it('records every name of every entry with its kind', () => {
     expect(before).toEqual({
-      '.': { Circle: 'interface', Shape: 'type', Square: 'class', UNIT: 'const', area: 'function' },
-      './shapes': { Circle: 'interface', Square: 'class', UNIT: 'const', area: 'function' },
+      '.': {
+        Circle: 'interface',
+        Shape: 'type',
+        Square: 'class',
+        Triangle: 'class',
+        UNIT: 'const',
+        area: 'function',
+      },
+      './shapes': {
+        Circle: 'interface',
+        Square: 'class',
+        Triangle: 'class',
+        UNIT: 'const',
+        area: 'function',
+      },
     })
   })
 })
@@ -38,6 +52,7 @@ describe('checkSurface', () => {
       '@fixture/surface: area (function) was removed',
       '@fixture/surface/shapes: area (function) was removed',
       '@fixture/surface: Square changed from class to interface',
+      '@fixture/surface: Triangle changed from class to type-only class',
       '@fixture/surface/shapes: Square changed from class to interface',
     ])
     expect(check.announced).toEqual([])
@@ -46,7 +61,13 @@ describe('checkSurface', () => {
   it('passes them once a changeset names them', () => {
     const check = checkSurface(before, after, named)
     expect(check.unannounced).toEqual([])
-    expect(check.announced.map((change) => change.name).sort()).toEqual(['Square', 'Square', 'area', 'area'])
+    expect(check.announced.map((change) => change.name).sort()).toEqual([
+      'Square',
+      'Square',
+      'Triangle',
+      'area',
+      'area',
+    ])
   })
 
   it('reports an added export as missing from the snapshot, whatever the changesets say', () => {
@@ -60,6 +81,7 @@ describe('checkSurface', () => {
   it('counts only whole names: `areaOf` or `Squares` do not name `area` or `Square`', () => {
     expect(names(silent.join('\n'), 'area')).toBe(false)
     expect(names(silent.join('\n'), 'Square')).toBe(false)
+    expect(names(silent.join('\n'), 'Triangle')).toBe(false)
     expect(names('`area` is gone', 'area')).toBe(true)
     expect(names('see $area', 'area')).toBe(false)
   })
