@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
@@ -16,6 +16,8 @@ let app: TestApp
 let browser: Browser
 let page: Page
 
+/** The text of an element as a person reads it (whitespace collapsed). */
+const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
   page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const whoami = (key: string) => fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })
@@ -408,7 +410,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
     await page.waitForURL(`${app.url}/?deleted=1`)
     // The home page confirms it, and shows it signed out.
-    await expect(page.locator('[data-testid="deleted"]').innerText()).resolves.toContain(
+    await expect(words(page.locator('[data-testid="deleted"]'))).resolves.toContain(
       'Your account was deleted',
     )
     await expect(page.getByRole('link', { name: 'Sign in', exact: true }).first().isVisible()).resolves.toBe(

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
-import type { CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
@@ -21,6 +21,8 @@ let cdp: CDPSession
 let authenticatorId = ''
 let base = ''
 
+/** The text of an element as a person reads it (whitespace collapsed). */
+const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
   page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const credentials = async () =>
@@ -116,7 +118,7 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
     await page.waitForSelector('[data-passkey-register]')
     // What to do next in plain words, not how the confirmation is carried.
-    const next = await page.locator('main').innerText()
+    const next = await words(page.locator('main'))
     expect(next).toContain('within five minutes, in this browser')
     expect(next).toContain('confirm again on your account page')
     expect(next).not.toContain('SameSite')
@@ -266,7 +268,7 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     expect(answer.status()).toBe(401)
     expect(await answer.json()).toMatchObject({ code: 'passkey.unknown_credential' })
     await notice.waitFor({ state: 'visible' })
-    const text = await notice.innerText()
+    const text = await words(notice)
     expect(text).toContain('This passkey is not recognised')
     expect(text).toContain('username and password or with the demo IdP')
     expect(text).not.toContain('Authentication required')
@@ -276,7 +278,7 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await expect(page.getByRole('link', { name: 'Sign in with the demo IdP' }).isVisible()).resolves.toBe(
       true,
     )
-    await expect(page.evaluate(() => document.activeElement?.getAttribute('name') ?? '')).resolves.toBe(
+    await expect(page.evaluate("document.activeElement?.getAttribute('name') ?? ''")).resolves.toBe(
       'username',
     )
     await shot('passkey-unknown')
