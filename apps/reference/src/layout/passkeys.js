@@ -103,7 +103,7 @@ function notRecognised(credentialId) {
   }
   if (unknown === null) {
     say(
-      'This passkey is not recognised here: it may have been removed from the account. Use your password instead.',
+      'This passkey is not recognised here: it may have been removed from the account. Confirm another way (your password or another passkey).',
     )
     return
   }
