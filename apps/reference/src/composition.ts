@@ -161,6 +161,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       afterUnlink: '/account',
       // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
       signIn: async ({ accountId, identity }, request, response) => {
+        // The header names an account without a password by the email its provider gave.
+        if (identity.email !== undefined) directory.names.rememberEmail(accountId, identity.email)
         await localRoutes.establishSignIn(request, response, {
           accountId,
           transport: 'session',
@@ -190,6 +192,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     ...(oauth === undefined ? {} : { providerTokens: oauth.lifecycle }),
   })
+  directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   const passkeys = factors.passkeys
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin)

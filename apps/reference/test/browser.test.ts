@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
@@ -16,6 +16,8 @@ let app: TestApp
 let browser: Browser
 let page: Page
 
+/** The text of an element as a person reads it (whitespace collapsed). */
+const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
   page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const whoami = (key: string) => fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })
@@ -376,6 +378,12 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.waitForURL(`${app.url}/account`)
     await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('dave')
+    // The header names the account by its username, never by its account id.
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('dave')
+    // A signed-in visitor is never told an account was deleted.
+    await page.goto(`${app.url}/?deleted=1`)
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('dave')
+    await expect(page.locator('[data-testid="deleted"]').count()).resolves.toBe(0)
     await page.goto(`${app.url}/tenants`)
     await expect(page.locator('[data-testid="memberships"] tbody tr').count()).resolves.toBe(0)
     expect((await page.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
@@ -401,6 +409,14 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await remove.locator('input[name="password"]').fill('dave has a long password')
     await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
     await page.waitForURL(`${app.url}/?deleted=1`)
+    // The home page confirms it, and shows it signed out.
+    await expect(words(page.locator('[data-testid="deleted"]'))).resolves.toContain(
+      'Your account was deleted',
+    )
+    await expect(page.getByRole('link', { name: 'Sign in', exact: true }).first().isVisible()).resolves.toBe(
+      true,
+    )
+    await shot('account-deleted')
     expect((await page.goto(`${app.url}/account`))?.status()).toBe(401)
     const signIn = await fetch(`${app.url}/sign-in`, {
       method: 'POST',
@@ -419,6 +435,8 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await page.getByRole('link', { name: 'Sign in with the demo IdP' }).click()
     await idpLogin('carol')
     await page.waitForURL(`${app.url}/`)
+    // No password: the header names the account by the email the provider gave, not its account id.
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('carol@demo.portcullis.invalid')
     await page.goto(`${app.url}/account`)
     // A new account: the IdP identity is its one sign-in method (email never links to demo-carol).
     await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(1)
@@ -432,6 +450,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await add.getByRole('button', { name: '2. Add the password' }).click()
     await page.waitForURL(`${app.url}/account?added=1`)
     await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('carol-by-idp')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('carol-by-idp')
     await shot('account-methods')
     const remove = page.locator('form[aria-label="Delete the account"]')
     await remove.locator('input[name="password"]').fill('carol picked a long password')

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
-import type { CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
@@ -21,6 +21,8 @@ let cdp: CDPSession
 let authenticatorId = ''
 let base = ''
 
+/** The text of an element as a person reads it (whitespace collapsed). */
+const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
   page.screenshot({ path: join(images, `reference-${name}.png`), fullPage: true })
 const credentials = async () =>
@@ -99,8 +101,15 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await app?.close()
   })
 
-  it('adds a passkey after the password step-up, then renames it', async () => {
+  it('names a signed-up account by its username in the header, never by its account id', async () => {
     await signUp('pia')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('pia')
+    await page.goto(`${base}/keys`)
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('pia')
+    await page.goto(`${base}/account`)
+  })
+
+  it('adds a passkey after the password step-up, then renames it', async () => {
     const add = page.locator('form[aria-label="Add a passkey"]')
     await add.locator('input[name="password"]').fill('not the password')
     await add.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
@@ -108,6 +117,13 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
     await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
     await page.waitForSelector('[data-passkey-register]')
+    // What to do next in plain words, not how the confirmation is carried.
+    const next = await words(page.locator('main'))
+    expect(next).toContain('within five minutes, in this browser')
+    expect(next).toContain('confirm again on your account page')
+    expect(next).not.toContain('SameSite')
+    expect(next).not.toContain('credential')
+    await shot('passkey-add')
     await page.fill('input[name="passkey_name"]', 'Laptop')
     await page.getByRole('button', { name: 'Create the passkey' }).click()
     await page.waitForURL(`${base}/account?passkey=added`)
@@ -217,13 +233,56 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     await password.locator('input[name="password"]').fill(PASSWORD)
     await password.getByRole('button', { name: 'Confirm password and remove' }).click()
     await page.waitForURL(`${base}/account?removed=1`)
+    // The passkey is the last way in now: no remove button (removing it would be refused with 409).
+    const last = page.locator('[data-testid="passkeys"] tbody tr').first()
+    await expect(last.locator('[data-testid="last-method"]').textContent()).resolves.toBe(
+      'the last way to sign in',
+    )
+    await expect(last.locator('form[action$="/remove"]').count()).resolves.toBe(0)
+    await expect(last.getByRole('button', { name: /remove/i }).count()).resolves.toBe(0)
+    // With no password left, the header keeps the name it showed.
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('pia')
+    await shot('passkey-last')
     const remove = page.locator('form[aria-label="Delete the account"]')
     await expect(remove.locator('input[name="password"]').count()).resolves.toBe(0)
     await expect(page.locator('[data-testid="totp-status"]').count()).resolves.toBe(0)
     await remove.getByRole('button', { name: 'Confirm with a passkey and delete the account' }).click()
     await page.waitForURL(`${base}/?deleted=1`)
+    await expect(page.locator('[data-testid="deleted"]').textContent()).resolves.toContain(
+      'Your account was deleted',
+    )
+    await page.evaluate("sessionStorage.setItem('no-conditional-ui', '1')")
     await signInWithPassword('pia')
     await expect(alert()).resolves.toContain('Wrong username or password')
+  })
+
+  it('a passkey the server no longer knows: the page says so and offers the other ways in', async () => {
+    // The device still holds the deleted account's passkey.
+    await page.goto(`${base}/sign-in`)
+    const notice = page.locator('[data-passkey-unknown]')
+    await expect(notice.isVisible()).resolves.toBe(false)
+    const [answer] = await Promise.all([
+      page.waitForResponse(`${base}/auth/passkeys/sign-in`),
+      page.getByRole('button', { name: 'Sign in with a passkey' }).click(),
+    ])
+    expect(answer.status()).toBe(401)
+    expect(await answer.json()).toMatchObject({ code: 'passkey.unknown_credential' })
+    await notice.waitFor({ state: 'visible' })
+    const text = await words(notice)
+    expect(text).toContain('This passkey is not recognised')
+    expect(text).toContain('username and password or with the demo IdP')
+    expect(text).not.toContain('Authentication required')
+    await expect(page.locator('[data-passkey-status]').isVisible()).resolves.toBe(false)
+    // The other ways in are right there, and the username field has the focus.
+    await expect(page.locator('form[aria-label="Sign in with a password"]').isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('link', { name: 'Sign in with the demo IdP' }).isVisible()).resolves.toBe(
+      true,
+    )
+    await expect(page.evaluate("document.activeElement?.getAttribute('name') ?? ''")).resolves.toBe(
+      'username',
+    )
+    await shot('passkey-unknown')
+    await page.evaluate("sessionStorage.removeItem('no-conditional-ui')")
   })
 
   let recoveryCodes: readonly string[] = []

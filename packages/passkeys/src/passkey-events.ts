@@ -40,7 +40,10 @@ export class PasskeyEvents {
     emitSecurityEvent(this.#sink, { type, at, ...defined } as Parameters<SecurityEventSink>[0], this.#onError)
   }
 
-  /** Emits `passkey.failed` and throws the refusal (one code for every verification failure). */
+  /**
+   * Emits `passkey.failed` and throws the refusal: one code for every verification failure, and codes of
+   * their own for an unknown credential and a suspended one.
+   */
   fail(
     reason: PasskeyFailureReason,
     fields: {
@@ -53,6 +56,9 @@ export class PasskeyEvents {
     this.emit('passkey.failed', { reason, ...fields })
     if (reason === 'credential_suspended') {
       throw new PasskeyError(PasskeyErrorCodes.credentialSuspended, 'the passkey is suspended')
+    }
+    if (reason === 'unknown_credential') {
+      throw new PasskeyError(PasskeyErrorCodes.unknownCredential, 'no passkey has this credential id')
     }
     throw new PasskeyError(PasskeyErrorCodes.verificationFailed, 'the passkey response did not verify', {
       cause,

@@ -268,9 +268,10 @@ describe('passkey sign-in', () => {
     await expect(signIn(f, synced)).resolves.toMatchObject({ accountId: 'bob' })
   })
 
-  it('refuses an unknown credential and a tampered signature', async () => {
+  it('refuses an unknown credential with its own code, and a tampered signature', async () => {
     const stranger = new SoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN })
-    await expect(signIn(f, stranger)).rejects.toMatchObject({ code: 'passkey.verification_failed' })
+    await expect(signIn(f, stranger)).rejects.toMatchObject({ code: 'passkey.unknown_credential' })
+    expect(f.events.at(-1)).toMatchObject({ type: 'passkey.failed', reason: 'unknown_credential' })
     const start = await f.service.beginAuthentication()
     const response = authenticator.assert(start.options)
     const signature = Buffer.from(response.response.signature, 'base64url')

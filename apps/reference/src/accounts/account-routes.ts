@@ -8,7 +8,7 @@ import { localSessionOf, type SecuredRequest, type SecureRouter, type Security }
 import type { Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { SIGN_IN_PATH, sendPage, viewerFor } from '../layout/layout.js'
 import { accountPage } from './account-page.js'
 import { factorRoutes, factorSections, stepUpCookieToken } from './factor-routes.js'
 import { field, formBody, refusal, requestInfo } from './forms.js'
@@ -68,10 +68,10 @@ export function accountRoutes(
     'totp=off': 'Two-step sign-in is off; its recovery codes no longer work.',
   }
 
-  const page = (request: SecuredRequest, title: string) => ({
+  const page = async (request: SecuredRequest, title: string) => ({
     title,
     area: 'account' as const,
-    viewer: viewerOf(request.security, context.directory),
+    viewer: await viewerFor(request.security, context.directory),
   })
   const sessionOf = (request: SecuredRequest): AccountSession | undefined => localSessionOf(request.security)
 
@@ -86,13 +86,17 @@ export function accountRoutes(
       service.overview(accountId),
       local.listSessions(accountId, current),
     ])
-    const password = overview?.methods.some((method) => method.kind === 'password') ?? false
-    const factors = await factorSections(options.factors, accountId, new Date(), password)
+    const methods = overview?.methods ?? []
+    const password = methods.some((method) => method.kind === 'password')
+    const factors = await factorSections(options.factors, accountId, new Date(), {
+      password,
+      methods: methods.length,
+    })
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
       {
-        ...page(request, 'Your account'),
+        ...(await page(request, 'Your account')),
         body: accountPage({
           accountId,
           overview,
@@ -301,9 +305,9 @@ export function accountRoutes(
     if (!(await stepUpCookie(request, response, LINK_PURPOSE))) return
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
-      ...page(request, 'Link the demo IdP'),
-      body: html`<p class="lead">Password confirmed. A one-use credential for <code>${LINK_PURPOSE}</code> is in a
-        <code>SameSite=Strict</code> cookie for the next five minutes.</p>
+      ...(await page(request, 'Link the demo IdP')),
+      body: html`<p class="lead">Password confirmed. Continue to the demo IdP within five minutes, in this browser;
+        the confirmation works once.</p>
         <form method="post" action="/auth/oauth/${DEMO_PROVIDER}/link" class="card">
           <input type="hidden" name="return_to" value="/account">
           <button type="submit">Continue to the demo IdP</button>
@@ -334,9 +338,9 @@ export function accountRoutes(
     if (!(await stepUpCookie(request, response, UNLINK_PURPOSE))) return
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
-      ...page(request, `Unlink ${provider}`),
-      body: html`<p class="lead">Password confirmed. A one-use credential for <code>${UNLINK_PURPOSE}</code> is in a
-        <code>SameSite=Strict</code> cookie for the next five minutes.</p>
+      ...(await page(request, `Unlink ${provider}`)),
+      body: html`<p class="lead">Password confirmed. Unlink within five minutes, in this browser; the
+        confirmation works once.</p>
         <form method="post" action="/auth/oauth/${provider}/links/${providerAccountId}/unlink" class="card">
           <p>The identity of <code>${provider}</code> will no longer sign in to this account.</p>
           <button type="submit">Unlink</button>
@@ -371,7 +375,7 @@ export function accountRoutes(
     const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
-      ...page(request, 'Recovery codes'),
+      ...(await page(request, 'Recovery codes')),
       body: recoveryIntro(idp && linked),
     })
   })
@@ -379,10 +383,10 @@ export function accountRoutes(
   router.post(
     '/account/recovery-codes',
     { auth, guards: [requiresStepUp(RECOVERY_CODES_PURPOSE)] },
-    (request, response) => {
+    async (request, response) => {
       response.setHeader('Cache-Control', 'no-store')
       sendPage(response, {
-        ...page(request, 'Recovery codes'),
+        ...(await page(request, 'Recovery codes')),
         body: html`<p class="notice">Confirmed. Keep these somewhere safe; this page will not show them again
           without a new confirmation.</p>
           <ul class="plain" data-testid="recovery-codes">${recoveryCodes(

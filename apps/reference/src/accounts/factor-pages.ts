@@ -49,14 +49,20 @@ export function confirmForm(input: {
     }</div></form>`
 }
 
-/** The passkeys of the account page: each with rename and remove, and adding one. */
+/**
+ * The passkeys of the account page: each with rename and remove, and adding one. A usable passkey that is
+ * the account's last sign-in method (`methods` counts them all) has no remove button, as the last
+ * password has none: removing it would be refused.
+ */
 export function passkeySection(input: {
   readonly passkeys: readonly PasskeyCredential[]
   readonly place: PasskeyPlace | undefined
   readonly now: Date
   readonly password: boolean
+  readonly methods: number
 }): SafeHtml {
   const { place, now, password } = input
+  const removable = (passkey: PasskeyCredential) => passkey.suspendedAt !== null || input.methods > 1
   if (place === undefined) {
     return html`<h2>Passkeys</h2><p class="muted" data-testid="passkeys-off">Passkeys need a host name over https, or
       <code>http://localhost</code>: start the app with <code>PORTCULLIS_PUBLIC_URL=http://localhost:PORT</code>
@@ -76,7 +82,17 @@ export function passkeySection(input: {
             }</td>
           <td>${readableTime(passkey.createdAt, now)}</td>
           <td>${passkey.lastUsedAt === null ? html`<span class="muted">never</span>` : readableTime(passkey.lastUsedAt, now)}</td>
-          <td>${confirmForm({ action: `/account/passkeys/${passkey.credentialId}/remove`, purpose: 'passkey-remove', label: 'Remove', passkey: true, password })}</td></tr>`,
+          <td>${
+            removable(passkey)
+              ? confirmForm({
+                  action: `/account/passkeys/${passkey.credentialId}/remove`,
+                  purpose: 'passkey-remove',
+                  label: 'Remove',
+                  passkey: true,
+                  password,
+                })
+              : html`<span class="muted" data-testid="last-method">the last way to sign in</span>`
+          }</td></tr>`,
       )}
     </tbody></table>
     ${has ? '' : html`<p class="muted">No passkey yet.</p>`}

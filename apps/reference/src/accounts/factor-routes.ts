@@ -7,7 +7,7 @@ import type { RequestHandler, Response } from 'express'
 import QRCode from 'qrcode'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { SIGN_IN_PATH, sendPage, viewerOf } from '../layout/layout.js'
+import { SIGN_IN_PATH, sendPage, viewerFor } from '../layout/layout.js'
 import {
   confirmCodeForm,
   enrollmentPage,
@@ -75,14 +75,16 @@ export function stepUpCookieToken(
 
 /**
  * The account page's passkey and two-step sign-in sections, and whether the account can confirm
- * actions with a passkey.
+ * actions with a passkey. `methods` counts the account's sign-in methods (password, identities, usable
+ * passkeys): the last one offers no remove button.
  */
 export async function factorSections(
   factors: SecondFactors,
   accountId: string,
   now: Date,
-  password: boolean,
+  account: { readonly password: boolean; readonly methods: number },
 ): Promise<{ readonly html: SafeHtml; readonly passkeyStepUp: boolean }> {
+  const { password, methods } = account
   const place = passkeyPlaceOf(factors)
   const [passkeys, totp] = await Promise.all([
     factors.passkeys?.service.list(accountId) ?? [],
@@ -90,7 +92,7 @@ export async function factorSections(
   ])
   const passkeyStepUp = place !== undefined && passkeys.some((passkey) => passkey.suspendedAt === null)
   return {
-    html: html`${passkeySection({ passkeys, place, now, password })}${totpSection(totp, passkeyStepUp, password)}`,
+    html: html`${passkeySection({ passkeys, place, now, password, methods })}${totpSection(totp, passkeyStepUp, password)}`,
     passkeyStepUp,
   }
 }
@@ -112,13 +114,16 @@ export function factorRoutes(
   const { local, service, stepUp, factors, showAccount, refused } = options
   const auth = required(SESSION_MECHANISM)
   const place = passkeyPlaceOf(factors)
-  const page = (request: SecuredRequest, res: Response, title: string, body: SafeHtml, status = 200) => {
+  const page = async (
+    request: SecuredRequest,
+    res: Response,
+    title: string,
+    body: SafeHtml,
+    status = 200,
+  ) => {
+    const viewer = await viewerFor(request.security, context.directory)
     res.setHeader('Cache-Control', 'no-store')
-    sendPage(
-      res,
-      { title, area: 'account', viewer: viewerOf(request.security, context.directory), body },
-      status,
-    )
+    sendPage(res, { title, area: 'account', viewer, body }, status)
   }
   const sessionOf = (request: SecuredRequest): AccountSession | undefined => localSessionOf(request.security)
   const clientAddress = (request: SecuredRequest) => local.clientAddress(requestInfo(request))
@@ -192,13 +197,14 @@ export function factorRoutes(
       } catch (error) {
         return await refused(request, res, error, 'The password is wrong.')
       }
-      page(
+      await page(
         request,
         res,
         'Add a passkey',
-        html`<p class="lead">Confirmed. A one-use credential for <code>passkey-register</code> is in a
-          <code>SameSite=Strict</code> cookie for the next five minutes. Name the passkey, then create it with
-          your device (fingerprint, face, PIN or security key).</p>
+        html`<p class="lead" data-testid="next-step">Confirmed. Name the passkey, then press <strong>Create the
+          passkey</strong> and confirm with your device (fingerprint, face, PIN or security key).</p>
+          <p class="muted">Do it within five minutes, in this browser. The confirmation works once: if the time
+          runs out or the page is closed, confirm again on <a href="/account">your account page</a>.</p>
           <div class="stack card">
             <label>Name <input name="passkey_name" maxlength="64" value="Passkey" autocomplete="off"></label>
             <div><button type="button" data-passkey-register>Create the passkey</button></div>
@@ -242,7 +248,7 @@ export function factorRoutes(
 
   router.post('/account/totp/enroll', { auth }, form, (request, res) =>
     guarded(request, res, 'totp-enroll', async (session) => {
-      const label = viewerOf(request.security, context.directory)?.username ?? session.accountId
+      const label = (await viewerFor(request.security, context.directory))?.username ?? session.accountId
       const start = await factors.totp.beginEnrollment({ accountId: session.accountId, label })
       // Drawn here, never by a third party: the URI carries the secret.
       const qrSvg = await QRCode.toString(start.revealUri(), {
@@ -250,7 +256,12 @@ export function factorRoutes(
         errorCorrectionLevel: 'M',
         margin: 2,
       })
-      page(request, res, 'Set up two-step sign-in', enrollmentPage({ qrSvg, secret: start.revealSecret() }))
+      await page(
+        request,
+        res,
+        'Set up two-step sign-in',
+        enrollmentPage({ qrSvg, secret: start.revealSecret() }),
+      )
     }),
   )
 
@@ -262,11 +273,11 @@ export function factorRoutes(
         code: field(request, 'code'),
         clientAddress: clientAddress(request),
       })
-      page(request, res, 'Recovery codes', recoveryCodesPage(codes.reveal(), 'Two-step sign-in is on.'))
+      await page(request, res, 'Recovery codes', recoveryCodesPage(codes.reveal(), 'Two-step sign-in is on.'))
     } catch (error) {
       const code = (error as { code?: unknown }).code
       if (code === 'totp.invalid_code' || code === 'totp.invalid_input') {
-        page(
+        await page(
           request,
           res,
           'Set up two-step sign-in',
@@ -285,7 +296,7 @@ export function factorRoutes(
         accountId: session.accountId,
         clientAddress: clientAddress(request),
       })
-      page(
+      await page(
         request,
         res,
         'Recovery codes',

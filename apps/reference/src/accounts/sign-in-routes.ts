@@ -85,6 +85,10 @@ export function signInRoutes(
             : html`<div class="card"><h2>Passkey</h2>
               <p>No password: your device confirms it is you. The username field also suggests your passkeys.</p>
               <p><button type="button" data-passkey-sign-in>Sign in with a passkey</button></p>
+              <div class="notice warning" role="alert" data-passkey-unknown hidden><p><strong>This passkey is not
+                recognised.</strong> It may have been removed from your account, or made for another copy of this
+                app. Sign in with your username and password${idp ? ' or with the demo IdP' : ''} instead; you
+                can add a new passkey on your account page.</p></div>
               ${passkeyElsewhere(place, `${SIGN_IN_PATH}${returnTo === '/' ? '' : `?return_to=${encodeURIComponent(returnTo)}`}`)}</div>`
         }
         ${

@@ -7,7 +7,7 @@ import { formBody } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { sendPage, type Viewer, viewerOf } from '../layout/layout.js'
+import { sendPage, type Viewer, viewerFor } from '../layout/layout.js'
 import { issuedKeyNotice, keysPage, LIFETIME_CHOICES, OVERLAP_CHOICES } from './api-key-pages.js'
 import { listOwnedKeys } from './owned-keys.js'
 
@@ -26,8 +26,8 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   const form = formBody()
   const { service, store, directory } = context.apiKeys
 
-  const viewer = (request: SecuredRequest): Viewer => {
-    const found = viewerOf(request.security, context.directory)
+  const viewer = async (request: SecuredRequest): Promise<Viewer> => {
+    const found = await viewerFor(request.security, context.directory)
     if (found === undefined)
       throw new HttpProblem({ status: 403, code: 'keys.users_only', detail: 'Users only' })
     return found
@@ -62,7 +62,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   const shown = (issued: IssuedApiKey, what: string) => issuedKeyNotice(issued, context.publicOrigin, what)
 
   router.get('/keys', auth, async (request, response) => {
-    const who = viewer(request)
+    const who = await viewer(request)
     const revoked = typeof request.query.revoked === 'string' ? request.query.revoked : undefined
     await render(
       response,
@@ -74,7 +74,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   })
 
   router.post('/keys', auth, form, async (request, response) => {
-    const who = viewer(request)
+    const who = await viewer(request)
     const body = (request.body ?? {}) as Body
     const user = context.directory.user(who.accountId)
     const tenant = field(body, 'tenant')
@@ -103,7 +103,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   })
 
   router.post('/keys/:keyId/rotate', auth, form, async (request, response) => {
-    const who = viewer(request)
+    const who = await viewer(request)
     const keyId = String(request.params.keyId)
     await owned(keyId, who)
     const requested = Number(field((request.body ?? {}) as Body, 'overlap'))
@@ -135,7 +135,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
   })
 
   router.post('/keys/:keyId/revoke', auth, async (request, response) => {
-    const who = viewer(request)
+    const who = await viewer(request)
     const keyId = String(request.params.keyId)
     await owned(keyId, who)
     await service.revoke(keyId)

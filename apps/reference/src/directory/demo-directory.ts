@@ -1,4 +1,5 @@
 import type { AuthorizationResolver, AuthorizationSnapshotInit } from '@portcullis/core/authorization'
+import { AccountNames } from './account-names.js'
 
 /** A demo tenant (an organisation the demo users belong to). */
 export interface DemoTenant {
@@ -86,6 +87,8 @@ export const TENANT_ROLES = ['owner', 'billing', 'viewer'] as const
  * without grants.
  */
 export class DemoDirectory {
+  /** What the pages call accounts that are not demo users (a username, a provider's email). */
+  readonly names = new AccountNames()
   readonly #accounts = new Map<string, DemoUser>()
   readonly #services = new Map(DEMO_SERVICES.map((service) => [service.id, service]))
 

@@ -4,7 +4,7 @@ import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
-import { sendPage, viewerOf } from '../layout/layout.js'
+import { sendPage, viewerFor } from '../layout/layout.js'
 
 const CARDS = [
   {
@@ -29,11 +29,11 @@ const CARDS = [
   },
 ] as const
 
-/** `/`: what the demo shows, where to go, who the demo users are. */
+/** `/`: what the demo shows, where to go, who the demo users are; `?deleted=1` confirms a deleted account. */
 export function homeRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
-  router.get('/', { auth: optional(required(SESSION_MECHANISM)) }, (request, response) => {
-    const viewer = viewerOf(request.security, context.directory)
+  router.get('/', { auth: optional(required(SESSION_MECHANISM)) }, async (request, response) => {
+    const viewer = await viewerFor(request.security, context.directory)
     const idp = context.idp
     sendPage(response, {
       title: 'Portcullis reference app',
@@ -42,6 +42,12 @@ export function homeRoutes(security: Pick<Security, 'router'>, context: Referenc
       body: html`<p class="lead">Every Portcullis capability in one running app: route policy, API keys, workload
         JWTs, tenant guards, security events and MCP resources, over Postgres, with a demo OpenID Provider
         beside it. Pages are server-rendered and work without JavaScript.</p>
+        ${
+          viewer === undefined && request.query.deleted !== undefined
+            ? html`<p class="notice success" role="status" data-testid="deleted">Your account was deleted, with its
+                sign-in methods, sessions and API keys. You are signed out.</p>`
+            : ''
+        }
         ${viewer === undefined ? html`<p class="notice">Start by <a href="/sign-in">signing in</a> as one of the demo users.</p>` : ''}
         <div class="grid">${CARDS.map(
           (card) =>

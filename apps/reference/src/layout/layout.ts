@@ -29,7 +29,11 @@ const NAVIGATION: readonly { readonly area: Area; readonly href: string; readonl
   { area: 'mcp', href: '/agents', label: 'MCP' },
 ]
 
-/** The viewer of a request, when a user signed in (services and anonymous callers have none). */
+/**
+ * The viewer of a request, when a user signed in (services and anonymous callers have none), named
+ * without asking the database: a demo user's name, else the name a page last showed for the account.
+ * Pages use `viewerFor`; this is for pages that cannot wait (an error page).
+ */
 export function viewerOf(
   security: SecurityContext | undefined,
   directory: DemoDirectory,
@@ -37,11 +41,26 @@ export function viewerOf(
   const principal = security?.principal
   if (principal === null || principal === undefined || principal.kind !== 'user') return undefined
   const user = directory.user(principal.id)
+  const known = user === undefined ? directory.names.known(principal.id) : undefined
   return {
     accountId: principal.id,
-    username: user?.username ?? principal.id,
-    displayName: user?.displayName ?? principal.displayName ?? principal.id,
+    username: user?.username ?? known ?? principal.id,
+    displayName: user?.displayName ?? known ?? principal.displayName ?? principal.id,
   }
+}
+
+/**
+ * The viewer of a request, named as people know the account: a demo user's name, else the password's
+ * username, else the provider's email (the account id only when the account has no name at all).
+ */
+export async function viewerFor(
+  security: SecurityContext | undefined,
+  directory: DemoDirectory,
+): Promise<Viewer | undefined> {
+  const principal = security?.principal
+  if (principal?.kind === 'user' && directory.user(principal.id) === undefined)
+    await directory.names.resolve(principal.id)
+  return viewerOf(security, directory)
 }
 
 export interface PageInit {

@@ -5,11 +5,25 @@
 
 const status = document.querySelector('[data-passkey-status]')
 const elsewhere = document.querySelector('[data-passkey-elsewhere]')
+// The sign-in page's own words for a passkey the server does not know, naming the other ways in there.
+const unknown = document.querySelector('[data-passkey-unknown]')
+
+/** The server's code for a credential id no passkey has (removed, or another deployment's). */
+const UNKNOWN_CREDENTIAL = 'passkey.unknown_credential'
 
 function say(message) {
+  if (unknown !== null) unknown.hidden = true
   if (status === null) return
   status.textContent = message
   status.hidden = message === ''
+}
+
+/** A refusal of the JSON routes: the problem's detail, and its stable code to decide on. */
+class Refusal extends Error {
+  constructor(message, code) {
+    super(message)
+    this.code = code
+  }
 }
 
 async function post(path, body) {
@@ -21,7 +35,7 @@ async function post(path, body) {
   })
   const answer = response.status === 204 ? {} : await response.json().catch(() => ({}))
   if (!response.ok)
-    throw new Error(answer.detail || answer.title || `The server answered ${response.status}.`)
+    throw new Refusal(answer.detail || answer.title || `The server answered ${response.status}.`, answer.code)
   return answer
 }
 
@@ -79,6 +93,25 @@ function credentialJSON(credential) {
   }
 }
 
+/**
+ * A passkey the server does not know: the device is told to stop offering it (where the browser can), and
+ * the person is told so, with the other ways in (the sign-in page's notice), or to confirm otherwise.
+ */
+function notRecognised(credentialId) {
+  if (typeof PublicKeyCredential.signalUnknownCredential === 'function' && rpId && credentialId) {
+    PublicKeyCredential.signalUnknownCredential({ rpId, credentialId }).catch(() => {})
+  }
+  if (unknown === null) {
+    say(
+      'This passkey is not recognised here: it may have been removed from the account. Confirm another way (your password or another passkey).',
+    )
+    return
+  }
+  say('')
+  unknown.hidden = false
+  document.querySelector('input[name="username"]')?.focus()
+}
+
 /** Runs a ceremony, saying what went wrong; a cancelled dialog says so plainly. */
 async function attempt(work) {
   say('')
@@ -86,7 +119,19 @@ async function attempt(work) {
     await work()
   } catch (error) {
     if (error?.name === 'AbortError') return
+    if (error?.code === UNKNOWN_CREDENTIAL) return notRecognised(error.credentialId)
     say(error?.name === 'NotAllowedError' ? 'The passkey dialog was closed or timed out.' : error.message)
+  }
+}
+
+/** Posts an assertion; a refusal carries the credential id it was about. */
+async function postAssertion(path, credential) {
+  const response = credentialJSON(credential)
+  try {
+    return await post(path, { response })
+  } catch (error) {
+    if (error instanceof Refusal) error.credentialId = response.id
+    throw error
   }
 }
 
@@ -112,7 +157,7 @@ async function signIn(mediation) {
     Object.assign(request, { mediation, signal: conditional.signal })
   }
   const credential = await navigator.credentials.get(request)
-  await post('/auth/passkeys/sign-in', { response: credentialJSON(credential) })
+  await postAssertion('/auth/passkeys/sign-in', credential)
   const target = document.querySelector('input[name="return_to"]')?.value || '/'
   location.assign(target.startsWith('/') && !target.startsWith('//') ? target : '/')
 }
@@ -154,7 +199,7 @@ for (const button of document.querySelectorAll('[data-passkey-step-up]')) {
       const purpose = encodeURIComponent(button.dataset.passkeyStepUp)
       const options = await post(`/auth/step-up/${purpose}/passkey/options`)
       const credential = await navigator.credentials.get({ publicKey: requestOptions(options) })
-      await post(`/auth/step-up/${purpose}/passkey`, { response: credentialJSON(credential) })
+      await postAssertion(`/auth/step-up/${purpose}/passkey`, credential)
       button.form.submit()
     }),
   )

@@ -5,7 +5,7 @@ import type { ResourceRoutePath, SecureRouter, Security } from '@portcullis/expr
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { sendPage, viewerOf } from '../layout/layout.js'
+import { sendPage, viewerFor } from '../layout/layout.js'
 import { MCP_PATH, MCP_SCHEME, SKILLS_DIRECTORY } from './mcp-endpoint.js'
 
 /** The resources the endpoint publishes, once `attach()` resolved (undefined before). */
@@ -92,11 +92,11 @@ export function mcpPageRoutes(
   registry: RegistryHolder,
 ): SecureRouter {
   const router = security.router()
-  router.get('/agents', { auth: optional(required(SESSION_MECHANISM)) }, (request, response) => {
+  router.get('/agents', { auth: optional(required(SESSION_MECHANISM)) }, async (request, response) => {
     sendPage(response, {
       title: 'MCP: resources for AI agents',
       area: 'mcp',
-      viewer: viewerOf(request.security, context.directory),
+      viewer: await viewerFor(request.security, context.directory),
       body: html`<p class="lead">Read-only routes of this app are published as Model Context Protocol resources at
         <code>${context.publicOrigin}${MCP_PATH}</code>. A read runs the route in-process with the agent's own
         credential, so the route's policy and guards decide: a tenant projection of another tenant fails with 403.</p>

@@ -3,7 +3,7 @@ import type { SecureRouter, Security } from '@portcullis/express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
-import { sendPage, viewerOf } from '../layout/layout.js'
+import { sendPage, viewerFor } from '../layout/layout.js'
 import type { LoggedEvent } from './event-log.js'
 
 const DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -35,13 +35,13 @@ function row(event: LoggedEvent) {
 /** `/events`: the signed-in account's own recent security events (newest first), from the in-memory log. */
 export function eventRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
-  router.get('/events', { auth: required(SESSION_MECHANISM) }, (request, response) => {
+  router.get('/events', { auth: required(SESSION_MECHANISM) }, async (request, response) => {
     const events = context.events.recent(request.security.principal.id)
     const refusals = context.events.unattributed()
     sendPage(response, {
       title: 'Security events',
       area: 'events',
-      viewer: viewerOf(request.security, context.directory),
+      viewer: await viewerFor(request.security, context.directory),
       body: html`<p class="lead">Every <code>SecurityEvent</code> Portcullis emits goes to the application's sink.
         This demo keeps the last 50 per account in memory (a production app sends them to its audit log or SIEM).
         Events carry ids, reasons and addresses, never passwords, tokens, keys or digests.</p>

@@ -3,7 +3,7 @@ import { required } from '@portcullis/core/policy'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
-import { sendPage, viewerOf } from '../layout/layout.js'
+import { sendPage, viewerFor } from '../layout/layout.js'
 import { tenantBillingPage, tenantListPage, tenantOverviewPage, tenantSettingsPage } from './tenant-pages.js'
 
 const TENANT_ID = /^[a-z0-9-]{1,64}$/
@@ -22,25 +22,28 @@ export function tenantRoutes(security: Pick<Security, 'router'>, context: Refere
       throw new HttpProblem({ status: 404, code: 'tenant.not_found', detail: 'No such tenant' })
     return tenant
   }
-  const page = (request: SecuredRequest, title: string) => ({
+  const page = async (request: SecuredRequest, title: string) => ({
     title,
     area: 'tenants' as const,
-    viewer: viewerOf(request.security, context.directory),
+    viewer: await viewerFor(request.security, context.directory),
   })
 
-  router.get('/tenants', { auth }, (request, response) => {
+  router.get('/tenants', { auth }, async (request, response) => {
     const wanted = request.query.switch
     if (typeof wanted === 'string' && TENANT_ID.test(wanted)) {
       response.redirect(303, `/tenants/${wanted}`)
       return
     }
-    sendPage(response, { ...page(request, 'Your tenants'), body: tenantListPage(request.security.snapshot) })
+    sendPage(response, {
+      ...(await page(request, 'Your tenants')),
+      body: tenantListPage(request.security.snapshot),
+    })
   })
 
-  router.get('/tenants/:tenantId', { auth, guards: [requiresTenant()] }, (request, response) => {
+  router.get('/tenants/:tenantId', { auth, guards: [requiresTenant()] }, async (request, response) => {
     const tenant = tenantOf(request)
     sendPage(response, {
-      ...page(request, tenant.name),
+      ...(await page(request, tenant.name)),
       body: tenantOverviewPage(tenant, request.security.snapshot),
     })
   })
@@ -48,18 +51,24 @@ export function tenantRoutes(security: Pick<Security, 'router'>, context: Refere
   router.get(
     '/tenants/:tenantId/billing',
     { auth, guards: [requiresTenantRole({ roles: ['owner', 'billing'] })] },
-    (request, response) => {
+    async (request, response) => {
       const tenant = tenantOf(request)
-      sendPage(response, { ...page(request, `${tenant.name}: billing`), body: tenantBillingPage(tenant) })
+      sendPage(response, {
+        ...(await page(request, `${tenant.name}: billing`)),
+        body: tenantBillingPage(tenant),
+      })
     },
   )
 
   router.get(
     '/tenants/:tenantId/settings',
     { auth, guards: [requiresTenantRole({ roles: ['owner'] })] },
-    (request, response) => {
+    async (request, response) => {
       const tenant = tenantOf(request)
-      sendPage(response, { ...page(request, `${tenant.name}: settings`), body: tenantSettingsPage(tenant) })
+      sendPage(response, {
+        ...(await page(request, `${tenant.name}: settings`)),
+        body: tenantSettingsPage(tenant),
+      })
     },
   )
 

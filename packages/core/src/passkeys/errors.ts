@@ -8,9 +8,15 @@ export const PasskeyErrorCodes = {
   challengeInvalid: 'passkey.challenge_invalid',
   /**
    * The response did not verify: wrong origin or RP ID, bad signature, no user verification, a user
-   * handle of another account, an unknown credential. One code, so failures are no oracle. 401.
+   * handle of another account. One code, so failures are no oracle. 401.
    */
   verificationFailed: 'passkey.verification_failed',
+  /**
+   * No passkey has the response's credential id (it was removed, or belongs to another site's database):
+   * the person should sign in another way. It tells only the holder of that random id that it is not
+   * registered here; nothing about accounts or signatures. 401.
+   */
+  unknownCredential: 'passkey.unknown_credential',
   /** The credential's signature counter went backwards: it may be cloned and is refused from now on. 401. */
   credentialSuspended: 'passkey.credential_suspended',
   /** The credential is already registered (to this or another account). 409. */
@@ -25,6 +31,7 @@ const CLASS_OF: Readonly<Record<PasskeyErrorCode, ErrorClass>> = {
   'passkey.invalid_input': 'invalid-input',
   'passkey.challenge_invalid': 'unauthenticated',
   'passkey.verification_failed': 'unauthenticated',
+  'passkey.unknown_credential': 'unauthenticated',
   'passkey.credential_suspended': 'unauthenticated',
   'passkey.already_registered': 'conflict',
   'passkey.unavailable': 'unavailable',

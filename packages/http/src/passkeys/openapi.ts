@@ -23,7 +23,7 @@ const UNAVAILABLE = problem(
 )
 const CSRF = problem('Cross-site request refused (`local.csrf_refused`).')
 const ASSERTION_REFUSED = problem(
-  'The assertion was refused (`passkey.challenge_invalid`, `passkey.verification_failed`, `passkey.credential_suspended`).',
+  'The assertion was refused (`passkey.challenge_invalid`, `passkey.verification_failed`, `passkey.unknown_credential`, `passkey.credential_suspended`).',
 )
 const DISABLED = problem('The account is disabled (`account.disabled`).')
 const credentialId = {
