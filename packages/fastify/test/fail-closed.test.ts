@@ -100,6 +100,15 @@ describe('a route whose Portcullis options were never compiled is never served w
     expect(error?.message).toContain('routes GET /typo, GET /audited carry')
   })
 
+  it('a host-constrained variant declared before the plugin is refused beside its compiled twin', async () => {
+    const app = Fastify()
+    app.get('/h', { constraints: { host: 'b.example' }, config: { auth: required() } }, async () => 'b')
+    await app.register(portcullis, options)
+    app.get('/h', { constraints: { host: 'a.example' }, config: { auth: required() } }, async () => 'a')
+    const error = await readyRefusal(app)
+    expect(error?.message).toContain('route GET /h carries')
+  })
+
   it('routes before the plugin without Portcullis options stay served, with the header baseline', async () => {
     const app = Fastify()
     app.get('/plain', async () => 'plain')
