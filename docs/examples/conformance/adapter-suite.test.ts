@@ -1,6 +1,6 @@
 // Any HTTP adapter runs the adapter suite with a factory that builds the scenario's application the way
 // its users would, and starts it on loopback. Here: Fastify.
-import { type AdapterScenario, adapterSuite } from '@portcullis/conformance/adapters'
+import { type AdapterScenario, adapterSuite, type ScenarioRoute } from '@portcullis/conformance/adapters'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import {
   createAccountRoutes,
@@ -10,10 +10,22 @@ import {
   portcullis,
   totpRoutes,
 } from '@portcullis/fastify'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
+
+function declare(app: FastifyInstance, route: ScenarioRoute) {
+  app.route({
+    method: route.method,
+    url: route.path,
+    config: route.options,
+    handler: async (request) =>
+      route.respond({ security: request.security, params: request.params as Record<string, string> }),
+  })
+}
 
 async function fastifyApp(scenario: AdapterScenario) {
-  const app = Fastify()
+  const app = Fastify(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit })
+  // where Fastify users can get it wrong: routes declared before the plugin
+  for (const route of scenario.uncompiledRoutes ?? []) declare(app, route)
   await app.register(portcullis, scenario.security)
   // The local-account routes first: their CSRF check covers the account, passkey and TOTP routes.
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
@@ -29,15 +41,7 @@ async function fastifyApp(scenario: AdapterScenario) {
       ...(protectedResource === undefined ? {} : { protectedResource }),
     })
   }
-  for (const route of scenario.routes) {
-    app.route({
-      method: route.method,
-      url: route.path,
-      config: route.options,
-      handler: async (request) =>
-        route.respond({ security: request.security, params: request.params as Record<string, string> }),
-    })
-  }
+  for (const route of scenario.routes) declare(app, route)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
   return { url, close: () => app.close() }
 }

@@ -67,6 +67,11 @@ app.get(
 // No `auth`: the default policy, required() (a session here). The handler reads the verified principal.
 app.get('/me', async (request) => ({ account: requirePrincipal(request).id }))
 
+// #region body-limit
+// Bodies up to 4 KiB on this route (the others: Fastify's `bodyLimit`); over it 413, naming the limit.
+app.post('/notes', { bodyLimit: 4096 }, async (request) => ({ saved: requirePrincipal(request).id }))
+// #endregion body-limit
+
 // Optional: anonymous callers get a teaser; a presented but invalid session is still 401.
 app.get('/featured', { config: { auth: optional(required('session')) } }, async (request) => ({
   personalised: request.security.principal !== null,

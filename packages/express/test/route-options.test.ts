@@ -77,4 +77,36 @@ describe('route options are checked at registration', () => {
       expect(error?.option).toMatch(/^createSecurity\.routeOptions/)
     }
   })
+
+  it('options after a handler are refused with route_not_secured naming the route, nothing registered', () => {
+    const secured = security()
+    const router = secured.router({ prefix: '/api' })
+    const handler = () => undefined
+    const error = refusal(() => router.get('/early', handler, { auth: required() } as never))
+    expect(error?.code).toBe('configuration.route_not_secured')
+    expect(error?.option).toBe('route GET /api/early')
+    expect(error?.message).toContain('route options (auth) after a handler would never be applied')
+    expect(secured.routes.list()).toEqual([])
+  })
+})
+
+describe('route options where Portcullis never sees them are never served without their policy', () => {
+  it("Express itself refuses options on the application's own route method: the route is never served", async () => {
+    const secured = security()
+    const app = express()
+    app.use(secured.middleware)
+    let runs = 0
+    const handler = (_request: unknown, response: { send(body: string): void }) => {
+      runs += 1
+      response.send('served')
+    }
+    expect(() => app.get('/early', { auth: required() } as never, handler as never)).toThrow(TypeError)
+    expect(() => express.Router().get('/early', { auth: required() } as never, handler as never)).toThrow(
+      TypeError,
+    )
+    const answer = await request(app).get('/early').set('authorization', 'Bearer t')
+    expect(answer.status).toBe(404)
+    expect(answer.text).not.toContain('served')
+    expect(runs).toBe(0)
+  })
 })

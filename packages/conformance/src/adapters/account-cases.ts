@@ -1,6 +1,14 @@
 import { BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS } from '@portcullis/http'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
-import { accountWorld, CROSS_SITE, PASSWORD, SAME_ORIGIN, SESSION_COOKIE } from './account-world.js'
+import {
+  accountWorld,
+  CROSS_SITE,
+  LOCAL_BODY_LIMIT,
+  OWN_BODY_LIMIT,
+  PASSWORD,
+  SAME_ORIGIN,
+  SESSION_COOKIE,
+} from './account-world.js'
 import { type Answer, call } from './http-client.js'
 import { checkProblem } from './policy-cases.js'
 import type { AdapterFixture } from './scenario.js'
@@ -93,6 +101,29 @@ export const accountCases: readonly Case[] = [
         JSON.stringify({ username: 'alice', password: 'wrong-password' }),
       )
       check(wrong.status === 401, `a wrong password answered ${wrong.status}`)
+    },
+  ),
+  conformanceCase(
+    'adapter.body-limit-named',
+    "a 413 names the limit that refused the body: the generated routes' and the application's own",
+    async (fixture, check) => {
+      const { post, session } = await signedIn(fixture)
+      const cookie = session?.cookie ?? ''
+      const named = (answer: Answer, limit: number, where: string) => {
+        checkProblem(check, answer, BODY_TOO_LARGE_STATUS, BODY_TOO_LARGE_CODE)
+        const detail =
+          answer.status === BODY_TOO_LARGE_STATUS ? (answer.json() as { detail?: string }).detail : ''
+        check(
+          detail === `the body must be at most ${limit} bytes`,
+          `${where}: the 413 detail is "${detail}", not the limit ${limit}`,
+        )
+      }
+      const huge = JSON.stringify({ username: 'alice', password: 'x'.repeat(2 * LOCAL_BODY_LIMIT) })
+      named(await post('/auth/token', json, huge), LOCAL_BODY_LIMIT, 'a local-account route')
+      const own = JSON.stringify({ note: 'x'.repeat(2 * OWN_BODY_LIMIT) })
+      named(await post('/me', { cookie, ...SAME_ORIGIN, ...json }, own), OWN_BODY_LIMIT, 'an own route')
+      const small = await post('/me', { cookie, ...SAME_ORIGIN, ...json }, JSON.stringify({ note: 'hi' }))
+      check(small.status === 200, `a body under the limit answered ${small.status}`)
     },
   ),
   conformanceCase(

@@ -17,6 +17,10 @@ export const PASSWORD = 'correct horse battery staple'
 export const SESSION_COOKIE = '__Host-portcullis-session'
 export const SAME_ORIGIN = { origin: ORIGIN, 'sec-fetch-site': 'same-origin' }
 export const CROSS_SITE = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
+/** The body limit of the application's own routes in the account world (`AdapterScenario.bodyLimit`). */
+export const OWN_BODY_LIMIT = 4096
+/** The default body limit of the generated local-account routes. */
+export const LOCAL_BODY_LIMIT = 16384
 
 /** A real, cheap password hasher (scrypt, N=1024): the cases exercise hashing without argon2's cost. */
 export function scryptHasher(): PasswordHasher {
@@ -42,7 +46,8 @@ export function scryptHasher(): PasswordHasher {
 
 /**
  * The account world: real local accounts (hybrid profile: session cookie and tokens, memory stores),
- * the generated routes, and `GET`/`POST /me` accepting any local mechanism.
+ * the generated routes, and `GET`/`POST /me` accepting any local mechanism, with bodies up to
+ * `OWN_BODY_LIMIT` bytes.
  */
 export async function accountWorld(): Promise<AdapterScenario> {
   const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
@@ -69,5 +74,6 @@ export async function accountWorld(): Promise<AdapterScenario> {
       { method: 'POST', path: '/me', options: me, respond },
     ],
     local,
+    bodyLimit: OWN_BODY_LIMIT,
   }
 }

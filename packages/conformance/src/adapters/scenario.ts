@@ -58,6 +58,20 @@ export interface ScenarioOAuth {
 export interface AdapterScenario {
   readonly security: ScenarioSecurity
   readonly routes: readonly ScenarioRoute[]
+  /**
+   * Routes with options, declared where the adapter never compiles them, the way a user can get it
+   * wrong: Fastify, on the root instance before the plugin is registered; Express, on the application
+   * itself (`app.get(path, options, handler)`) instead of a Portcullis router. The adapter must never
+   * serve them without their policy: starting fails (a Portcullis error then has the code
+   * `configuration.route_not_secured` and names the route), or every request to such a route answers
+   * 500 problem+json `configuration.route_not_secured` and its handler never runs.
+   */
+  readonly uncompiledRoutes?: readonly ScenarioRoute[]
+  /**
+   * The largest body, in bytes, the application's own routes accept (Express: the `limit` of
+   * `express.json()` in front of them; Fastify: the `bodyLimit` server option). Unset: the framework's.
+   */
+  readonly bodyLimit?: number
   readonly local?: LocalAccounts
   readonly mcp?: ScenarioMcp
   readonly oauth?: ScenarioOAuth

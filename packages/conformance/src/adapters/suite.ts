@@ -7,18 +7,20 @@ import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
 import { totpCases } from './totp-cases.js'
+import { uncompiledCases } from './uncompiled-cases.js'
 
 /**
  * The HTTP adapter suite: what any Portcullis adapter (Express, Fastify, yours) must do over real HTTP,
  * given a factory that builds and starts the scenario's application with it: policy outcomes and
  * challenges, anyOf / allOf, duplicated credentials, guards and tenant path forgeries, one-use step-up,
- * problem bodies, the OpenAPI document, and the passkey and TOTP routes (registration and sign-in with
+ * routes declared where the adapter never compiles them (never served without their policy), problem
+ * bodies, body limits naming the limit, the OpenAPI document, and the passkey and TOTP routes (registration and sign-in with
  * a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery codes).
  */
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
-    cases: [...policyCases, ...accountCases, ...passkeyCases, ...totpCases, ...mcpCases],
+    cases: [...policyCases, ...uncompiledCases, ...accountCases, ...passkeyCases, ...totpCases, ...mcpCases],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
   }

@@ -63,8 +63,15 @@ export type RegisterRoute = (
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value !== 'function'
 
-/** Splits `(path, options?, ...handlers)` and validates the shapes. */
-export function routeArguments(args: readonly unknown[]): {
+/**
+ * Splits `(path, options?, ...handlers)` and validates the shapes; `where` names the route in errors
+ * (`route GET /api/admin`). Options after a handler would never be applied: that route is refused
+ * (`configuration.route_not_secured`) rather than served without them.
+ */
+export function routeArguments(
+  args: readonly unknown[],
+  where: string,
+): {
   options: RouteOptions
   handlers: RequestHandler[]
 } {
@@ -72,10 +79,25 @@ export function routeArguments(args: readonly unknown[]): {
   const hasOptions = isPlainObject(first)
   const handlers = hasOptions ? rest : args
   if (!hasOptions && first !== undefined && typeof first !== 'function') {
-    throw new ConfigurationError('route.invalid_options', 'route options must be an object')
+    throw new ConfigurationError('route.invalid_options', `${where}: route options must be an object`, {
+      option: where,
+    })
+  }
+  const misplaced = handlers.find(isPlainObject)
+  if (misplaced !== undefined) {
+    throw new ConfigurationError(
+      'configuration.route_not_secured',
+      `${where}: route options (${Object.keys(misplaced).join(', ')}) after a handler would never be ` +
+        'applied; pass them before the handlers',
+      { option: where },
+    )
   }
   if (handlers.length === 0 || handlers.some((handler) => typeof handler !== 'function')) {
-    throw new ConfigurationError('route.invalid_handlers', 'a route needs one or more handler functions')
+    throw new ConfigurationError(
+      'route.invalid_handlers',
+      `${where}: a route needs one or more handler functions`,
+      { option: where },
+    )
   }
   return { options: hasOptions ? (first as RouteOptions) : {}, handlers: handlers as RequestHandler[] }
 }

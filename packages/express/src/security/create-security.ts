@@ -112,8 +112,9 @@ export function createSecurity(config: SecurityConfig): Security {
     const method =
       (name: HttpMethod): RouteMethod =>
       (path: string, ...args: readonly unknown[]) => {
-        const { options, handlers } = routeArguments(args)
-        core.checkOptions(options, `route ${name} ${joinPath(prefix, path)}`)
+        const where = `route ${name} ${joinPath(prefix, path)}`
+        const { options, handlers } = routeArguments(args, where)
+        core.checkOptions(options, where)
         add(name, joinPath(prefix, path), options as RouteOptions, handlers)
         return secure
       }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
+import { anonymousContext } from '@portcullis/core/authorization'
 import express, { type Express, type RequestHandler } from 'express'
 import {
   createAccountRoutes,
@@ -20,6 +21,19 @@ export async function expressApp(
   change: (app: Express, security: Security) => void = () => {},
 ): Promise<AdapterApp> {
   const app = express()
+  // the mistake the uncompiled routes stand for: route options on the application's own route method
+  for (const route of scenario.uncompiledRoutes ?? []) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete'
+    const handler: RequestHandler = (request, response) => {
+      response.json(
+        route.respond({
+          security: request.security ?? anonymousContext,
+          params: request.params as Record<string, string>,
+        }),
+      )
+    }
+    ;(app[method] as (path: string, ...handlers: unknown[]) => unknown)(route.path, route.options, handler)
+  }
   const security = createSecurity(scenario.security)
   app.use(security.middleware)
   if (scenario.local !== undefined) app.use(localAccountRoutes({ local: scenario.local, security }))
@@ -67,6 +81,7 @@ export async function expressApp(
     router[method](route.path, route.options, handler)
   }
   change(app, security)
+  if (scenario.bodyLimit !== undefined) app.use(express.json({ limit: scenario.bodyLimit }))
   app.use(router as RequestHandler)
   app.use(security.errorHandler)
   await mcp?.attach(app)

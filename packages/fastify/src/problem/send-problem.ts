@@ -1,4 +1,4 @@
-import { BODY_TOO_LARGE_CODE, BODY_TOO_LARGE_STATUS } from '@portcullis/http/body'
+import { bodyTooLargeProblem } from '@portcullis/http/body'
 import { type ProblemInit, problemFor, problems, renderProblem } from '@portcullis/http/problem'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
@@ -15,20 +15,28 @@ const UNSUPPORTED_MEDIA_TYPE: ProblemInit = {
 }
 
 /**
+ * The body limit that refused `request`: the route's `bodyLimit`, or Fastify's `bodyLimit` option when the
+ * route has none. A content-type parser's own `bodyLimit` is not visible here: when the declared length
+ * is within the route's limit, another limit refused the body, and none is named.
+ */
+function bodyLimitOf(request: FastifyRequest | undefined): number | undefined {
+  const limit = request?.routeOptions.bodyLimit
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) return undefined
+  const declared = request?.headers['content-length']
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= limit) return undefined
+  return limit
+}
+
+/**
  * The problem for an error Fastify or a handler raised: Fastify's own client errors (body too large,
  * malformed JSON, unsupported media type, schema validation, bad URL) keep their status with a stable
- * code and a generic detail; everything else is `problemFor` (typed errors by class, 500 otherwise).
+ * code and a generic detail (a body too large names the limit when the request is given); everything
+ * else is `problemFor` (typed errors by class, 500 otherwise).
  */
-export function fastifyProblemFor(error: unknown): ProblemInit {
+export function fastifyProblemFor(error: unknown, request?: FastifyRequest): ProblemInit {
   const fastifyError = error as Partial<FastifyError> | null
   const code = typeof fastifyError?.code === 'string' ? fastifyError.code : ''
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return {
-      status: BODY_TOO_LARGE_STATUS,
-      code: BODY_TOO_LARGE_CODE,
-      detail: 'The request body is too large',
-    }
-  }
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLargeProblem(bodyLimitOf(request))
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return UNSUPPORTED_MEDIA_TYPE
   const status = fastifyError?.statusCode
   const clientError = typeof status === 'number' && status >= 400 && status < 500
@@ -51,6 +59,6 @@ export function problemErrorHandler(
       }
     }
     if (reply.sent) return
-    sendProblem(reply, fastifyProblemFor(error))
+    sendProblem(reply, fastifyProblemFor(error, request))
   }
 }

@@ -17,7 +17,9 @@ import { routePattern } from './paths.js'
 import type { FastifySecurity, FastifySecurityOptions } from './plugin-options.js'
 import { portcullisConfig } from './route-config.js'
 import { routeHook } from './route-hook.js'
+import { surveyRoutes } from './route-survey.js'
 import './types.js'
+import { markCompiled, uncompiledRouteBackstop, uncompiledRoutesError } from './uncompiled-routes.js'
 
 const RECORDED: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 /** Options Fastify itself reads from a plugin's options object. */
@@ -79,18 +81,33 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
   }
   fastify.decorate('portcullis', security)
 
+  // Fail closed on routes whose Portcullis options were never compiled (declared before the plugin, or
+  // in a scope it does not reach): when the app is ready every route is surveyed and such a route is a
+  // startup error; if Fastify could not hand the routes over, each request checks its own route instead.
+  const declared = config.routeOptions ?? []
+  const backstop = uncompiledRouteBackstop(declared, config.onError)
+  let checkEachRequest = true
+  fastify.addHook('onReady', async () => {
+    const survey = surveyRoutes(fastify)
+    if (survey === undefined) return
+    const error = uncompiledRoutesError(survey, declared)
+    if (error !== undefined) throw error
+    checkEachRequest = false
+  })
+
   // Every request: the header baseline and an anonymous context (secured routes replace it once granted).
   fastify.addHook('onRequest', (request, reply, done) => {
     request.security = anonymousContext
     // an in-process request (an MCP read) never reaches a client: no headers to send
     if (inProcessParentOf(request) === undefined) reply.headers(headers)
+    if (checkEachRequest && backstop(request, reply)) return
     done()
   })
 
   // Every route added after the plugin is a Portcullis route: its `config` is compiled at registration
   // (a mistake is a startup error) and its policy runs first in its own `onRequest` hooks.
   fastify.addHook('onRoute', (route: FastifyRouteOptions) => {
-    const options = portcullisConfig(route.config, config.routeOptions ?? [])
+    const options = portcullisConfig(route.config, declared)
     const url = route.url
     const pattern = routePattern(url)
     let hook: onRequestHookHandler | undefined
@@ -105,6 +122,7 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
       }
     }
     if (hook !== undefined) route.onRequest = [hook, ...toList(route.onRequest)]
+    markCompiled(route)
   })
 
   if (registered.errorHandler !== false) fastify.setErrorHandler(problemErrorHandler(config.onError))
@@ -122,6 +140,8 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
  * security headers and an anonymous `request.security` on every request, route policy and guards from
  * each route's `config: { auth, guards, openapi, mcpResource }` (compiled at registration, evaluated in
  * the route's first `onRequest` hook, before any body is read), problem+json errors through Fastify's
- * error handler, and the OpenAPI document. Routes added before the plugin are not Portcullis routes.
+ * error handler, and the OpenAPI document. A route whose `config` carries Portcullis options the plugin
+ * never compiled (declared before it, or in a scope it does not reach) is never served without them:
+ * `ready()` refuses it with `configuration.route_not_secured`.
  */
 export const portcullis = fp(plugin, { fastify: '5.x', name: '@portcullis/fastify' })

@@ -1,7 +1,9 @@
 import { runSuite } from '@portcullis/conformance'
 import { adapterSuite } from '@portcullis/conformance/adapters'
+import { anonymous } from '@portcullis/core/policy'
 import { localRouteTable } from '@portcullis/http/local-accounts'
 import { describe, expect, it } from 'vitest'
+import { fastifyProblemFor, sendProblem } from '../../src/index.js'
 import { registerNeutralRoutes } from '../../src/routing/neutral-routes.js'
 import { fastifyApp } from './fastify-app.js'
 
@@ -50,7 +52,39 @@ describe('the adapter suite against deliberately broken adapters', () => {
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)
     // Fastify answers an oversize body through the error handler too
-    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limits'])
+    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limits', 'adapter.body-limit-named'])
+  })
+
+  it('fails an adapter whose 413 does not name the limit', async () => {
+    const results = await runSuite(
+      adapterSuite((scenario) =>
+        fastifyApp(
+          scenario,
+          (app) => {
+            // the problem of the error alone, without the request whose route set the limit
+            app.setErrorHandler((error, _request, reply) => sendProblem(reply, fastifyProblemFor(error)))
+          },
+          { errorHandler: false },
+        ),
+      ),
+    )
+    const failed = results.filter((result) => !result.passed).map((result) => result.id)
+    expect(failed).toEqual(['adapter.body-limit-named'])
+  })
+
+  it('fails an adapter that serves a route it never compiled without its policy', async () => {
+    const results = await runSuite(
+      adapterSuite(({ uncompiledRoutes, ...scenario }) =>
+        fastifyApp(scenario, (app) => {
+          // declared after the plugin, but with the options dropped: served as a plain route
+          for (const route of uncompiledRoutes ?? []) {
+            app.get(route.path, { config: { auth: anonymous() } }, async () => route.respond({} as never))
+          }
+        }),
+      ),
+    )
+    const failed = results.filter((result) => !result.passed).map((result) => result.id)
+    expect(failed).toEqual(['adapter.uncompiled-route'])
   })
 
   it('fails an adapter that serves the local-account routes without the CSRF check', async () => {

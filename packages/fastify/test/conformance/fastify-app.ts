@@ -1,4 +1,4 @@
-import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
+import type { AdapterApp, AdapterScenario, ScenarioRoute } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   createAccountRoutes,
@@ -17,7 +17,9 @@ export async function fastifyApp(
   change: (app: FastifyInstance) => void | Promise<void> = () => {},
   plugin: { readonly errorHandler?: boolean } = {},
 ): Promise<AdapterApp> {
-  const app = Fastify()
+  const app = Fastify(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit })
+  // the mistake the uncompiled routes stand for: declared before the plugin is registered
+  for (const route of scenario.uncompiledRoutes ?? []) declare(app, route)
   await app.register(portcullis, { ...scenario.security, ...plugin })
   if (scenario.local !== undefined) localAccountRoutes(app, { local: scenario.local })
   if (scenario.accounts !== undefined) createAccountRoutes(app, scenario.accounts)
@@ -45,16 +47,23 @@ export async function fastifyApp(
       },
     })
   }
-  for (const route of scenario.routes) {
-    app.route({
-      method: route.method,
-      url: route.path,
-      config: route.options,
-      handler: async (request) =>
-        route.respond({ security: request.security, params: request.params as Record<string, string> }),
-    })
-  }
+  for (const route of scenario.routes) declare(app, route)
   await change(app)
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  return { url, close: () => app.close() }
+  try {
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    return { url, close: () => app.close() }
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+}
+
+function declare(app: FastifyInstance, route: ScenarioRoute): void {
+  app.route({
+    method: route.method,
+    url: route.path,
+    config: route.options,
+    handler: async (request) =>
+      route.respond({ security: request.security, params: request.params as Record<string, string> }),
+  })
 }

@@ -67,6 +67,12 @@ export const problems = {
   invalidRequest: { status: 400, code: 'request.invalid', detail: 'The request is malformed' },
   bodyTooLarge: { status: 413, code: 'request.body_too_large', detail: 'The request body is too large' },
   internalError: { status: 500, code: 'internal.error', detail: 'Internal server error' },
+  /** A route declares security options the adapter never applied: it is refused rather than served. */
+  routeNotSecured: {
+    status: 500,
+    code: 'configuration.route_not_secured',
+    detail: 'The route is refused: its security options were never applied',
+  },
 } as const satisfies Record<string, ProblemInit>
 
 /** Titles RFC 9110 renamed (Node still uses the older reason phrase). */
