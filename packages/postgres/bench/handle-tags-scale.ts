@@ -3,12 +3,15 @@
 //   DATABASE_URL=postgres://... npx tsx --conditions @portcullis/source bench/handle-tags-scale.ts 1000000 [--rebuild]
 // (`--rebuild` also times the handle-tags migration's SQL on the filled table.)
 // Fills N sessions set-based (a third tagged like provider sign-ins, the rest untagged), runs ANALYZE,
-// then times logouts by `sub` + `sid`, by `sid` only and by `sub` only, each for a session that exists.
+// then times logouts by `sub` + `sid`, by `sid` only and by `sub` only, each for a session that exists,
+// with the statement the store sent before migration 9, the one it sends now and the store, interleaved.
 import { createHash } from 'node:crypto'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { createPostgresClient, MIGRATIONS, migrate, PostgresSessionStore } from '../src/index.js'
 
 const rows = Number(process.argv[2] ?? 300_000)
+const ROUNDS = 9
+/** The tag the SQL below computes: the first 11 base64url characters of SHA-256 of `value`. */
 const tag = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 11)
 const database = await createTestDatabase()
 const client = createPostgresClient({
@@ -47,41 +50,49 @@ try {
     console.log(`the migration built its indexes in ${((performance.now() - building) / 1000).toFixed(1)} s`)
   }
   const store = new PostgresSessionStore({ client })
-  const timings: Record<string, number[]> = { 'sub+sid': [], sid: [], sub: [] }
-  for (let round = 0; round < 5; round++) {
-    // Sessions i = 3k carry tags sub(k) and sid(3k); pick distinct ones each round.
-    const third = Math.floor(rows / 3)
-    const picks = [
-      ['sub+sid', third - 1 - round],
-      ['sid', Math.floor(third / 2) + round],
-      ['sub', Math.floor(third / 4) + round],
-    ] as const
-    for (const [kind, k] of picks) {
-      const i = k * 3
-      const handleTags =
-        kind === 'sub+sid'
-          ? [tagOf(`sub${k}`), tagOf(`sid${i}`)]
-          : kind === 'sid'
-            ? [tagOf(`sid${i}`)]
-            : [tagOf(`sub${k}`)]
-      const started = performance.now()
-      const removed = await store.revoke({ handleTags })
-      timings[kind]?.push(performance.now() - started)
-      if (removed !== 1) throw new Error(`${kind}: removed ${removed}, expected 1`)
+  // The DELETE the store sent before migration 9 (a substring test, so a scan) and the one it sends now
+  // (each tag in either tag slot), bare; and the store's whole `revoke` (a transaction with its notices).
+  const bare = (test: (n: number) => string) => (tags: readonly string[]) =>
+    client.pool.query(
+      `delete from portcullis_sessions where ${tags.map((_, i) => test(i + 1)).join(' and ')} returning digest`,
+      [...tags],
+    )
+  const ways = {
+    'before: strpos DELETE': bare((n) => `strpos(handle, $${n}) > 0`),
+    'after: slot DELETE': bare((n) => `(left(handle, 11) = $${n} or substr(handle, 12, 11) = $${n})`),
+    'after: store.revoke': async (handleTags: readonly string[]) => ({
+      rowCount: await store.revoke({ handleTags }),
+    }),
+  }
+  const timings: Record<string, number[]> = {}
+  const third = Math.floor(rows / 3)
+  let next = 0
+  const session = () => {
+    // Session i = 3k carries tags sub(k) and sid(3k); every logout names a different one.
+    const k = 1 + ((next++ * 7919) % (third - 1))
+    return { sub: tag(`sub${k}`), sid: tag(`sid${3 * k}`) }
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of ['sub+sid', 'sid', 'sub'] as const) {
+      for (const [how, revoke] of Object.entries(ways)) {
+        const { sub, sid } = session()
+        const handleTags = kind === 'sub+sid' ? [sub, sid] : kind === 'sid' ? [sid] : [sub]
+        const started = performance.now()
+        const removed = (await revoke(handleTags)).rowCount
+        const key = `${how}, by ${kind}`
+        timings[key] = [...(timings[key] ?? []), performance.now() - started]
+        if (removed !== 1) throw new Error(`${key}: removed ${removed}, expected 1`)
+      }
     }
   }
-  for (const [kind, values] of Object.entries(timings)) {
+  for (const [key, values] of Object.entries(timings)) {
     const sorted = [...values].sort((a, b) => a - b)
+    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
     console.log(
-      `${rows} sessions, revoke by ${kind}: median ${sorted[2]?.toFixed(1)} ms (min ${sorted[0]?.toFixed(1)}, max ${sorted[4]?.toFixed(1)})`,
+      `${rows} sessions, ${key}: median ${median.toFixed(1)} ms (min ${sorted[0]?.toFixed(1)}, max ${sorted.at(-1)?.toFixed(1)}, ${sorted.length} logouts)`,
     )
   }
 } finally {
   await client.close()
   await database.close()
-}
-
-/** The tag the SQL above computes: the first 11 base64url characters of SHA-256 of `value`. */
-function tagOf(value: string): string {
-  return tag(value)
 }
