@@ -67,9 +67,9 @@ export function writeAnswer(reply: FastifyReply, answer: HttpAnswer): FastifyRep
 
 /**
  * Registers a neutral route table in its own scope: bodies are read as bytes up to `bodyLimit` (parsed,
- * or refused with 413, by the neutral layer when the route asks for the body), every answer is `no-store`; an error of a local-account route is rendered as a
- * problem here (a typed error keeps its client-safe detail) after `onError` saw it, any other goes to
- * Fastify's error handler.
+ * or refused with 413, by the neutral layer when the route asks for the body), every answer is
+ * `no-store`; an error of a local-account route is rendered as a problem here (a typed error keeps its
+ * client-safe detail) after `onError` saw it, any other goes to Fastify's error handler.
  */
 export function registerNeutralRoutes(
   fastify: FastifyInstance,
