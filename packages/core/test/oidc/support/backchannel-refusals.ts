@@ -11,6 +11,8 @@ export interface BackchannelRefusal {
   readonly contentType?: string
   /** The body; `undefined` sends none. Bytes are sent without a `Content-Type` unless one is given. */
   readonly body?: (token: string) => string | Uint8Array
+  /** Sends the body as a stream (chunked, no `Content-Length`). */
+  readonly chunked?: boolean
   readonly status: number
   readonly code: string
   /** The `reason` of the one `oauth.backchannel_logout_refused` event it emits. */
@@ -135,6 +137,15 @@ export const BACKCHANNEL_REFUSALS: readonly BackchannelRefusal[] = [
     code: 'request.body_too_large',
     reason: 'body-too-large',
   },
+  {
+    name: 'a chunked body that grows over the limit (413 stays)',
+    contentType: FORM,
+    chunked: true,
+    body: (token) => form([['logout_token', `${token}${'a'.repeat(32 * 1024)}`]]),
+    status: 413,
+    code: 'request.body_too_large',
+    reason: 'body-too-large',
+  },
 ]
 
 /** Sends `refusal` to `url` with `token` (a signed token that is no valid logout token). */
@@ -145,12 +156,16 @@ export async function sendRefusal(
 ): Promise<{ status: number; headers: Headers; text: string }> {
   const headers: Record<string, string> = {}
   if (refusal.contentType !== undefined) headers['content-type'] = refusal.contentType
-  const body = refusal.body?.(token)
+  const bytes = refusal.body?.(token)
+  const body =
+    refusal.chunked === true && bytes !== undefined
+      ? new Blob([bytes]).stream() // a stream has no length to declare: sent chunked
+      : bytes
   const response = await fetch(url, {
     method: refusal.method ?? 'POST',
     headers,
-    ...(body === undefined ? {} : { body }),
-  })
+    ...(body === undefined ? {} : { body, duplex: 'half' }),
+  } as RequestInit)
   return { status: response.status, headers: response.headers, text: await response.text() }
 }
 
