@@ -42,6 +42,7 @@ describe('generated migrations', () => {
       { version: 6, name: 'one-account' },
       { version: 7, name: 'totp' },
       { version: 8, name: 'passkeys' },
+      { version: 9, name: 'session-handle-tags' },
     ])
   })
 

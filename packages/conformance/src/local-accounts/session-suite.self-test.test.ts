@@ -111,7 +111,10 @@ class NaiveSessionStore implements SessionStore {
     const target = validateRevokeSessions(request)
     const doomed = [...this.#sessions.values()].filter((session) => {
       if (target.by === 'digest') return session.digest === target.digest
-      if (target.by === 'tags') return target.tags.every((tag) => session.handle.includes(tag))
+      if (target.by === 'tags') {
+        const slots = [session.handle.slice(0, 11), session.handle.slice(11, 22)]
+        return target.tags.every((tag) => slots.includes(tag))
+      }
       const mine = this.flaw === 'handle-not-scoped' || session.accountId === target.accountId
       if (target.by === 'handle') return mine && session.handle === target.handle
       return mine && (this.flaw === 'revoke-all-ignores-except' || session.digest !== target.exceptDigest)

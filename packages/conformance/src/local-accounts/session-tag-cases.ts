@@ -11,7 +11,7 @@ const tag = () => randomBytes(9).toString('base64url').slice(0, 11)
 export const sessionTagCases: readonly Case[] = [
   conformanceCase(
     'session.revoke-by-handle-tags',
-    'revoke by handleTags ends exactly the sessions, of any account, whose handle carries every tag',
+    'revoke by handleTags ends exactly the sessions, of any account, whose handle carries every tag in its tag slots',
     async ({ store }, check) => {
       const [subject, sid, otherSid] = [tag(), tag(), tag()]
       const both = session({ handle: `${subject}${sid}${handle()}` })
@@ -20,7 +20,9 @@ export const sessionTagCases: readonly Case[] = [
         accountId: unique('account'),
       })
       const untagged = session()
-      for (const each of [both, sameSubject, untagged]) await store.create({ session: each })
+      // The subject's tag past the two tag slots (the random part of a handle) names nothing.
+      const elsewhere = session({ handle: `${handle()}${subject}`, accountId: unique('account') })
+      for (const each of [both, sameSubject, untagged, elsewhere]) await store.create({ session: each })
       check(
         (await store.revoke({ handleTags: [subject, sid] })) === 1,
         'not exactly the session with both tags',
@@ -30,6 +32,7 @@ export const sessionTagCases: readonly Case[] = [
       check((await store.revoke({ handleTags: [subject] })) === 1, 'the subject tag did not end the rest')
       check((await store.get(sameSubject.digest, T0)) === null, 'the session of the subject survived')
       check((await store.get(untagged.digest, T0)) !== null, 'an untagged session ended')
+      check((await store.get(elsewhere.digest, T0)) !== null, 'a tag past the tag slots ended a session')
       check((await store.revoke({ handleTags: [tag()] })) === 0, 'an unknown tag ended something')
     },
   ),

@@ -53,3 +53,12 @@ export function providerSessionMatchTags(match: ProviderSessionMatch): string[] 
   if (match.sessionId !== undefined) tags.push(tag('sid', match.issuer, match.sessionId))
   return tags
 }
+
+/**
+ * Whether a session handle carries each of `tags` in one of its two tag slots (its first two
+ * 11-character runs, where `providerSessionTags` puts them): what `revoke({ handleTags })` matches.
+ */
+export function handleCarriesTags(handle: string, tags: readonly string[]): boolean {
+  const slots = [handle.slice(0, HANDLE_TAG_LENGTH), handle.slice(HANDLE_TAG_LENGTH, 2 * HANDLE_TAG_LENGTH)]
+  return tags.every((tag) => slots.includes(tag))
+}

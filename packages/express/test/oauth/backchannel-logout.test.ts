@@ -16,6 +16,7 @@ import { BackchannelLogout } from '@portcullis/core/oidc'
 import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BACKCHANNEL_REFUSALS, expectRefused } from '../../../core/test/oidc/support/backchannel-refusals.js'
 import { OidcFixture, PROVIDER } from '../../../core/test/oidc/support/fixture.js'
 import { DEFAULT_CLIENT } from '../../../core/test/oidc/support/test-idp.js'
 import {
@@ -193,7 +194,47 @@ describe('POST /auth/oauth/{provider}/backchannel-logout', () => {
     expect(await status(browser, other)).toBe(200)
     expect(events.filter((event) => event.type === 'oauth.backchannel_logout_refused')).toEqual([
       expect.objectContaining({ provider: PROVIDER, reason: 'nonce' }),
-      expect.objectContaining({ provider: PROVIDER, reason: 'missing' }),
+      expect.objectContaining({ provider: PROVIDER, reason: 'content-type' }),
     ])
+  })
+})
+
+describe('back-channel logout refusals: 400 oidc.logout_token.rejected (413 for size), each reported', () => {
+  let token: string
+  let browser: { cookies: Map<string, string> }
+  const path = `/auth/oauth/${PROVIDER}/backchannel-logout`
+
+  beforeAll(async () => {
+    browser = await signedIn('bcl-grace')
+    // Signed by the provider and naming the session, but an ID token (a nonce): never a logout token.
+    token = await fixture.idp.signLogoutToken({
+      iss: fixture.idp.issuer,
+      aud: DEFAULT_CLIENT.clientId,
+      iat: Math.floor(Date.now() / 1000),
+      jti: 'refusals-1',
+      sub: 'bcl-grace',
+      sid: sids.at(-1),
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+      nonce: 'an ID token, not a logout token',
+    })
+  })
+
+  for (const refusal of BACKCHANNEL_REFUSALS) {
+    it(`refuses ${refusal.name}`, async () => {
+      await expectRefused(`${origin}${path}`, refusal, token, events, PROVIDER)
+    })
+  }
+
+  it('routes no other method there, and reports nothing for it', async () => {
+    const before = events.length
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect((await fetch(`${origin}${path}`, { method })).status).toBe(404)
+    }
+    expect(events.length).toBe(before)
+  })
+
+  it('ended no session through any of them', async () => {
+    expect(await status(browser as never, origin)).toBe(200)
+    expect(await status(browser as never, other)).toBe(200)
   })
 })

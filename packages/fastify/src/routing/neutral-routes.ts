@@ -1,6 +1,7 @@
-import { parseRequestBody } from '@portcullis/http/body'
+import { bodyTooLargeProblem, parseRequestBody, readLimitedBody } from '@portcullis/http/body'
 import { type HttpAnswer, type HttpExchange, type NeutralRoute, prefersJson } from '@portcullis/http/exchange'
 import { localProblem } from '@portcullis/http/local-accounts'
+import { HttpProblem } from '@portcullis/http/problem'
 import { rawHeader } from '@portcullis/http/security'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
@@ -11,6 +12,12 @@ export interface FastifyNative {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
 }
+
+/**
+ * The body of a generated route that was over its limit: the scope's parser reads at most the limit
+ * and hands this on, so the route itself answers the 413 (and may report it), as on every adapter.
+ */
+const TOO_LARGE: unique symbol = Symbol('portcullis.body-too-large')
 
 /** What the core services need to know about the request (client address, user agent). */
 export function requestInfo(request: FastifyRequest) {
@@ -34,11 +41,13 @@ export function fastifyExchange(request: FastifyRequest, reply: FastifyReply): H
     security: securityOf(request),
     requestInfo: requestInfo(request),
     wantsJson: prefersJson(request.headers.accept),
-    // the generated routes' scope reads bodies as bytes (limit enforced by Fastify), parsed here
-    body: async () =>
-      Buffer.isBuffer(request.body)
+    // the generated routes' scope reads bodies as bytes, at most the limit, parsed here
+    body: async (limit) => {
+      if (request.body === TOO_LARGE) throw new HttpProblem(bodyTooLargeProblem(limit))
+      return Buffer.isBuffer(request.body)
         ? parseRequestBody(request.body, request.headers['content-type'])
-        : request.body,
+        : request.body
+    },
     appendSetCookie: (value) => {
       reply.header('set-cookie', value)
     },
@@ -57,10 +66,10 @@ export function writeAnswer(reply: FastifyReply, answer: HttpAnswer): FastifyRep
 }
 
 /**
- * Registers a neutral route table in its own scope: bodies are read as bytes up to `bodyLimit` (parsed by
- * the neutral layer), every answer is `no-store`; an error of a local-account route is rendered as a
- * problem here (a typed error keeps its client-safe detail) after `onError` saw it, any other goes to
- * Fastify's error handler.
+ * Registers a neutral route table in its own scope: bodies are read as bytes up to `bodyLimit` (parsed,
+ * or refused with 413, by the neutral layer when the route asks for the body), every answer is
+ * `no-store`; an error of a local-account route is rendered as a problem here (a typed error keeps its
+ * client-safe detail) after `onError` saw it, any other goes to Fastify's error handler.
  */
 export function registerNeutralRoutes(
   fastify: FastifyInstance,
@@ -72,11 +81,13 @@ export function registerNeutralRoutes(
 ): void {
   fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: settings.bodyLimit },
-      (_request, body, done) => done(null, body),
-    )
+    // Bytes up to the limit; a larger body is drained and becomes TOO_LARGE, answered by the route.
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      readLimitedBody(payload, request.headers['content-length'], settings.bodyLimit).then(
+        (raw) => done(null, raw ?? TOO_LARGE),
+        (error: Error) => done(error, undefined),
+      )
+    })
     for (const route of routes) {
       scope.route({
         method: route.method,

@@ -51,8 +51,9 @@ describe('the adapter suite against deliberately broken adapters', () => {
       ),
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)
-    // Fastify answers an oversize body through the error handler too
-    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limits', 'adapter.body-limit-named'])
+    // a generated route answers an oversize body itself, as on Express; the application's own routes
+    // answer it through the error handler
+    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limit-named'])
   })
 
   it('fails an adapter whose 413 does not name the limit', async () => {

@@ -77,10 +77,24 @@ function text(raw: Buffer): string {
   }
 }
 
+/**
+ * The 400 `request.invalid_body` of a form whose field appears twice; `field` names it for a route that
+ * answers such a form its own way (never rendered: a field name is the client's input).
+ */
+export class RepeatedFormFieldProblem extends HttpProblem {
+  readonly field: string
+
+  constructor(field: string) {
+    super({ status: 400, code: 'request.invalid_body', detail: 'a form field appears twice' })
+    this.name = 'RepeatedFormFieldProblem'
+    this.field = field
+  }
+}
+
 function form(raw: Buffer): Record<string, string> {
   const fields: Record<string, string> = Object.create(null)
   for (const [key, value] of new URLSearchParams(text(raw))) {
-    if (Object.hasOwn(fields, key)) throw bad('request.invalid_body', 'a form field appears twice')
+    if (Object.hasOwn(fields, key)) throw new RepeatedFormFieldProblem(key)
     fields[key] = value
   }
   return fields

@@ -138,7 +138,9 @@ export function oauthDocumentation(providers: readonly string[]) {
       },
       responses: {
         '200': { description: 'The matching local sessions ended.' },
-        '400': problem('The logout token was refused (`oidc.logout_token.rejected`).'),
+        '400': problem(
+          'Any refusal (`oidc.logout_token.rejected`): a body that is not a form with exactly one `logout_token`, or a token that fails verification or was used before.',
+        ),
         '503': problem("The provider's keys or the replay store were unavailable."),
       },
     }),

@@ -14,7 +14,7 @@ import {
   validateTouchSession,
 } from '@portcullis/core/local-accounts'
 import type { RevocationNotice } from '@portcullis/core/revocation'
-import { and, asc, eq, gt, ne, type SQL, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { accountsTable as accounts } from '../accounts/tables.js'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { notifyRevocations } from '../revocation/channel.js'
@@ -25,7 +25,7 @@ import {
   preparedStatements,
   storeContext,
 } from './client.js'
-import { type SessionRow, sessionsTable as sessions } from './tables.js'
+import { handleTagSlots, type SessionRow, sessionsTable as sessions } from './tables.js'
 
 export interface PostgresSessionStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
@@ -83,6 +83,7 @@ function toSession(row: SessionRow): SessionRecord {
  * deletes the old session and inserts the new one in one transaction. Every deletion that ends a session
  * (`revoke`, the replaced session of `create`) sends its revocation notice in the same transaction
  * (`notifyRevocations`): one `session` notice per session, one `account` notice for all of an account's.
+ * `revoke({ handleTags })` (a back-channel logout) reads the two handle-tag indexes, never the whole table.
  * `getWithAccountEpoch` joins the account's security epoch in (one statement).
  */
 export class PostgresSessionStore implements SessionStore {
@@ -161,8 +162,9 @@ export class PostgresSessionStore implements SessionStore {
     const target = validateRevokeSessions(request)
     let where: SQL | undefined
     if (target.by === 'tags') {
-      // A back-channel logout: no index names the provider session, so this scans (rare by nature).
-      where = and(...target.tags.map((tag) => sql`strpos(${sessions.handle}, ${tag}) > 0`))
+      // A back-channel logout: each tag is in one of the handle's two tag slots (an index each).
+      const [first, second] = handleTagSlots(sessions.handle)
+      where = and(...target.tags.map((tag) => or(eq(first, tag), eq(second, tag))))
     } else if (target.by === 'digest') where = eq(sessions.digest, target.digest)
     else if (target.by === 'handle') {
       where = and(eq(sessions.accountId, target.accountId), eq(sessions.handle, target.handle))

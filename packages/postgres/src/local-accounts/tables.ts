@@ -1,9 +1,28 @@
-import { sql } from 'drizzle-orm'
-import { bigint, check, foreignKey, index, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import { type SQL, sql } from 'drizzle-orm'
+import {
+  type AnyPgColumn,
+  bigint,
+  check,
+  foreignKey,
+  index,
+  pgTable,
+  text,
+  unique,
+} from 'drizzle-orm/pg-core'
 import { instant } from '../columns/columns.js'
 
 // Sessions, refresh-token families and rate limits (migration 0005 created them by hand; the accounts
 // and passwords they belong to are in ../accounts/tables.ts).
+
+/**
+ * The two tag slots of a session handle: its first two 11-character runs (`providerSessionTags` puts the
+ * subject's tag, then the provider session's, there). Each slot has a B-tree expression index, and
+ * `revoke({ handleTags })` matches with exactly these expressions.
+ */
+export const handleTagSlots = (handle: AnyPgColumn): readonly [SQL, SQL] => [
+  sql`left(${handle}, 11)`,
+  sql`substr(${handle}, 12, 11)`,
+]
 
 export const sessionsTable = pgTable(
   'portcullis_sessions',
@@ -27,6 +46,9 @@ export const sessionsTable = pgTable(
       sql`${table.idleExpiresAt} <= ${table.absoluteExpiresAt}`,
     ),
     index('portcullis_sessions_idle_expires_at_idx').on(table.idleExpiresAt),
+    // A back-channel logout's lookup (`revoke({ handleTags })`): each tag slot of the handle.
+    index('portcullis_sessions_handle_tag_1_idx').on(handleTagSlots(table.handle)[0]),
+    index('portcullis_sessions_handle_tag_2_idx').on(handleTagSlots(table.handle)[1]),
   ],
 )
 

@@ -1,5 +1,6 @@
 import type { RevocationNotice } from '../../revocation/notice.js'
 import type { RevocationNotices } from '../../revocation/revocation-notices.js'
+import { handleCarriesTags } from '../provider-session.js'
 import { duplicateRecord } from '../store-errors.js'
 import {
   type CreateSessionRequest,
@@ -97,7 +98,7 @@ export class MemorySessionStore implements SessionStore {
     const target = validateRevokeSessions(request)
     if (target.by === 'tags') {
       const tagged = [...this.#sessions.values()].filter((session) =>
-        target.tags.every((tag) => session.handle.includes(tag)),
+        handleCarriesTags(session.handle, target.tags),
       )
       for (const session of tagged) this.#delete(session.digest)
       await this.#announce(tagged.map((session) => ({ kind: 'session', digest: session.digest })))

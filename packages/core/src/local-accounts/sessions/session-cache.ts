@@ -1,4 +1,5 @@
 import type { CacheTrust } from '../../revocation/cache-trust.js'
+import { handleCarriesTags } from '../provider-session.js'
 import { type SessionRecord, sessionRecord } from './session-store.js'
 
 interface Entry {
@@ -105,7 +106,7 @@ export class SessionCache {
   /** Drops every cached session whose handle contains each of `tags`. */
   clearTagged(tags: readonly string[]): void {
     for (const [digest, entry] of [...this.#entries]) {
-      if (tags.every((tag) => entry.record.handle.includes(tag))) this.delete(digest)
+      if (handleCarriesTags(entry.record.handle, tags)) this.delete(digest)
     }
   }
 

@@ -57,7 +57,7 @@ export type RevokeSessionsRequest =
   | { readonly digest: string }
   | { readonly accountId: string; readonly handle: string }
   | { readonly accountId: string; readonly all: true; readonly exceptDigest?: string | undefined }
-  /** Every session, of any account, whose handle contains each of these tags (a back-channel logout). */
+  /** Every session, of any account, whose handle's tag slots hold each of these tags (a back-channel logout). */
   | { readonly handleTags: readonly string[] }
 
 /** A live session and its account's current security epoch (null when the account is gone), read together. */
@@ -88,9 +88,10 @@ export interface SessionStore {
   list(request: ListSessionsRequest): Promise<readonly SessionRecord[]>
   /**
    * Deletes one session (by digest, or by the account's handle), all of an account's sessions except
-   * `exceptDigest` (sign out everywhere else), or every session whose handle contains each of
-   * `handleTags` (1 or 2 tags of 11 base64url characters; may scan every session). Returns how many
-   * stored sessions were deleted.
+   * `exceptDigest` (sign out everywhere else), or every session, of any account, whose handle carries
+   * each of `handleTags` (1 or 2 tags of 11 base64url characters) in one of its two tag slots: its first
+   * two 11-character runs, where `providerSessionTags` puts them (a durable store indexes both slots).
+   * Returns how many stored sessions were deleted.
    */
   revoke(request: RevokeSessionsRequest): Promise<number>
   /**
