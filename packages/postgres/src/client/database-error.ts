@@ -40,8 +40,25 @@ export function isTransient(error: unknown): boolean {
   return state === '40P01' || state === '40001'
 }
 
+/** Whether a driver error (or one it wraps) is a pooler refusing a startup parameter it does not know. */
+function refusedByPooler(error: unknown): boolean {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const message = (current as { message?: unknown }).message
+    if (typeof message === 'string' && message.includes('unsupported startup parameter')) return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
+}
+
 /** Lets deliberate Portcullis errors through and turns everything else into `postgres.unavailable`. */
 export function asStoreError(error: unknown): PortcullisError {
   if (isPortcullisError(error)) return error
+  if (refusedByPooler(error)) {
+    return new PostgresUnavailableError(
+      "the database is unavailable: a connection pooler refused the connection's settings; create the client with pooler: 'transaction'",
+      { cause: error },
+    )
+  }
   return new PostgresUnavailableError('the database is unavailable', { cause: error })
 }
