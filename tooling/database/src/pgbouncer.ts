@@ -38,6 +38,10 @@ export interface PgBouncerOptions {
 export interface PgBouncer {
   readonly host: string
   readonly port: number
+  /** The PgBouncer process. */
+  readonly pid: number
+  /** Its folder (configuration, user list), removed by `stop()`. */
+  readonly directory: string
   /** Rewrites a `postgres://` URL of the upstream server so it goes through PgBouncer (same database). */
   through(connectionString: string): string
   /** What PgBouncer logged so far (the last 64 KiB), e.g. to look for `when not linked`. */
@@ -192,6 +196,8 @@ function run(
       resolve({
         host: pooled.host,
         port,
+        pid: child.pid ?? 0,
+        directory: folder,
         through(connectionString) {
           const url = new URL(connectionString)
           if (url.hostname !== upstream.hostname || (url.port || '5432') !== (upstream.port || '5432')) {
