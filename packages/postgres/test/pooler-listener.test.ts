@@ -3,6 +3,8 @@ import { ConfigurationError, isPortcullisError } from '@portcullis/core'
 import { ApiKeyService } from '@portcullis/core/api-keys'
 import { LocalAccounts, type PasswordHasher, type SessionSignIn } from '@portcullis/core/local-accounts'
 import type { RevocationNotice } from '@portcullis/core/revocation'
+import { startPgBouncer } from '@portcullis/database-tooling/pgbouncer'
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
@@ -197,6 +199,47 @@ async function refusedWithin(refused: () => Promise<boolean>): Promise<number> {
   }
   return Number.POSITIVE_INFINITY
 }
+
+describe.skipIf(db === undefined)('a pooler told to ignore startup parameters, not declared', () => {
+  it('a named statement that lands on another server session (26000) runs again unnamed', async () => {
+    const direct = db?.direct.database.connectionString ?? ''
+    // What many deployments run: statement_timeout and options dropped by PgBouncer, so an undeclared
+    // client connects, with its named prepared statements on.
+    const lenient = await startPgBouncer({
+      upstream: direct,
+      ignoreStartupParameters: ['statement_timeout', 'options'],
+    })
+    open.push({ close: () => lenient.stop() })
+    const key = await new ApiKeyService({
+      store: new PostgresApiKeyStore({ client: db?.direct.client as PostgresClient }),
+      peppers,
+      prefix: 'pgtest',
+    }).issue({ ownerId: 'svc' })
+    for (const read of [
+      (client: PostgresClient) =>
+        new PostgresApiKeyStore({ client }).get(key.keyId).then((row) => row?.keyId),
+      (client: PostgresClient) => new PostgresSessionStore({ client }).get('0'.repeat(64), new Date()),
+    ]) {
+      const client = createPostgresClient({ connectionString: lenient.through(direct), maxConnections: 1 })
+      open.push(client)
+      const first = await read(client)
+      // Its one connection prepared the statement on the server session PgBouncer lent it. Another client
+      // now holds that session (PgBouncer lends the most recently used one), so the next read runs on
+      // another session, where the statement does not exist.
+      const holder = new pg.Client({ connectionString: lenient.through(direct) })
+      await holder.connect()
+      await holder.query('begin')
+      await holder.query('select 1')
+      try {
+        expect(await read(client)).toEqual(first)
+        expect(await read(client)).toEqual(first)
+      } finally {
+        await holder.query('rollback')
+        await holder.end()
+      }
+    }
+  })
+})
 
 describe.skipIf(db === undefined)('two app instances behind PgBouncer', () => {
   it('a revocation on one is refused by the other within 100 ms (sessions and API keys)', async () => {

@@ -33,6 +33,11 @@ export interface PgBouncerOptions {
   readonly poolMode?: 'transaction' | 'session' | 'statement'
   /** `default_pool_size`: server connections per database and user. Default 20. */
   readonly poolSize?: number
+  /**
+   * `ignore_startup_parameters`: parameters PgBouncer accepts from clients and drops (as many deployments
+   * set for `statement_timeout`, `options`, `extra_float_digits`). Default none (the stock setting).
+   */
+  readonly ignoreStartupParameters?: readonly string[]
 }
 
 export interface PgBouncer {
@@ -86,6 +91,9 @@ function configuration(upstream: URL, port: number, folder: string, options: PgB
     'max_client_conn = 800',
     `default_pool_size = ${options.poolSize ?? 20}`,
     'log_connections = 0',
+    ...(options.ignoreStartupParameters?.length
+      ? [`ignore_startup_parameters = ${options.ignoreStartupParameters.join(', ')}`]
+      : []),
     'log_disconnections = 0',
     '',
   ].join('\n')

@@ -34,6 +34,17 @@ export function sqlStateOf(error: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * Whether a named prepared statement failed because connections share server sessions, as behind a
+ * pooler in transaction mode nobody declared: `42P05` (the name already exists in a session this
+ * connection never prepared it in) or `26000` (the session this connection prepared it in now serves
+ * someone else). The statement did not run; it can run again unnamed.
+ */
+export function sessionIsShared(error: unknown): boolean {
+  const state = sqlStateOf(error)
+  return state === '42P05' || state === '26000'
+}
+
 /** Deadlock or serialization failure: the transaction was rolled back and may simply run again. */
 export function isTransient(error: unknown): boolean {
   const state = sqlStateOf(error)
