@@ -38,6 +38,8 @@ export interface PgBouncerOptions {
    * set for `statement_timeout`, `options`, `extra_float_digits`). Default none (the stock setting).
    */
   readonly ignoreStartupParameters?: readonly string[]
+  /** As root: `false` skips the user-namespace strategy and runs PgBouncer as the `postgres` user. */
+  readonly userNamespaces?: boolean
 }
 
 export interface PgBouncer {
@@ -64,13 +66,16 @@ export class PgBouncerError extends Error {
 }
 
 /** How the program is started: PgBouncer refuses to run as root, like PostgreSQL. */
-function launcher(program: string): {
+function launcher(
+  program: string,
+  userNamespaces: boolean,
+): {
   readonly file: string
   readonly args: readonly string[]
   readonly runAs?: { readonly uid: number; readonly gid: number }
 } {
   if (userInfo().uid !== 0) return { file: program, args: [] }
-  if (namespacesWork()) {
+  if (userNamespaces && namespacesWork()) {
     const [file = 'unshare', ...rest] = NAMESPACE_PREFIX
     return { file, args: [...rest, program] }
   }
@@ -113,7 +118,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const user = decodeURIComponent(upstream.username || 'postgres')
   const password = decodeURIComponent(upstream.password)
   const folder = await mkdtemp(join(tmpdir(), 'portcullis-pgbouncer-'))
-  const { file, args, runAs } = launcher(program)
+  const { file, args, runAs } = launcher(program, options.userNamespaces ?? true)
   let lastError: unknown
   try {
     await writeFile(

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -52,4 +53,25 @@ describe.skipIf(missing !== undefined)('startPgBouncer', () => {
     expect(bouncer.directory).toMatch(/portcullis-pgbouncer-/)
     expect(existsSync(bouncer.directory)).toBe(false)
   })
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root without user namespaces, runs as the postgres user',
+    async () => {
+      const database = await createTestDatabase()
+      opened.push(database)
+      const bouncer = await startPgBouncer({ upstream: database.connectionString, userNamespaces: false })
+      try {
+        const [row] = await query<{ one: number }>(
+          bouncer.through(database.connectionString),
+          'select 1 as one',
+        )
+        expect(row?.one).toBe(1)
+        const owner = spawnSync('ps', ['-o', 'user=', '-p', String(bouncer.pid)], { encoding: 'utf8' })
+        expect(owner.stdout.trim()).toBe('postgres')
+      } finally {
+        await bouncer.stop()
+      }
+      expect(existsSync(bouncer.directory)).toBe(false)
+    },
+  )
 })
