@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmod, chown, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { NAMESPACE_PREFIX, namespacesWork, postgresUser } from './embedded/binaries.js'
 import { freeLoopbackPort } from './embedded/server.js'
 
+const PREFIX = 'portcullis-pgbouncer-'
 const START_TIMEOUT_MS = 20_000
 const STOP_TIMEOUT_MS = 5_000
 const SYSTEM_PATHS = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer']
@@ -65,6 +66,46 @@ export class PgBouncerError extends Error {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Ends the PgBouncers and removes the folders that processes which died without stopping them left
+ * (a test run killed mid-way): each folder names its owner (`owner.pid`) and its PgBouncer (`child.pid`).
+ */
+export async function sweepAbandonedPgBouncers(root = tmpdir()): Promise<number> {
+  let swept = 0
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if (!name.startsWith(PREFIX)) continue
+    const folder = join(root, name)
+    const owner = Number.parseInt(await readFile(join(folder, 'owner.pid'), 'utf8').catch(() => ''), 10)
+    if (Number.isInteger(owner) && owner > 0 && alive(owner)) continue
+    // A folder another process created a moment ago may not have its owner file yet.
+    const made = await stat(folder).catch(() => undefined)
+    if (Number.isNaN(owner) && made !== undefined && Date.now() - made.mtimeMs < 60_000) continue
+    const child = Number.parseInt(await readFile(join(folder, 'child.pid'), 'utf8').catch(() => ''), 10)
+    if (Number.isInteger(child) && child > 0 && alive(child)) {
+      const command = (() => {
+        try {
+          return readFileSync(`/proc/${child}/cmdline`, 'utf8')
+        } catch {
+          return ''
+        }
+      })()
+      if (command.includes('pgbouncer')) process.kill(child, 'SIGKILL')
+    }
+    await rm(folder, { recursive: true, force: true })
+    swept += 1
+  }
+  return swept
+}
+
 /** How the program is started: PgBouncer refuses to run as root, like PostgreSQL. */
 function launcher(
   program: string,
@@ -117,7 +158,9 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const upstream = new URL(options.upstream)
   const user = decodeURIComponent(upstream.username || 'postgres')
   const password = decodeURIComponent(upstream.password)
-  const folder = await mkdtemp(join(tmpdir(), 'portcullis-pgbouncer-'))
+  await sweepAbandonedPgBouncers().catch(() => 0)
+  const folder = await mkdtemp(join(tmpdir(), PREFIX))
+  await writeFile(join(folder, 'owner.pid'), String(process.pid))
   const { file, args, runAs } = launcher(program, options.userNamespaces ?? true)
   let lastError: unknown
   try {
@@ -161,6 +204,7 @@ function run(
   folder: string,
 ): Promise<PgBouncer> {
   const child: ChildProcess = spawn(file, args, { ...runAs, stdio: ['ignore', 'pipe', 'pipe'] })
+  if (child.pid !== undefined) writeFileSync(join(folder, 'child.pid'), String(child.pid))
   let output = ''
   const add = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-65_536)

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { pgbouncerMissing, startPgBouncer } from '../src/pgbouncer.js'
+import { pgbouncerMissing, startPgBouncer, sweepAbandonedPgBouncers } from '../src/pgbouncer.js'
 import { createTestDatabase } from '../src/test-database.js'
 import { query } from './support/query.js'
 
@@ -74,4 +76,25 @@ describe.skipIf(missing !== undefined)('startPgBouncer', () => {
       expect(existsSync(bouncer.directory)).toBe(false)
     },
   )
+
+  it('a PgBouncer whose owner died without stopping it is ended and its folder removed at the next start', async () => {
+    const database = await createTestDatabase()
+    opened.push(database)
+    const orphan = await startPgBouncer({ upstream: database.connectionString })
+    // Its owner is now a process that has exited (as a test run killed mid-way).
+    const gone = spawnSync('true')
+    await writeFile(join(orphan.directory, 'owner.pid'), String(gone.pid))
+    expect(await sweepAbandonedPgBouncers()).toBeGreaterThanOrEqual(1)
+    expect(existsSync(orphan.directory)).toBe(false)
+    const deadline = Date.now() + 5_000
+    while (alive(orphan.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(alive(orphan.pid)).toBe(false)
+    await orphan.stop()
+  })
 })
+
+/** Whether a process runs (a zombie left for its parent to reap counts as ended). */
+function alive(pid: number): boolean {
+  const state = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim()
+  return state !== '' && !state.startsWith('Z')
+}
