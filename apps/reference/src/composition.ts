@@ -48,6 +48,11 @@ import { SecurityEventLog } from './security-events/event-log.js'
 
 export interface ComposeOptions {
   readonly postgres: PostgresClient
+  /**
+   * The revocation listener's own connection (the server itself when `postgres` goes through a pooler
+   * in transaction mode) and `application_name`. Default: a connection like the pool's.
+   */
+  readonly listener?: { readonly connectionString?: string; readonly applicationName?: string }
   readonly keys: KeyMaterial
   /** Where this process listens (its own JWKS is fetched from there). */
   readonly selfUrl: string
@@ -81,8 +86,14 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
   const events = new SecurityEventLog()
-  // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches.
-  const notices = new PostgresRevocationNotices({ client: postgres })
+  // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches. It is
+  // trusted only once it heard its own heartbeat NOTIFY; when it cannot (pointed at a pooler in
+  // transaction mode) it says why once, on stderr, and the caches read the database on every request.
+  const notices = new PostgresRevocationNotices({
+    client: postgres,
+    ...options.listener,
+    onProblem: (problem) => console.warn(`portcullis reference app: ${problem.message}`),
+  })
   await notices.start()
   const store = new PostgresApiKeyStore({ client: postgres })
   const service = new ApiKeyService({ store, peppers: keys.peppers, prefix: 'demo', notices })

@@ -14,6 +14,20 @@ export interface ReferenceConfig {
   readonly port: number
   /** A Postgres server to use; when absent, an embedded PostgreSQL server keeps data under `dataDir`. */
   readonly databaseUrl?: string
+  /**
+   * Where the revocation listener connects (`DATABASE_LISTENER_URL`): the server itself when
+   * `databaseUrl` goes through a pooler in transaction mode, which cannot hold a `LISTEN`. Default
+   * `databaseUrl`.
+   */
+  readonly databaseListenerUrl?: string
+  /** `'transaction'` when `databaseUrl` is a pooler in transaction mode (`PORTCULLIS_DATABASE_POOLER`). */
+  readonly databasePooler?: 'none' | 'transaction'
+  /**
+   * `application_name` of the app's connections (`PORTCULLIS_DATABASE_APPLICATION_NAME`, default
+   * `portcullis-reference`); its listener's is this with `-listener` added. Give each instance its own to
+   * tell them apart in `pg_stat_activity`.
+   */
+  readonly databaseApplicationName?: string
   readonly dataDir: string
   /**
    * Where generated key material is kept (`PORTCULLIS_SECRETS_FILE`); default `secrets.json` beside the
@@ -74,10 +88,52 @@ function trustedProxiesOf(value: string | undefined): readonly string[] {
   return entries
 }
 
+function poolerOf(value: string | undefined): 'none' | 'transaction' {
+  const text = value?.trim() ?? ''
+  if (text === '' || text === 'none') return 'none'
+  if (text === 'transaction') return 'transaction'
+  throw new Error("PORTCULLIS_DATABASE_POOLER must be 'transaction' (a pooler in transaction mode) or 'none'")
+}
+
+function postgresUrlOf(value: string | undefined, name: string): string | undefined {
+  const text = value?.trim()
+  if (!text) return undefined
+  let protocol: string | undefined
+  try {
+    protocol = new URL(text).protocol
+  } catch {
+    protocol = undefined
+  }
+  // The value holds a password: never repeated in the message.
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    throw new Error(`${name} must be a postgres:// URL`)
+  return text
+}
+
+const APPLICATION_NAME = /^[A-Za-z0-9_.-]{1,54}$/
+
 /** Reads the app's settings from the environment, refusing values that cannot work. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   const port = portNumber(env.PORT ?? '3000', 'PORT')
   const databaseUrl = env.DATABASE_URL?.trim()
+  const databaseListenerUrl = postgresUrlOf(env.DATABASE_LISTENER_URL, 'DATABASE_LISTENER_URL')
+  const databasePooler = poolerOf(env.PORTCULLIS_DATABASE_POOLER)
+  if (!databaseUrl && (databaseListenerUrl !== undefined || databasePooler !== 'none')) {
+    throw new Error(
+      'DATABASE_LISTENER_URL and PORTCULLIS_DATABASE_POOLER apply to the server at DATABASE_URL; set DATABASE_URL too',
+    )
+  }
+  if (databasePooler === 'transaction' && databaseListenerUrl === undefined) {
+    throw new Error(
+      'PORTCULLIS_DATABASE_POOLER=transaction needs DATABASE_LISTENER_URL: the revocation listener cannot LISTEN through a pooler in transaction mode, so give it the server itself',
+    )
+  }
+  const databaseApplicationName = env.PORTCULLIS_DATABASE_APPLICATION_NAME?.trim()
+  if (databaseApplicationName && !APPLICATION_NAME.test(databaseApplicationName)) {
+    throw new Error(
+      'PORTCULLIS_DATABASE_APPLICATION_NAME must be 1 to 54 letters, digits, dots, dashes or underscores',
+    )
+  }
   const dataDir = resolve(env.PORTCULLIS_DATA_DIR ?? '.data/postgres')
   const idpPort =
     env.PORTCULLIS_IDP_PORT === undefined
@@ -95,6 +151,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
     demoIdp: { enabled: flag(env.PORTCULLIS_DEMO_IDP, 'PORTCULLIS_DEMO_IDP', true), port: idpPort },
     providers: readProviderSettings(env),
     ...(databaseUrl ? { databaseUrl } : {}),
+    ...(databaseListenerUrl ? { databaseListenerUrl } : {}),
+    ...(databasePooler === 'none' ? {} : { databasePooler }),
+    ...(databaseApplicationName ? { databaseApplicationName } : {}),
     ...(publicUrl ? { publicUrl } : {}),
   }
 }

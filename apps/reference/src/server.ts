@@ -109,6 +109,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
     }
     const demo = await composeDemo({
       postgres: storage.postgres,
+      listener: storage.listener,
       keys,
       selfUrl,
       publicOrigin: publicUrl,

@@ -43,6 +43,43 @@ describe('the demo IdP and public URL settings', () => {
   })
 })
 
+describe('the database behind a pooler', () => {
+  const pooled = 'postgres://app:pw-secret@pgbouncer:6432/app'
+  const direct = 'postgres://app:pw-secret@db:5432/app'
+
+  it('gives the listener its own URL, falling back to DATABASE_URL, and names the connections', () => {
+    expect(readConfig({ DATABASE_URL: direct }).databaseListenerUrl).toBeUndefined()
+    const config = readConfig({
+      DATABASE_URL: pooled,
+      DATABASE_LISTENER_URL: direct,
+      PORTCULLIS_DATABASE_POOLER: 'transaction',
+      PORTCULLIS_DATABASE_APPLICATION_NAME: 'portcullis-web-2',
+    })
+    expect(config).toMatchObject({
+      databaseUrl: pooled,
+      databaseListenerUrl: direct,
+      databasePooler: 'transaction',
+      databaseApplicationName: 'portcullis-web-2',
+    })
+  })
+
+  it('refuses a pooler in transaction mode without a listener URL, and settings that cannot work', () => {
+    expect(() => readConfig({ DATABASE_URL: pooled, PORTCULLIS_DATABASE_POOLER: 'transaction' })).toThrow(
+      /needs DATABASE_LISTENER_URL/,
+    )
+    expect(() => readConfig({ DATABASE_URL: pooled, PORTCULLIS_DATABASE_POOLER: 'session' })).toThrow(
+      /PORTCULLIS_DATABASE_POOLER/,
+    )
+    expect(() => readConfig({ DATABASE_LISTENER_URL: direct })).toThrow(/set DATABASE_URL too/)
+    expect(() => readConfig({ DATABASE_URL: pooled, DATABASE_LISTENER_URL: 'http://pw-secret@db' })).toThrow(
+      'DATABASE_LISTENER_URL must be a postgres:// URL',
+    )
+    expect(() =>
+      readConfig({ DATABASE_URL: pooled, PORTCULLIS_DATABASE_APPLICATION_NAME: 'web 1; drop' }),
+    ).toThrow(/PORTCULLIS_DATABASE_APPLICATION_NAME/)
+  })
+})
+
 describe('real identity providers from the environment', () => {
   it('enables a provider by its client id and keeps its secret out of JSON and inspect', () => {
     const [google] =

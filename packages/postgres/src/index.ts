@@ -35,7 +35,11 @@ export { PostgresPasskeyStore } from './passkeys/store.js'
 export type { StatementExecutor } from './revocation/channel.js'
 export { notifyRevocations, revocationChannel } from './revocation/channel.js'
 export { PostgresRevocationNotices } from './revocation/listener.js'
-export type { PostgresRevocationNoticesOptions, RevocationListenerState } from './revocation/options.js'
+export type {
+  PostgresRevocationNoticesOptions,
+  RevocationListenerProblem,
+  RevocationListenerState,
+} from './revocation/options.js'
 export type { PostgresStepUpStoreOptions } from './step-up/store.js'
 export { PostgresStepUpStore } from './step-up/store.js'
 export type { PostgresTotpStoreOptions } from './totp/store.js'

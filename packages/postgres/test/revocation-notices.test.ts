@@ -237,6 +237,42 @@ describe('the listener', () => {
     expect(listener.notices.reconnects).toBeGreaterThanOrEqual(1)
   })
 
+  it('is trusted only once a heartbeat came back: listening is not enough', async () => {
+    const target = new URL(db.database.connectionString)
+    const proxy = await startFaultProxy({
+      targetHost: target.hostname,
+      targetPort: Number(target.port || 5432),
+    })
+    open.push(proxy)
+    // The heartbeats go through the pool (held by the proxy); the listening connection goes direct.
+    const client = createPostgresClient({
+      connectionString: proxy.through(db.database.connectionString),
+      maxConnections: 1,
+    })
+    open.push(client)
+    proxy.stall()
+    const problems: string[] = []
+    const notices = new PostgresRevocationNotices({
+      client,
+      connectionString: db.database.connectionString,
+      heartbeatMs: 100,
+      leaseMs: 400,
+      reconnectDelayMs: 20,
+      onProblem: (problem) => problems.push(problem.message),
+    })
+    open.push(notices)
+    void notices.start()
+    expect(await eventually(() => notices.state === 'listening')).toBe(true)
+    for (let sample = 0; sample < 30; sample += 1) {
+      expect(notices.trusted()).toBe(false)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    proxy.resume()
+    expect(await eventually(() => notices.trusted(), 10_000)).toBe(true)
+    // Its heartbeats were never sent while held: nothing to blame on a pooler.
+    expect(problems).toEqual([])
+  })
+
   it('hears only the channel of its schema', async () => {
     const schema = `rev_${randomBytes(4).toString('hex')}`
     const scoped = createPostgresClient({

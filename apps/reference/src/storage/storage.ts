@@ -7,6 +7,8 @@ import { lockDataDir } from './data-lock.js'
 /** The app's database: a Postgres client, what it is (for humans), and how to stop it. */
 export interface Storage {
   readonly postgres: PostgresClient
+  /** What the revocation listener needs beside the client: its own server URL, its application name. */
+  readonly listener: { readonly connectionString?: string; readonly applicationName: string }
   /** Never a connection string with credentials. */
   readonly description: string
   readonly embedded: boolean
@@ -17,6 +19,9 @@ export interface Storage {
 
 export interface StorageSettings {
   readonly databaseUrl?: string
+  readonly databaseListenerUrl?: string
+  readonly databasePooler?: 'none' | 'transaction'
+  readonly databaseApplicationName?: string
   readonly dataDir: string
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }
@@ -34,9 +39,18 @@ async function legacyPgliteNotice(dataDir: string): Promise<string[]> {
   ]
 }
 
+const DEFAULT_APPLICATION_NAME = 'portcullis-reference'
+
+function listenerOf(settings: StorageSettings, connectionString: string | undefined): Storage['listener'] {
+  const applicationName = `${settings.databaseApplicationName ?? DEFAULT_APPLICATION_NAME}-listener`
+  return connectionString === undefined ? { applicationName } : { connectionString, applicationName }
+}
+
 function clientOptions(settings: StorageSettings, connectionString: string) {
   return {
     connectionString,
+    applicationName: settings.databaseApplicationName ?? DEFAULT_APPLICATION_NAME,
+    ...(settings.databasePooler === 'transaction' ? { pooler: 'transaction' as const } : {}),
     maxConnections: settings.databasePool?.maxConnections ?? 10,
     ...(settings.databasePool?.connectionTimeoutMs === undefined
       ? {}
@@ -54,7 +68,13 @@ export async function openStorage(settings: StorageSettings): Promise<Storage> {
     const postgres = createPostgresClient(clientOptions(settings, settings.databaseUrl))
     return {
       postgres,
-      description: 'Postgres from DATABASE_URL',
+      listener: listenerOf(settings, settings.databaseListenerUrl),
+      description:
+        settings.databasePooler === 'transaction'
+          ? 'Postgres from DATABASE_URL (through a pooler in transaction mode; listener on DATABASE_LISTENER_URL)'
+          : settings.databaseListenerUrl === undefined
+            ? 'Postgres from DATABASE_URL'
+            : 'Postgres from DATABASE_URL (listener on DATABASE_LISTENER_URL)',
       embedded: false,
       notices: [],
       close: () => postgres.close(),
@@ -84,6 +104,7 @@ export async function openStorage(settings: StorageSettings): Promise<Storage> {
   let closed: Promise<void> | undefined
   return {
     postgres,
+    listener: listenerOf(settings, undefined),
     description: `embedded PostgreSQL in ${settings.dataDir}${first}`,
     embedded: true,
     notices,

@@ -41,7 +41,8 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
 }
 
 export async function startTestApp(
-  overrides: Partial<ReferenceConfig> = {},
+  /** Settings over `testConfig`; a function gets the test database's own (direct) URL. */
+  overrides: Partial<ReferenceConfig> | ((directUrl: string) => Partial<ReferenceConfig>) = {},
   /** Rewrites the app's connection string, e.g. to go through a fault proxy (`proxy.through`). */
   throughDatabase: (connectionString: string) => string | Promise<string> = (connectionString) =>
     connectionString,
@@ -50,7 +51,7 @@ export async function startTestApp(
   const database = await createTestDatabase()
   const config = {
     ...testConfig(directory, await throughDatabase(database.connectionString)),
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(database.connectionString) : overrides),
   }
   const running = await startReferenceApp(config)
   const postgres = createPostgresClient({ connectionString: database.connectionString, maxConnections: 2 })

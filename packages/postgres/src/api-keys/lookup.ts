@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
-import { sqlStateOf } from '../client/database-error.js'
+import { sessionIsShared } from '../client/database-error.js'
 import { inStatement } from '../client/transaction.js'
 import { type ApiKeyRow, apiKeysTable } from './tables.js'
 
@@ -34,7 +34,7 @@ function lookupFor(db: NodePgDatabase, preparedStatements: boolean): Lookup {
 
 /**
  * The one read on the request path: a primary-key SELECT, parsed once per connection when named.
- * `42P05` (the name exists in a session this connection never prepared it in) means connections share
+ * `42P05` or `26000` (see `sessionIsShared`) means connections share
  * one session, as behind a pooler in transaction mode: that database switches to the unnamed statement.
  */
 export function findApiKeyRow(
@@ -47,7 +47,7 @@ export function findApiKeyRow(
       const [row] = await lookupFor(db, preparedStatements).execute({ keyId })
       return row
     } catch (error) {
-      if (sqlStateOf(error) !== '42P05') throw error
+      if (!sessionIsShared(error)) throw error
       sharedSessions.add(db)
       const [row] = await lookupFor(db, false).execute({ keyId })
       return row

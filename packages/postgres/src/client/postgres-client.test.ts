@@ -42,4 +42,41 @@ describe('createPostgresClient', () => {
     }
     expect(() => createPostgresClient({ connectionString: 'not a url' })).toThrow(ConfigurationError)
   })
+
+  it("pooler: 'transaction' sends no statement_timeout at connect, prepares no named statement, refuses what a pooler cannot keep", async () => {
+    const pooled = createPostgresClient({
+      connectionString: database.connectionString,
+      maxConnections: 1,
+      pooler: 'transaction',
+    })
+    try {
+      expect(pooled.pooler).toBe('transaction')
+      expect(pooled.preparedStatements).toBe(false)
+      // The server's default applies (no startup parameter); a direct client sends its own.
+      const timeout = await pooled.pool.query<{ value: string }>(
+        "select current_setting('statement_timeout') as value",
+      )
+      expect(timeout.rows[0]?.value).toBe('0')
+    } finally {
+      await pooled.close()
+    }
+    const direct = createPostgresClient({ connectionString: database.connectionString, maxConnections: 1 })
+    try {
+      expect([direct.pooler, direct.preparedStatements]).toEqual(['none', true])
+      const timeout = await direct.pool.query<{ value: string }>(
+        "select current_setting('statement_timeout') as value",
+      )
+      expect(timeout.rows[0]?.value).toBe('10s')
+    } finally {
+      await direct.close()
+    }
+    const base = { connectionString: database.connectionString }
+    expect(() => createPostgresClient({ ...base, pooler: 'transaction', preparedStatements: true })).toThrow(
+      /preparedStatements cannot be true/,
+    )
+    expect(() => createPostgresClient({ ...base, pooler: 'transaction', schema: 'app' })).toThrow(
+      ConfigurationError,
+    )
+    expect(() => createPostgresClient({ ...base, pooler: 'session' as 'none' })).toThrow(ConfigurationError)
+  })
 })

@@ -22,12 +22,26 @@ export interface PostgresClientOptions {
    * the operation is `postgres.unavailable`. Default `statementTimeoutMs + 2000`.
    */
   readonly queryTimeoutMs?: number
-  /** `application_name` reported to the server. Default `portcullis`. */
+  /**
+   * `application_name` reported to the server (`pg_stat_activity.application_name`). Default
+   * `portcullis`. Give each instance its own (`portcullis-web-1`) to tell their connections apart.
+   */
   readonly applicationName?: string
   /**
+   * What sits between this pool and the server. `'transaction'`: a pooler in transaction mode
+   * (PgBouncer's `pool_mode = transaction`, the pooled endpoint of a managed Postgres), where a server
+   * session serves another client after each transaction. The client then sends no session setting
+   * a pooler refuses or drops (`statement_timeout` at connect: set it on the role instead, `ALTER ROLE
+   * ... SET statement_timeout`; `queryTimeoutMs` still bounds every statement on the client side) and
+   * prepares no named statement. `schema` cannot be combined with it (the pooler would not keep
+   * `search_path`). The revocation listener needs a direct connection all the same: give
+   * `PostgresRevocationNotices` the server's own `connectionString`. Default `'none'`.
+   */
+  readonly pooler?: 'none' | 'transaction'
+  /**
    * Whether stores may use named prepared statements on their hot paths (token reads and swaps).
-   * Default true. Set false behind a pooler in transaction mode that cannot keep them; a session
-   * that turns out to be shared (a pooler in transaction mode) is detected and falls back on its own.
+   * Default true, false with `pooler: 'transaction'` (true is then refused). A session that turns out
+   * to be shared (a pooler in transaction mode nobody declared) is detected and falls back on its own.
    */
   readonly preparedStatements?: boolean
   /**
@@ -45,6 +59,8 @@ export interface PostgresClient {
   readonly pool: pg.Pool
   readonly db: NodePgDatabase
   readonly preparedStatements: boolean
+  /** What sits between the pool and the server (`PostgresClientOptions.pooler`). */
+  readonly pooler: 'none' | 'transaction'
   /** The schema given in the options, when one was. */
   readonly schema?: string
   /** One round trip; resolves true when the server answers. */
@@ -82,6 +98,22 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
       'schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters)',
     )
   }
+  const pooler = options.pooler ?? 'none'
+  if (pooler !== 'none' && pooler !== 'transaction') {
+    throw new ConfigurationError('postgres.pool_options', "pooler must be 'none' or 'transaction'")
+  }
+  if (pooler === 'transaction' && options.preparedStatements === true) {
+    throw new ConfigurationError(
+      'postgres.pool_options',
+      "preparedStatements cannot be true with pooler: 'transaction' (the pooler does not keep them)",
+    )
+  }
+  if (pooler === 'transaction' && schema !== undefined) {
+    throw new ConfigurationError(
+      'postgres.schema',
+      "schema cannot be combined with pooler: 'transaction' (a pooler in transaction mode does not keep search_path); connect directly, or keep the tables in the role's default search path",
+    )
+  }
   const max = positiveInteger(options.maxConnections, 10, 1_000, 'maxConnections')
   const statementTimeout = positiveInteger(
     options.statementTimeoutMs,
@@ -105,7 +137,8 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max,
-    statement_timeout: statementTimeout,
+    // A pooler in transaction mode refuses unknown startup parameters, and would not keep a SET.
+    ...(pooler === 'transaction' ? {} : { statement_timeout: statementTimeout }),
     connectionTimeoutMillis: connectionTimeout,
     idleTimeoutMillis: idleTimeout,
     query_timeout: queryTimeout,
@@ -118,7 +151,8 @@ export function createPostgresClient(options: PostgresClientOptions): PostgresCl
   return {
     pool,
     db: drizzle({ client: pool }),
-    preparedStatements: options.preparedStatements ?? true,
+    preparedStatements: options.preparedStatements ?? pooler === 'none',
+    pooler,
     ...(schema === undefined ? {} : { schema }),
     async ping() {
       const result = await pool.query<{ ok: number }>('select 1 as ok')

@@ -2,7 +2,7 @@ import { ConfigurationError } from '@portcullis/core'
 import { LocalStoreError, LocalStoreErrorCodes } from '@portcullis/core/local-accounts'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
-import { sqlStateOf } from '../client/database-error.js'
+import { sessionIsShared, sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement } from '../client/transaction.js'
 import { revocationChannel } from '../revocation/channel.js'
@@ -56,8 +56,7 @@ export type StatementRunner<Statements> = <T>(
 
 /**
  * Single statements built once per database and run as named prepared statements (parsed once per
- * connection), or unnamed when the client disables them. `42P05` (a statement of that name already
- * exists in a session this connection never prepared it in) means several connections share one
+ * connection), or unnamed when the client disables them. `42P05` or `26000` (see `sessionIsShared`) means several connections share one
  * session, as behind a pooler in transaction mode: that database switches to unnamed statements and the call runs again.
  */
 export function preparedStatements<Statements>(
@@ -81,7 +80,7 @@ export function preparedStatements<Statements>(
       try {
         return await run(statements(context))
       } catch (error) {
-        if (sqlStateOf(error) !== '42P05') throw error
+        if (!sessionIsShared(error)) throw error
         shared.add(context.db)
         return run(statements(context))
       }

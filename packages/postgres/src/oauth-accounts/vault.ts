@@ -2,7 +2,7 @@ import { accounts } from '@portcullis/core/oauth'
 import { parseProtectedEnvelope, serializeProtectedEnvelope } from '@portcullis/core/protection'
 import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
-import { sqlStateOf } from '../client/database-error.js'
+import { sessionIsShared } from '../client/database-error.js'
 import { inStatement, type Transaction } from '../client/transaction.js'
 import type { AccountStoreContext } from './context.js'
 import { requireId, requireTokenSet, requireVersion } from './request-input.js'
@@ -130,8 +130,7 @@ function statements(context: AccountStoreContext): Statements {
 }
 
 /**
- * Runs one vault statement. `42P05` (a statement of that name already exists in the session although
- * this connection never prepared it) means several connections share one session, as behind a
+ * Runs one vault statement. `42P05` or `26000` (see `sessionIsShared`) means several connections share one session, as behind a
  * pooler in transaction mode: switch that database to unnamed statements and run the statement again.
  */
 function vaultStatement<T>(
@@ -142,7 +141,7 @@ function vaultStatement<T>(
     try {
       return await run(statements(context))
     } catch (error) {
-      if (sqlStateOf(error) !== '42P05') throw error
+      if (!sessionIsShared(error)) throw error
       sharedSessions.add(context.db)
       return run(statements(context))
     }

@@ -14,10 +14,13 @@ import type { PostgresClient } from '../client/postgres-client.js'
 import { revocationChannel } from './channel.js'
 import {
   type ListenerTimings,
+  listenerConnection,
   listenerTimings,
   type PostgresRevocationNoticesOptions,
+  type RevocationListenerProblem,
   type RevocationListenerState,
 } from './options.js'
+import { HeartbeatProofs } from './proof.js'
 
 /**
  * `RevocationNotices` over Postgres `LISTEN`/`NOTIFY`. The stores of this package send their notices
@@ -25,17 +28,26 @@ import {
  * connection per instance listening on the schema's channel and delivers every notice to its
  * subscribers (`LocalAccounts`, `ApiKeyService`).
  *
- * It is trusted only while that connection is listening and answered its last heartbeat within the
- * lease: a dropped connection (`error`/`end`, a backend terminated) ends the trust at once, a silent one
- * (a network cut) within `leaseMs`. It then reconnects with exponential backoff and jitter, `LISTEN`s
- * again, flushes every subscriber (notices sent while it was away are lost) and only then is trusted.
+ * It is trusted only while that connection has PROVED, within the lease, that it hears what other
+ * sessions send: every heartbeat is a `NOTIFY` on a channel of this listener's own, sent through the
+ * stores' pool (another session), that the listening connection must hear within `leaseMs`. A
+ * connection that answers queries without holding its `LISTEN` (through a pooler in transaction mode)
+ * never hears one, so it is never trusted, and the listener says why once (`onProblem`). A dropped
+ * connection (`error`/`end`, a backend terminated) ends the trust at once, a silent one (a network
+ * cut) within `leaseMs`. It then reconnects with exponential backoff and jitter, `LISTEN`s again,
+ * flushes every subscriber (notices sent while it was away are lost) and is trusted again only after
+ * its first heartbeat comes back.
  */
 export class PostgresRevocationNotices implements RevocationNotices {
   /** The channel this instance listens and publishes on. */
   readonly channel: string
   readonly #pool: PostgresClient['pool']
+  readonly #connectionOptions: pg.ClientConfig
   readonly #timings: ListenerTimings
   readonly #onStateChange: ((state: RevocationListenerState) => void) | undefined
+  readonly #onProblem: (problem: RevocationListenerProblem) => void
+  readonly #proofs = new HeartbeatProofs()
+  #warned = false
   readonly #subscribers = new Set<RevocationSubscriber>()
   #connection: pg.Client | undefined
   #state: RevocationListenerState = 'connecting'
@@ -43,7 +55,6 @@ export class PostgresRevocationNotices implements RevocationNotices {
   #attempt = 0
   #retry: NodeJS.Timeout | undefined
   #heartbeat: NodeJS.Timeout | undefined
-  #heartbeatSince: number | undefined
   #started: Promise<void> | undefined
   #listening: (() => void) | undefined
   #reconnects = 0
@@ -59,12 +70,17 @@ export class PostgresRevocationNotices implements RevocationNotices {
     this.#pool = client.pool
     this.channel = revocationChannel(client.schema)
     this.#timings = listenerTimings(options)
+    this.#connectionOptions = listenerConnection(options, client)
     this.#onStateChange = options.onStateChange
+    this.#onProblem =
+      options.onProblem ??
+      ((problem) => process.emitWarning(problem.message, { code: problem.code.toUpperCase() }))
   }
 
   /**
-   * Opens the listening connection; resolves once it listens for the first time (retrying with backoff
-   * until then). Not awaiting it is fine: until the listener is up the caches behave as without notices.
+   * Opens the listening connection; resolves once it is trusted for the first time (it listens and heard
+   * its first heartbeat), or once it has said why it is not (`onProblem`), retrying with backoff until
+   * then. Not awaiting it is fine: until the listener is trusted the caches behave as without notices.
    */
   start(): Promise<void> {
     this.#started ??= new Promise<void>((resolve) => {
@@ -81,6 +97,11 @@ export class PostgresRevocationNotices implements RevocationNotices {
   /** The backend process id of the listening connection (`pg_stat_activity.pid`), when connected. */
   get listenerProcessId(): number | undefined {
     return (this.#connection as { processID?: number } | undefined)?.processID ?? undefined
+  }
+
+  /** The channel of this listener's heartbeats (only it listens there). */
+  get heartbeatChannel(): string {
+    return this.#proofs.channel
   }
 
   /** How many times the listener reconnected after losing its connection. */
@@ -136,22 +157,27 @@ export class PostgresRevocationNotices implements RevocationNotices {
 
   async #connect(): Promise<void> {
     if (this.#state === 'closed') return
-    const connection = new pg.Client({ ...this.#pool.options, keepAlive: true })
+    const connection = new pg.Client({ ...this.#connectionOptions })
     this.#connection = connection
+    this.#proofs.reset()
     connection.on('notification', (message) => {
-      if (this.#connection === connection && message.channel === this.channel) this.#deliver(message.payload)
+      if (this.#connection !== connection) return
+      if (message.channel === this.channel) this.#deliver(message.payload)
+      else if (message.channel === this.#proofs.channel) this.#proved(message.payload)
     })
     connection.on('error', () => this.#lost(connection))
     connection.on('end', () => this.#lost(connection))
     try {
       await connection.connect()
-      await connection.query(`LISTEN "${this.channel}"`)
+      // One statement, so both are held by the one session that answers it.
+      await connection.query(`LISTEN "${this.channel}"; LISTEN "${this.#proofs.channel}"`)
     } catch {
       this.#lost(connection)
       return
     }
     if (this.#connection !== connection) return
-    // Notices sent while nobody listened are lost: every subscriber drops what it holds, then trust.
+    // Notices sent while nobody listened are lost: every subscriber drops what it holds; trust comes
+    // with the first heartbeat heard.
     for (const subscriber of [...this.#subscribers]) {
       try {
         subscriber.flush()
@@ -159,12 +185,11 @@ export class PostgresRevocationNotices implements RevocationNotices {
         // A cache of this instance; the others must still flush.
       }
     }
-    this.#attempt = 0
-    this.#leaseUntil = performance.now() + this.#timings.leaseMs
+    this.#leaseUntil = 0
     this.#setState('listening')
     this.#heartbeat = setInterval(() => this.#beat(connection), this.#timings.heartbeatMs)
     this.#heartbeat.unref()
-    this.#listening?.()
+    this.#beat(connection)
   }
 
   #deliver(payload: string | undefined): void {
@@ -180,30 +205,55 @@ export class PostgresRevocationNotices implements RevocationNotices {
     }
   }
 
-  /** One heartbeat: a round trip on the listening connection extends the lease; a stuck one ends it. */
+  /**
+   * One heartbeat: a `NOTIFY` on this listener's heartbeat channel, sent through the stores' pool. A
+   * heartbeat unheard for `leaseMs` ends the connection (the trust ended with the lease already).
+   */
   #beat(connection: pg.Client): void {
     if (this.#connection !== connection) return
     const now = performance.now()
-    if (this.#heartbeatSince !== undefined) {
-      if (now - this.#heartbeatSince >= this.#timings.leaseMs) this.#lost(connection)
+    const overdue = this.#proofs.overdue(now, this.#timings.leaseMs)
+    if (overdue !== undefined) {
+      if (overdue.committed && this.#leaseUntil === 0) this.#unproven()
+      this.#lost(connection)
       return
     }
-    this.#heartbeatSince = now
-    connection.query('select 1').then(
-      () => {
-        if (this.#connection !== connection) return
-        this.#leaseUntil = now + this.#timings.leaseMs
-        this.#heartbeatSince = undefined
-      },
-      () => this.#lost(connection),
+    const { number, payload } = this.#proofs.send(now)
+    this.#pool.query('select pg_notify($1, $2)', [this.#proofs.channel, payload]).then(
+      () => this.#proofs.committed(number, performance.now()),
+      () => this.#proofs.failed(number),
     )
+  }
+
+  /** A heartbeat heard: trusted until its send time plus the lease. */
+  #proved(payload: string | undefined): void {
+    const sentAt = this.#proofs.heard(payload)
+    if (sentAt === undefined || this.#state !== 'listening') return
+    this.#leaseUntil = Math.max(this.#leaseUntil, sentAt + this.#timings.leaseMs)
+    this.#attempt = 0
+    this.#listening?.()
+  }
+
+  /** The connection listens but never heard its own heartbeat: said once, with the likely cause. */
+  #unproven(): void {
+    this.#listening?.()
+    if (this.#warned) return
+    this.#warned = true
+    try {
+      this.#onProblem({
+        code: 'postgres.listener_unproven',
+        message: `revocation listener on channel ${this.channel} did not hear its own NOTIFY within ${this.#timings.leaseMs} ms and is not trusted (caches read the database as if it were down); is it connected through a pooler in transaction mode (PgBouncer)? Give PostgresRevocationNotices a connectionString to the server itself`,
+      })
+    } catch {
+      // An observer's failure is not the listener's.
+    }
   }
 
   /** The connection failed or ended: distrust at once, discard it, and reconnect after a backoff. */
   #lost(connection: pg.Client): void {
     if (this.#connection !== connection) return
     this.#connection = undefined
-    this.#heartbeatSince = undefined
+    this.#proofs.reset()
     this.#leaseUntil = 0
     clearInterval(this.#heartbeat)
     connection.removeAllListeners('notification')

