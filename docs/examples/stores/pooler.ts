@@ -22,6 +22,7 @@ await migrate(database)
 
 // The server's own address: a pooler in transaction mode cannot hold a LISTEN. The listener proves its
 // path with a NOTIFY of its own every heartbeat, and is trusted only while it hears them.
+// #region listener
 export const notices = new PostgresRevocationNotices({
   client: database,
   connectionString: requiredEnv('DATABASE_LISTENER_URL'),
@@ -30,3 +31,4 @@ export const notices = new PostgresRevocationNotices({
   onProblem: (problem) => console.error(`${problem.code}: ${problem.message}`),
 })
 await notices.start()
+// #endregion listener
