@@ -3,6 +3,7 @@ import { accountCases } from './account-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
+import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
@@ -12,13 +13,14 @@ import { totpCases } from './totp-cases.js'
  * The HTTP adapter suite: what any Portcullis adapter (Express, Fastify, yours) must do over real HTTP,
  * given a factory that builds and starts the scenario's application with it: policy outcomes and
  * challenges, anyOf / allOf, duplicated credentials, guards and tenant path forgeries, one-use step-up,
- * problem bodies, the OpenAPI document, and the passkey and TOTP routes (registration and sign-in with
- * a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery codes).
+ * problem bodies, the OpenAPI document, the passkey and TOTP routes (registration and sign-in with
+ * a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery codes), and 503 with
+ * `Retry-After` when a dependency is down.
  */
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
-    cases: [...policyCases, ...accountCases, ...passkeyCases, ...totpCases, ...mcpCases],
+    cases: [...policyCases, ...accountCases, ...passkeyCases, ...totpCases, ...mcpCases, ...outageCases],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
   }
