@@ -3,8 +3,13 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 /** One kind of client: how it calls the app and which principal every answer must name. */
 export interface LoadProfile {
   readonly name: string
-  /** Builds one request; called before every request so credentials may rotate. */
-  request(): { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
+  /** Builds one request (GET by default); called before every request so credentials may rotate. */
+  request(): {
+    readonly url: string
+    readonly headers?: Readonly<Record<string, string>>
+    readonly method?: string
+    readonly body?: string
+  }
   /** The principal id the answer must carry (read with `principalOf`), or undefined for anonymous routes. */
   readonly principal?: string
 }
@@ -41,6 +46,8 @@ export interface LoadReport {
   readonly wrongPrincipals: number
   /** Requests that failed at the transport (connection refused, reset). */
   readonly transportErrors: number
+  /** 503 answers without a `Retry-After` of delta-seconds, per profile: must be zero. */
+  readonly unavailableWithoutRetryAfter: Readonly<Record<string, number>>
   readonly p50Ms: number
   readonly p99Ms: number
   readonly requestsPerSecond: number
@@ -71,6 +78,7 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   let window: number[] = []
   let wrongPrincipals = 0
   let transportErrors = 0
+  const unavailableWithoutRetryAfter: Record<string, number> = {}
   const samples: LoadSample[] = []
   const delay = monitorEventLoopDelay({ resolution: 10 })
   delay.enable()
@@ -100,10 +108,15 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
 
   const loop = async (profile: LoadProfile) => {
     while (performance.now() < deadline) {
-      const { url, headers } = profile.request()
+      const { url, headers, method, body } = profile.request()
       const begun = performance.now()
       try {
-        const response = await fetch(url, headers === undefined ? {} : { headers })
+        const response = await fetch(url, {
+          redirect: 'manual',
+          ...(headers === undefined ? {} : { headers }),
+          ...(method === undefined ? {} : { method }),
+          ...(body === undefined ? {} : { body }),
+        })
         const text = await response.text()
         const elapsed = performance.now() - begun
         all.push(elapsed)
@@ -112,6 +125,9 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
         const counts = byProfile[profile.name] ?? {}
         byProfile[profile.name] = counts
         counts[response.status] = (counts[response.status] ?? 0) + 1
+        if (response.status === 503 && !/^\d+$/.test(response.headers.get('retry-after') ?? '')) {
+          unavailableWithoutRetryAfter[profile.name] = (unavailableWithoutRetryAfter[profile.name] ?? 0) + 1
+        }
         if (!response.ok && firstFailures[profile.name] === undefined) {
           firstFailures[profile.name] = `${response.status} ${text.slice(0, 300)}`
         }
@@ -150,6 +166,7 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
     firstFailures,
     wrongPrincipals,
     transportErrors,
+    unavailableWithoutRetryAfter,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     requestsPerSecond: (all.length * 1000) / elapsed,

@@ -114,6 +114,10 @@ describe('the database down for 5 s under load', () => {
 
     const statuses = new Set(samples.map((sample) => sample.status))
     expect([...statuses].sort()).toEqual([200, 503])
+    // Every 503, whenever it came, says when to retry in delta-seconds (RFC 9110 section 10.2.3).
+    expect(
+      samples.filter((sample) => sample.status === 503 && !/^\d+$/.test(sample.retryAfter ?? '')).length,
+    ).toBe(0)
     const ok = samples.filter((sample) => sample.status === 200)
     expect(ok.every((sample) => sample.principal === ownerId)).toBe(true)
     const before = samples.filter((sample) => sample.at < downAt)

@@ -6,7 +6,7 @@
 export type { SecurityHeaderOverrides } from '@portcullis/http/headers'
 export { securityHeaderBaseline } from '@portcullis/http/headers'
 export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
-export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
+export { HttpProblem, problemBody, problemFor, problems, retryAfterFor } from '@portcullis/http/problem'
 export type {
   HttpMethod,
   OperationDocumentation,

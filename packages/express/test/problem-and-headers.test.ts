@@ -78,7 +78,7 @@ describe('problem+json error rendering', () => {
     ['/conflict', 409, 'oauth.link_conflict', undefined],
     ['/rate', 429, 'login.rate_limited', '42'],
     ['/rate-default', 429, 'x.rate', '60'],
-    ['/unavailable', 503, 'jwks.unavailable', undefined],
+    ['/unavailable', 503, 'jwks.unavailable', '5'],
     ['/config', 500, 'internal.error', undefined],
     ['/crash', 500, 'internal.error', undefined],
     ['/problem', 404, 'project.not_found', undefined],

@@ -33,6 +33,7 @@ const ADAPTER_NAMES = [
   'RegisteredRoute',
   'RejectionEvent',
   'requirePrincipal',
+  'retryAfterFor',
   'RouteListener',
   'RouteMethod',
   'RouteOptions',

@@ -5,7 +5,7 @@
 // the subpaths agree.
 export type { HealthCheck, HealthRouteOptions } from '@portcullis/http/health'
 export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
-export { HttpProblem, problemBody, problemFor, problems } from '@portcullis/http/problem'
+export { HttpProblem, problemBody, problemFor, problems, retryAfterFor } from '@portcullis/http/problem'
 export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
 export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
 export type { AccountRoutesOptions } from './accounts/index.js'

@@ -26,6 +26,7 @@ const ADAPTER_NAMES = [
   'RejectionEvent',
   'RouteOptions',
   'requirePrincipal',
+  'retryAfterFor',
   'StepUpConfig',
   'securityOf',
   'sendProblem',

@@ -115,7 +115,17 @@ export {
   passkeyView,
 } from './passkeys/routes.js'
 export type { ProblemBody, ProblemInit, ProblemResponse } from './problem/problem.js'
-export { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody, problems, renderProblem } from './problem/problem.js'
+export {
+  DEFAULT_RATE_LIMIT_RETRY_SECONDS,
+  DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+  HttpProblem,
+  PROBLEM_CONTENT_TYPE,
+  problemBody,
+  problemHeaders,
+  problems,
+  renderProblem,
+  retryAfterFor,
+} from './problem/problem.js'
 export { problemFor } from './problem/problem-for.js'
 export type { ParsedRoutePath } from './routing/paths.js'
 export { joinPath, parseRoutePath } from './routing/paths.js'

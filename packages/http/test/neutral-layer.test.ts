@@ -31,7 +31,7 @@ describe('content negotiation between a redirect and JSON', () => {
 })
 
 describe('problem rendering', () => {
-  it('is problem+json, no-store, with Retry-After rounded up and never negative', () => {
+  it('is problem+json, no-store, with Retry-After rounded up, and a 503 never without one', () => {
     const rendered = renderProblem({ status: 503, code: 'x.down', detail: 'Down', retryAfterSeconds: 1.2 })
     expect(rendered.headers).toMatchObject({
       'Content-Type': 'application/problem+json',
@@ -45,9 +45,7 @@ describe('problem rendering', () => {
       code: 'x.down',
       detail: 'Down',
     })
-    expect(
-      renderProblem({ status: 503, code: 'x', retryAfterSeconds: -1 }).headers['Retry-After'],
-    ).toBeUndefined()
+    expect(renderProblem({ status: 503, code: 'x', retryAfterSeconds: -1 }).headers['Retry-After']).toBe('5')
   })
 
   it('never renders the message of an unknown error', () => {

@@ -11,7 +11,7 @@ import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerFor } from '../layout/layout.js'
 import { accountPage } from './account-page.js'
 import { factorRoutes, factorSections, stepUpCookieToken } from './factor-routes.js'
-import { field, formBody, refusal, requestInfo } from './forms.js'
+import { field, formBody, refusal, requestInfo, retryHint } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RECOVERY_CODES_PURPOSE } from './oauth.js'
 import type { SecondFactors } from './second-factors.js'
@@ -123,8 +123,7 @@ export function accountRoutes(
       return
     }
     const { status, message } = refusal(error)
-    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds
-    if (typeof retryAfter === 'number') response.setHeader('Retry-After', String(retryAfter))
+    retryHint(response, error)
     await showAccount(request, response, { status, message: status === 401 ? wrong : message, warning: true })
   }
 

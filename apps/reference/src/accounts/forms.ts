@@ -1,6 +1,7 @@
 import { isPortcullisError } from '@portcullis/core/errors'
 import type { LocalRequestInfo } from '@portcullis/core/local-accounts'
-import express, { type Request, type RequestHandler } from 'express'
+import { retryAfterFor } from '@portcullis/express'
+import express, { type Request, type RequestHandler, type Response } from 'express'
 
 // What the page forms' handlers share: parsing, reading fields, the request's facts, refusals.
 
@@ -34,6 +35,16 @@ export function requestInfo(request: Request): LocalRequestInfo {
 export const field = (request: Request, name: string): string => {
   const value = ((request.body ?? {}) as Record<string, unknown>)[name]
   return typeof value === 'string' ? value : ''
+}
+
+/**
+ * The cause's own `Retry-After` (a busy password hasher, a database outage), set before the refusal is
+ * shown on its page; `sendPage` gives a 503 or 429 without one the default of its status.
+ */
+export function retryHint(response: Response, error: unknown): void {
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds
+  const value = typeof seconds === 'number' ? retryAfterFor(0, seconds) : undefined
+  if (value !== undefined) response.setHeader('Retry-After', value)
 }
 
 /** A refusal of the service shown on the form again: status and a sentence (never the input). */

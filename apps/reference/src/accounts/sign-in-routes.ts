@@ -9,7 +9,7 @@ import { html } from '../layout/html.js'
 import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage } from '../layout/layout.js'
 import { passkeyElsewhere, secondFactorPage } from './factor-pages.js'
 import { passkeyPlaceOf } from './factor-routes.js'
-import { field, refusal, requestInfo, safeReturn } from './forms.js'
+import { field, refusal, requestInfo, retryHint, safeReturn } from './forms.js'
 import { SESSION_MECHANISM } from './local-accounts.js'
 import { DEMO_PROVIDER, RETURN_PATHS } from './oauth.js'
 import type { SecondFactors } from './second-factors.js'
@@ -136,6 +136,7 @@ export function signInRoutes(
       response.redirect(303, safeReturn(field(request, 'return_to')))
     } catch (error) {
       const { status, message } = refusal(error)
+      retryHint(response, error)
       signInPage(request, response, { status, message, username })
     }
   })
@@ -187,6 +188,7 @@ export function signInRoutes(
         response.redirect(303, safeReturn(field(request, 'return_to')))
       } catch (error) {
         const { status, message } = refusal(error)
+        retryHint(response, error)
         // A wrong code keeps the pending sign-in (until it expires): the same page, the same token.
         if (
           status === 401 &&
@@ -253,6 +255,7 @@ export function signInRoutes(
       response.redirect(303, '/account')
     } catch (error) {
       const { status, message } = refusal(error)
+      retryHint(response, error)
       signUpPage(request, response, { status, message, username })
     }
   })

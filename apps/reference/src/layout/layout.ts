@@ -1,4 +1,5 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
+import { retryAfterFor } from '@portcullis/express'
 import type { Response } from 'express'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
@@ -109,7 +110,14 @@ export function layout(init: PageInit): SafeHtml {
 `
 }
 
-/** Sends a page as HTML. */
+/**
+ * Sends a page as HTML. A 503 or 429 page always carries `Retry-After`: the one a handler set from its
+ * cause (`retryHint`), or the default of its status.
+ */
 export function sendPage(response: Response, init: PageInit, status = 200): void {
+  if (!response.hasHeader('Retry-After')) {
+    const retryAfter = retryAfterFor(status)
+    if (retryAfter !== undefined) response.setHeader('Retry-After', retryAfter)
+  }
   response.status(status).type('html').send(layout(init).toString())
 }

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import { call } from './http-client.js'
-import { MCP_RESOURCE, mcpWorld } from './mcp-world.js'
+import { MCP_AUTHORIZATION_SERVER, MCP_RESOURCE, mcpWorld } from './mcp-world.js'
 import type { AdapterFixture } from './scenario.js'
 
 type Case = ConformanceCase<AdapterFixture>
@@ -128,7 +128,13 @@ export const mcpCases: readonly Case[] = [
       )
       const metadata = await call(app.url, '/.well-known/oauth-protected-resource/mcp')
       check(metadata.status === 200, `metadata: ${metadata.status}`)
-      check((metadata.json() as { resource?: string }).resource === MCP_RESOURCE, 'metadata resource')
+      const published = metadata.json() as { resource?: string; authorization_servers?: unknown }
+      check(published.resource === MCP_RESOURCE, 'metadata resource')
+      // issuer identifiers compare as exact strings (RFC 8414 section 3.3): published as configured
+      check(
+        JSON.stringify(published.authorization_servers) === JSON.stringify([MCP_AUTHORIZATION_SERVER]),
+        `metadata authorization_servers: ${JSON.stringify(published.authorization_servers)}`,
+      )
       const foreign = await call(app.url, '/mcp', {
         method: 'POST',
         headers: {

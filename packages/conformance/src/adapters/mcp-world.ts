@@ -5,6 +5,8 @@ import { alice, bob, staticBearer } from './mechanisms.js'
 import type { AdapterScenario } from './scenario.js'
 
 export const MCP_RESOURCE = 'https://api.example/mcp'
+/** An issuer without a trailing slash, as many are (Google's): the metadata must publish it unchanged. */
+export const MCP_AUTHORIZATION_SERVER = 'https://login.example'
 
 /** Counts the mechanism's runs: one MCP request, read included, must run it once. */
 function counted(mechanism: AuthenticationMechanism) {
@@ -40,7 +42,7 @@ export function mcpWorld() {
     mcp: {
       auth: required('bearer'),
       scheme: 'app',
-      protectedResource: { resource: MCP_RESOURCE, authorizationServers: ['https://login.example'] },
+      protectedResource: { resource: MCP_RESOURCE, authorizationServers: [MCP_AUTHORIZATION_SERVER] },
     },
     routes: [
       {

@@ -3,6 +3,7 @@ import { accountCases } from './account-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
+import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
@@ -14,13 +15,22 @@ import { uncompiledCases } from './uncompiled-cases.js'
  * given a factory that builds and starts the scenario's application with it: policy outcomes and
  * challenges, anyOf / allOf, duplicated credentials, guards and tenant path forgeries, one-use step-up,
  * routes declared where the adapter never compiles them (never served without their policy), problem
- * bodies, body limits naming the limit, the OpenAPI document, and the passkey and TOTP routes (registration and sign-in with
- * a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery codes).
+ * bodies, body limits naming the limit, the OpenAPI document, the passkey and TOTP routes (registration
+ * and sign-in with a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery
+ * codes), and 503 with `Retry-After` when a dependency is down.
  */
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
-    cases: [...policyCases, ...uncompiledCases, ...accountCases, ...passkeyCases, ...totpCases, ...mcpCases],
+    cases: [
+      ...policyCases,
+      ...uncompiledCases,
+      ...accountCases,
+      ...passkeyCases,
+      ...totpCases,
+      ...mcpCases,
+      ...outageCases,
+    ],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
   }

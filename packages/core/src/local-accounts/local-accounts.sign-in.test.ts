@@ -12,6 +12,7 @@ import { isPortcullisError } from '../errors/portcullis-error.js'
 import { digestOpaqueToken } from './opaque-token.js'
 import { boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher } from './passwords/password.js'
+import { MemorySessionStore } from './sessions/memory-session-store.js'
 import type { SessionSignIn, TokenSignIn } from './sign-in.js'
 
 const PASSWORD = 'correct horse battery staple'
@@ -408,5 +409,41 @@ describe('configuration', () => {
     expect(
       () => new LocalAccounts({ ...base, profile: 'hybrid', publicOrigin: 'ftp://x' } as never),
     ).toThrow()
+  })
+})
+
+describe('a session store that fails', () => {
+  /** A memory session store whose every operation rejects while `down`, with `error`. */
+  function failingSessions(error: () => Error) {
+    const store = new MemorySessionStore()
+    const state = { down: false }
+    const proxy = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) =>
+          state.down ? Promise.reject(error()) : (value as (...a: unknown[]) => unknown).apply(target, args)
+      },
+    })
+    return { store: proxy, state }
+  }
+
+  it.each([
+    [
+      'with a retry hint',
+      () => Object.assign(new Error('db down'), { retryAfterSeconds: 2 }),
+      { retryAfterSeconds: 2 },
+    ],
+    ['without one', () => new Error('db down'), {}],
+  ])('is unavailable (never invalid), %s passed on as it is', async (_name, error, hint) => {
+    const { store, state } = failingSessions(error)
+    const { local } = await localFixture({ sessions: store })
+    const [mechanism] = local.mechanisms
+    state.down = true
+    const unknown = `__Host-portcullis-session=${'A'.repeat(43)}`
+    const answer = await outcome(
+      mechanism?.authenticate(requestSource({ cookie: unknown })) as AuthenticationOutcome,
+    )
+    expect(answer).toEqual({ kind: 'unavailable', reason: 'session: store failed', ...hint })
   })
 })

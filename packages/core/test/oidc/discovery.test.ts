@@ -94,6 +94,29 @@ describe('OIDCDiscoveryClient policy', () => {
     expect((await client.discover('https://IDP.example:443')).issuer).toBe(ISSUER)
   })
 
+  it.each([
+    ['no trailing slash', ISSUER],
+    ['a trailing slash', `${ISSUER}/`],
+    ['a path', `${ISSUER}/tenant/v2.0`],
+  ])(
+    'keeps an allow-listed issuer with %s exactly as written (issuers compare as strings)',
+    async (_name, issuer) => {
+      const wellKnown = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`
+      const { client, fetched } = harness({ [wellKnown]: json(document({ issuer })) }, undefined, {
+        allowedIssuers: [issuer],
+      })
+      expect((await client.discover(issuer)).issuer).toBe(issuer)
+      expect(fetched).toEqual([wellKnown])
+      expect(client.toJSON().allowedIssuers).toEqual([issuer])
+      // the other spellings are other issuers
+      for (const other of [ISSUER, `${ISSUER}/`, `${ISSUER}/tenant/v2.0`].filter(
+        (value) => value !== issuer,
+      )) {
+        expect(client.allows(other), other).toBe(false)
+      }
+    },
+  )
+
   it('refuses an issuer outside the allow-list before any DNS or network', async () => {
     const { client, fetched, resolved } = harness({})
     expect(await reason(client.discover('https://evil.example'))).toBe('oidc.discovery.issuer_not_allowed')

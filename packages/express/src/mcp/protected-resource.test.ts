@@ -79,7 +79,7 @@ describe('protectedResource', () => {
       metadataUrl: METADATA,
       document: {
         resource: 'https://api.example/mcp',
-        authorization_servers: ['https://id.example/'],
+        authorization_servers: ['https://id.example'],
         bearer_methods_supported: ['header'],
       },
     })

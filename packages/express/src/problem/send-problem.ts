@@ -1,7 +1,7 @@
 import { type ProblemInit, renderProblem } from '@portcullis/http/problem'
 import type { Response } from 'express'
 
-/** Writes `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` when known. */
+/** Writes `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` (always on 429 and 503). */
 export function sendProblem(response: Response, init: ProblemInit): void {
   if (response.headersSent) {
     response.destroy()

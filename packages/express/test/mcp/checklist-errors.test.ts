@@ -232,7 +232,7 @@ describe('checklist 7.5 JSON-RPC and transport errors', () => {
     expect(metadata.status).toBe(200)
     expect(metadata.body).toEqual({
       resource: 'https://api.example.com/mcp',
-      authorization_servers: ['https://login.example.com/'],
+      authorization_servers: ['https://login.example.com'],
       bearer_methods_supported: ['header'],
       scopes_supported: ['mcp:read'],
     })

@@ -2,7 +2,7 @@ import { bodyTooLargeProblem } from '@portcullis/http/body'
 import { type ProblemInit, problemFor, problems, renderProblem } from '@portcullis/http/problem'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
-/** Writes `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` when known. */
+/** Writes `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` (always on 429 and 503). */
 export function sendProblem(reply: FastifyReply, init: ProblemInit): FastifyReply {
   const rendered = renderProblem(init)
   return reply.code(rendered.status).headers(rendered.headers).send(rendered.body)

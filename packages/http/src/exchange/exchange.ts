@@ -1,6 +1,6 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
 import type { LocalRequestInfo } from '@portcullis/core/local-accounts'
-import { type ProblemInit, problemBody } from '../problem/problem.js'
+import { type ProblemInit, problemBody, problemHeaders } from '../problem/problem.js'
 import type { RouteOptions } from '../routing/route-options.js'
 import type { HttpMethod } from '../routing/route-registry.js'
 
@@ -64,13 +64,9 @@ export function seeOther(location: string, setCookies: readonly string[] = []): 
   return { status: 303, headers: { Location: location }, setCookies }
 }
 
-/** A problem answer (no `Retry-After` or extra headers: for the refusals a handler answers itself). */
+/** A problem answer a handler returns itself, with the headers `renderProblem` gives it (`Retry-After`...). */
 export function problemAnswer(init: ProblemInit): HttpAnswer {
-  return {
-    status: init.status,
-    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' },
-    json: problemBody(init),
-  }
+  return { status: init.status, headers: problemHeaders(init), json: problemBody(init) }
 }
 
 /** A JSON answer. */

@@ -5,7 +5,12 @@ import { ConfigurationError, type OptionsShape } from '@portcullis/core/errors'
 export interface ProtectedResourceOptions {
   /** The endpoint's public URL (`https://api.example.com/mcp`): the `resource` identifier tokens target. */
   readonly resource: string
-  /** Issuer URLs of the authorization servers that issue tokens for this resource. */
+  /**
+   * Issuer identifiers of the authorization servers that issue tokens for this resource, published
+   * exactly as written (RFC 8414 section 3.3 and RFC 9728 compare them as strings: `https://a.example`
+   * and `https://a.example/` are different issuers). Each must be an https URL (http only on a loopback
+   * host) without userinfo, query or fragment.
+   */
   readonly authorizationServers: readonly string[]
   readonly scopesSupported?: readonly string[]
   readonly resourceName?: string
@@ -34,6 +39,34 @@ function httpUrl(value: string, field: string): URL {
   return url
 }
 
+const LOOPBACK_HOSTS = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
+
+/**
+ * Checks an authorization server's issuer identifier (RFC 8414 section 2: https, no query or fragment;
+ * http is allowed on a loopback host for local development) and returns it unchanged: a parsed URL's
+ * `href` would add a trailing slash to `https://a.example`, which is another issuer.
+ */
+export function authorizationServerIssuer(value: string, field = 'authorizationServers'): string {
+  const refuse = (rule: string) =>
+    new ConfigurationError('mcp.protected_resource_invalid', `${field} ${rule}`, { option: field })
+  if (value.length === 0 || value.length > 2048 || /[\s\\]/.test(value)) {
+    throw refuse('must be a URL of at most 2048 characters, without whitespace or backslashes')
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw refuse('must be an absolute URL')
+  }
+  if (value.includes('?') || value.includes('#')) throw refuse('must not have a query or a fragment')
+  if (url.username !== '' || url.password !== '') throw refuse('must not contain userinfo')
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.test(url.hostname)) {
+    throw refuse('must use https (http only on a loopback host)')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('must use https')
+  return value
+}
+
 /**
  * Builds the metadata document and its well-known location: for `https://host/mcp` it is
  * `https://host/.well-known/oauth-protected-resource/mcp` (RFC 9728 section 3.1).
@@ -43,7 +76,9 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
   if (options.authorizationServers.length === 0) {
     throw new ConfigurationError('mcp.protected_resource_invalid', 'list at least one authorization server')
   }
-  const servers = options.authorizationServers.map((server) => httpUrl(server, 'authorizationServers').href)
+  const servers = options.authorizationServers.map((server, index) =>
+    authorizationServerIssuer(server, `protectedResource.authorizationServers[${index}]`),
+  )
   const suffix = resource.pathname === '/' ? '' : resource.pathname
   const metadataPath = `/.well-known/oauth-protected-resource${suffix}`
   const document: Record<string, unknown> = {

@@ -35,7 +35,11 @@ const PROBLEM_RESPONSES: Readonly<Record<string, () => JsonObject>> = {
   '503': () => ({
     description: 'A dependency needed to authenticate is unavailable.',
     headers: {
-      'Retry-After': { description: 'Seconds to wait, when known.', schema: { type: 'integer', minimum: 0 } },
+      'Retry-After': {
+        description: 'Seconds to wait before retrying (always sent).',
+        required: true,
+        schema: { type: 'integer', minimum: 0 },
+      },
     },
     content: problemContent(),
   }),

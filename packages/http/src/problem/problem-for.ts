@@ -1,6 +1,6 @@
 import { type ErrorClass, isPortcullisError } from '@portcullis/core/errors'
 import { bodyTooLargeProblem, isBodyTooLargeError, limitOf } from '../body/body-limit.js'
-import { HttpProblem, type ProblemInit, problems } from './problem.js'
+import { DEFAULT_RATE_LIMIT_RETRY_SECONDS, HttpProblem, type ProblemInit, problems } from './problem.js'
 
 const STATUS_BY_CLASS: Readonly<Record<ErrorClass, number | undefined>> = {
   configuration: undefined,
@@ -20,9 +20,6 @@ const DETAIL_BY_STATUS: Readonly<Record<number, string>> = {
   429: 'Too many requests',
   503: 'Service unavailable',
 }
-
-/** Default when a rate-limit error does not say when to retry. */
-const DEFAULT_RATE_LIMIT_RETRY_SECONDS = 60
 
 function retryAfterOf(error: unknown): number | undefined {
   const value = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds

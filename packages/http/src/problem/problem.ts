@@ -15,7 +15,10 @@ export interface ProblemInit {
   readonly code: string
   /** Client-safe explanation. Never name the grant or claim that failed, never include secrets. */
   readonly detail?: string
-  /** Seconds; rendered as `Retry-After` (429 and 503). */
+  /**
+   * Seconds; rendered as `Retry-After`. A 429 or 503 always carries one: without a usable value here
+   * (absent, negative, not finite) it gets the default of its status.
+   */
   readonly retryAfterSeconds?: number
   /** Extra response headers (e.g. `WWW-Authenticate`). */
   readonly headers?: Readonly<Record<string, string>>
@@ -92,7 +95,7 @@ export function problemBody(init: ProblemInit): ProblemBody {
 /** A rendered problem: what an adapter writes (status, headers, body), whatever its framework. */
 export interface ProblemResponse {
   readonly status: number
-  /** `Content-Type`, `Cache-Control: no-store`, `Retry-After` when known, and the problem's own headers. */
+  /** `Content-Type`, `Cache-Control: no-store`, `Retry-After` (always on 429 and 503), the problem's own headers. */
   readonly headers: Readonly<Record<string, string>>
   /** The serialized `application/problem+json` body. */
   readonly body: string
@@ -101,17 +104,56 @@ export interface ProblemResponse {
 /** The media type of every problem body. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
+/** `Retry-After` of a 503 whose cause did not say when to retry. */
+export const DEFAULT_UNAVAILABLE_RETRY_SECONDS = 5
+
+/** `Retry-After` of a 429 whose limiter did not say when to retry. */
+export const DEFAULT_RATE_LIMIT_RETRY_SECONDS = 60
+
 /**
- * Renders `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` when
- * known (a non-negative finite number of seconds, rounded up).
+ * The `Retry-After` value (delta-seconds) an answer of `status` carries: `seconds` rounded up when it is
+ * a non-negative finite number; otherwise the default of a 503 or 429 (they always carry one), and
+ * undefined for any other status. Every Portcullis 503 and 429 goes through here, problem or page.
  */
-export function renderProblem(init: ProblemInit): ProblemResponse {
+export function retryAfterFor(status: number, seconds?: number): string | undefined {
+  if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) return String(Math.ceil(seconds))
+  if (status === 503) return String(DEFAULT_UNAVAILABLE_RETRY_SECONDS)
+  if (status === 429) return String(DEFAULT_RATE_LIMIT_RETRY_SECONDS)
+  return undefined
+}
+
+function hasHeader(headers: Readonly<Record<string, string>>, name: string): boolean {
+  const lower = name.toLowerCase()
+  return Object.keys(headers).some((key) => key.toLowerCase() === lower)
+}
+
+/**
+ * The headers of a problem answer: the problem's own, `Retry-After` (from `retryAfterSeconds`, else the
+ * default of a 429 or 503, unless the problem's own headers already name one), `Cache-Control: no-store`
+ * and the problem+json `Content-Type`.
+ */
+export function problemHeaders(init: ProblemInit): Record<string, string> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) }
-  const retryAfter = init.retryAfterSeconds
-  if (retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0) {
-    headers['Retry-After'] = String(Math.ceil(retryAfter))
+  const usable =
+    init.retryAfterSeconds !== undefined &&
+    Number.isFinite(init.retryAfterSeconds) &&
+    init.retryAfterSeconds >= 0
+  if (usable || !hasHeader(headers, 'Retry-After')) {
+    const retryAfter = retryAfterFor(init.status, init.retryAfterSeconds)
+    if (retryAfter !== undefined) {
+      for (const key of Object.keys(headers)) if (key.toLowerCase() === 'retry-after') delete headers[key]
+      headers['Retry-After'] = retryAfter
+    }
   }
   headers['Cache-Control'] = 'no-store'
   headers['Content-Type'] = PROBLEM_CONTENT_TYPE
-  return { status: init.status, headers, body: JSON.stringify(problemBody(init)) }
+  return headers
+}
+
+/**
+ * Renders `init` as `application/problem+json`, with `Cache-Control: no-store` and `Retry-After` (see
+ * `problemHeaders`: every 429 and 503 carries one).
+ */
+export function renderProblem(init: ProblemInit): ProblemResponse {
+  return { status: init.status, headers: problemHeaders(init), body: JSON.stringify(problemBody(init)) }
 }

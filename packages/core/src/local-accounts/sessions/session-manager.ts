@@ -19,7 +19,7 @@ import type { LocalSessionView } from './session-view.js'
 export type SessionCheck =
   | { readonly kind: 'live'; readonly session: SessionRecord }
   | { readonly kind: 'invalid'; readonly reason: string }
-  | { readonly kind: 'unavailable'; readonly reason: string }
+  | { readonly kind: 'unavailable'; readonly reason: string; readonly retryAfterSeconds?: number }
 
 const SESSION_ID_BYTES = 32
 const HANDLE_BYTES = 16
@@ -37,6 +37,14 @@ function storableUserAgent(value: string | undefined): string | undefined {
 }
 
 const invalid = (reason: string): SessionCheck => ({ kind: 'invalid', reason })
+
+/** A failed store read: unavailable, with the store's own retry hint when its error carries one. */
+function storeFailed(error: unknown): SessionCheck {
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0
+    ? { kind: 'unavailable', reason: 'session: store failed', retryAfterSeconds: seconds }
+    : { kind: 'unavailable', reason: 'session: store failed' }
+}
 
 /** What never changes about a session: whose it is and the epoch it was created at. */
 interface SessionFacts {
@@ -147,26 +155,19 @@ export class SessionManager {
     // check runs beside the store read instead of after it (strict mode reads both on every request).
     const known = this.#known.get(digest)
     const early = known === undefined ? undefined : this.#verifyEpoch(known)
-    return this.#store.get(digest, new Date(now)).then(
-      (session) => {
-        if (session === null) {
-          this.#known.delete(digest)
-          return invalid('session: unknown or expired')
-        }
-        this.#cache.set(session, now, generation)
-        this.#remember(session)
-        const sameFacts =
-          known !== undefined &&
-          known.accountId === session.accountId &&
-          known.securityEpoch === session.securityEpoch
-        return this.#decide(
-          session,
-          now,
-          sameFacts && early !== undefined ? early : this.#verifyEpoch(session),
-        )
-      },
-      () => ({ kind: 'unavailable', reason: 'session: store failed' }),
-    )
+    return this.#store.get(digest, new Date(now)).then((session) => {
+      if (session === null) {
+        this.#known.delete(digest)
+        return invalid('session: unknown or expired')
+      }
+      this.#cache.set(session, now, generation)
+      this.#remember(session)
+      const sameFacts =
+        known !== undefined &&
+        known.accountId === session.accountId &&
+        known.securityEpoch === session.securityEpoch
+      return this.#decide(session, now, sameFacts && early !== undefined ? early : this.#verifyEpoch(session))
+    }, storeFailed)
   }
 
   /** One statement: the session and its account's current epoch, which settles the epoch check too. */
@@ -176,22 +177,19 @@ export class SessionManager {
     now: number,
     generation: number,
   ): Promise<SessionCheck> {
-    return read(digest, new Date(now)).then(
-      (found) => {
-        if (found === null) return invalid('session: unknown or expired')
-        const { session, accountEpoch } = found
-        this.#cache.set(session, now, generation)
-        if (accountEpoch !== null) this.#runtime.epochs.remember(session.accountId, accountEpoch, generation)
-        const verdict: EpochVerdict =
-          accountEpoch === null
-            ? 'unknown-account'
-            : accountEpoch === session.securityEpoch
-              ? 'current'
-              : 'stale'
-        return this.#decide(session, now, verdict)
-      },
-      () => ({ kind: 'unavailable', reason: 'session: store failed' }),
-    )
+    return read(digest, new Date(now)).then((found) => {
+      if (found === null) return invalid('session: unknown or expired')
+      const { session, accountEpoch } = found
+      this.#cache.set(session, now, generation)
+      if (accountEpoch !== null) this.#runtime.epochs.remember(session.accountId, accountEpoch, generation)
+      const verdict: EpochVerdict =
+        accountEpoch === null
+          ? 'unknown-account'
+          : accountEpoch === session.securityEpoch
+            ? 'current'
+            : 'stale'
+      return this.#decide(session, now, verdict)
+    }, storeFailed)
   }
 
   /** A notice named this session (revoked on some instance): drop it from the cache. */

@@ -40,7 +40,7 @@ export function sessionMechanism(parts: SessionMechanismParts): AuthenticationMe
   const outcomes = new WeakMap<SessionRecord, AuthenticationOutcome>()
   const outcomeOf = (check: SessionCheck): AuthenticationOutcome => {
     if (check.kind === 'invalid') return invalid(check.reason)
-    if (check.kind === 'unavailable') return unavailable(check.reason)
+    if (check.kind === 'unavailable') return unavailable(check.reason, check.retryAfterSeconds)
     const { session } = check
     let outcome = outcomes.get(session)
     if (outcome === undefined) {
