@@ -273,6 +273,44 @@ describe('the listener', () => {
     expect(problems).toEqual([])
   })
 
+  it('keeps its connection while the pool is slow to send heartbeats: the trust lapses, then returns', async () => {
+    const target = new URL(db.database.connectionString)
+    const proxy = await startFaultProxy({
+      targetHost: target.hostname,
+      targetPort: Number(target.port || 5432),
+    })
+    open.push(proxy)
+    // The heartbeats go through the pool (behind the proxy); the listening connection goes direct.
+    const client = createPostgresClient({
+      connectionString: proxy.through(db.database.connectionString),
+      maxConnections: 1,
+    })
+    open.push(client)
+    const problems: string[] = []
+    const notices = new PostgresRevocationNotices({
+      client,
+      connectionString: db.database.connectionString,
+      heartbeatMs: 100,
+      leaseMs: 400,
+      reconnectDelayMs: 20,
+      onProblem: (problem) => problems.push(problem.message),
+    })
+    open.push(notices)
+    await notices.start()
+    expect(notices.trusted()).toBe(true)
+    // A saturated pool: heartbeats wait for a connection for three leases.
+    proxy.stall()
+    expect(await eventually(() => !notices.trusted(), 2_000)).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 1_200))
+    expect(notices.trusted()).toBe(false)
+    expect(notices.state).toBe('listening')
+    proxy.resume()
+    expect(await eventually(() => notices.trusted(), 10_000)).toBe(true)
+    // Nothing was wrong with the listening connection: it was never replaced, and nothing was blamed.
+    expect(notices.reconnects).toBe(0)
+    expect(problems).toEqual([])
+  })
+
   it('hears only the channel of its schema', async () => {
     const schema = `rev_${randomBytes(4).toString('hex')}`
     const scoped = createPostgresClient({

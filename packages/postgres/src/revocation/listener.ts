@@ -207,14 +207,14 @@ export class PostgresRevocationNotices implements RevocationNotices {
 
   /**
    * One heartbeat: a `NOTIFY` on this listener's heartbeat channel, sent through the stores' pool. A
-   * heartbeat unheard for `leaseMs` ends the connection (the trust ended with the lease already).
+   * heartbeat committed and still unheard `leaseMs` later ends the connection (the trust ended with the
+   * lease already); one the pool is slow to send only lets the trust lapse.
    */
   #beat(connection: pg.Client): void {
     if (this.#connection !== connection) return
     const now = performance.now()
-    const overdue = this.#proofs.overdue(now, this.#timings.leaseMs)
-    if (overdue !== undefined) {
-      if (overdue.committed && this.#leaseUntil === 0) this.#unproven()
+    if (this.#proofs.unheard(now, this.#timings.leaseMs)) {
+      if (this.#leaseUntil === 0) this.#unproven()
       this.#lost(connection)
       return
     }

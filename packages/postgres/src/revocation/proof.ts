@@ -53,16 +53,16 @@ export class HeartbeatProofs {
   }
 
   /**
-   * The oldest heartbeat still unheard `leaseMs` after it was sent, and whether its `NOTIFY` had
-   * committed (then the connection did not hear a notice it was sent: it does not hold its `LISTEN`).
+   * A heartbeat whose `NOTIFY` committed `leaseMs` ago or more and was never heard: the connection does
+   * not hear what it is sent (it lost its `LISTEN`, or never held it). A heartbeat the pool has not sent
+   * yet proves nothing either way: it only lets the trust lapse, and a slow or saturated pool never
+   * costs the listening connection.
    */
-  overdue(now: number, leaseMs: number): { readonly committed: boolean } | undefined {
+  unheard(now: number, leaseMs: number): boolean {
     for (const entry of this.#pending.values()) {
-      if (now - entry.sentAt >= leaseMs) {
-        return { committed: entry.committedAt !== undefined && now - entry.committedAt >= leaseMs / 2 }
-      }
+      if (entry.committedAt !== undefined && now - entry.committedAt >= leaseMs) return true
     }
-    return undefined
+    return false
   }
 
   /** Forgets every heartbeat in flight (a new connection proves itself from scratch). */
