@@ -1,0 +1,97 @@
+import { ConfigurationError, InvalidInputError } from '@portcullis/core'
+import type {
+  EnvelopeInventory,
+  EnvelopeInventoryReport,
+  EnvelopeLocationCount,
+} from '@portcullis/core/protection'
+import { type SQL, sql } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { asStoreError } from '../client/database-error.js'
+import type { PostgresClient } from '../client/postgres-client.js'
+import { type Transaction, withConnection } from '../client/transaction.js'
+import { SEALED_COLUMNS, type SealedColumn, sealedColumnName } from './sealed-columns.js'
+
+export interface PostgresEnvelopeInventoryOptions {
+  /** From `createPostgresClient`; run `migrate(client)` first. */
+  readonly client: Pick<PostgresClient, 'pool'>
+  /** Clock that decides which OAuth transactions have expired; defaults to the system clock. */
+  readonly clock?: () => Date
+}
+
+/**
+ * The key version of a stored envelope, or null when the value is not an envelope's string form
+ * (`pe1.<label>.<base64url>`, the label 1-64 of `A-Z a-z 0-9 . _ : -`; the last dot ends the label).
+ */
+const VERSION_PATTERN = '^pe1\\.([A-Za-z0-9._:-]{1,64})\\.[A-Za-z0-9_-]+$'
+
+function countQuery(sealed: SealedColumn, now: Date): SQL {
+  const live = sealed.live === undefined ? sql`` : sql` and ${sealed.live(now)}`
+  return sql`select substring(${sealed.column} from ${VERSION_PATTERN}) as key_version, count(*)::int as count
+    from ${sealed.table} where ${sealed.column} is not null${live} group by 1`
+}
+
+async function countAll(tx: Transaction, now: Date): Promise<EnvelopeLocationCount[]> {
+  const counted: EnvelopeLocationCount[] = []
+  for (const sealed of SEALED_COLUMNS) {
+    const result = await tx.execute<{ key_version: string | null; count: number }>(countQuery(sealed, now))
+    const keyVersions: Record<string, number> = {}
+    let unreadable = 0
+    for (const row of result.rows) {
+      if (row.key_version === null) unreadable += row.count
+      else keyVersions[row.key_version] = row.count
+    }
+    counted.push({
+      location: sealedColumnName(sealed),
+      holding: sealed.holding,
+      keyVersions,
+      unreadable,
+      method: sealed.method,
+    })
+  }
+  return counted
+}
+
+/**
+ * The `EnvelopeInventory` of the Postgres stores: every column of `SEALED_COLUMNS`, counted in one
+ * read-only transaction (one snapshot), grouped by the key version in each envelope's prefix. Values
+ * that are not an envelope's string form are counted as unreadable. OAuth transactions at or past their
+ * expiry are not counted. Each location's `method` says how it was read.
+ */
+export class PostgresEnvelopeInventory implements EnvelopeInventory {
+  readonly #client: PostgresEnvelopeInventoryOptions['client']
+  readonly #clock: () => Date
+
+  constructor(options: PostgresEnvelopeInventoryOptions) {
+    if (typeof options?.client?.pool?.connect !== 'function') {
+      throw new ConfigurationError(
+        'postgres.inventory_options',
+        'PostgresEnvelopeInventory needs a client from createPostgresClient',
+      )
+    }
+    const clock = options.clock ?? (() => new Date())
+    if (typeof clock !== 'function') {
+      throw new ConfigurationError('postgres.inventory_options', 'clock must be a function')
+    }
+    this.#client = options.client
+    this.#clock = clock
+  }
+
+  async count(): Promise<EnvelopeInventoryReport> {
+    const now = this.#clock()
+    if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+      throw new InvalidInputError('postgres.inventory_clock', 'clock() must return a valid Date')
+    }
+    let locations: EnvelopeLocationCount[]
+    try {
+      locations = await withConnection(this.#client.pool, (connection) =>
+        drizzle({ client: connection }).transaction((tx) => countAll(tx, now), {
+          isolationLevel: 'repeatable read',
+          accessMode: 'read only',
+        }),
+      )
+    } catch (error) {
+      throw asStoreError(error)
+    }
+    return { countedAt: now, locations }
+  }
+}
