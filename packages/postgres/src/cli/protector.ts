@@ -78,7 +78,9 @@ export async function protectorStatus(
   out(`unreadable (not an envelope): ${unreadableEnvelopes(report)}`)
   out('by location:')
   for (const location of report.locations) {
-    const parts = Object.entries(location.keyVersions).map(([version, count]) => `${version} ${count}`)
+    const parts = Object.entries(location.keyVersions)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([version, count]) => `${version} ${count}`)
     if (location.unreadable > 0) parts.push(`unreadable ${location.unreadable}`)
     out(`  ${location.location}: ${parts.length === 0 ? 'none' : parts.join(', ')}`)
     out(`    counted by ${location.method}`)
