@@ -24,7 +24,8 @@ export interface PostgresEnvelopeInventoryOptions {
  */
 const VERSION_PATTERN = '^pe1\\.([A-Za-z0-9._:-]{1,64})\\.[A-Za-z0-9_-]+$'
 
-function countQuery(sealed: SealedColumn, now: Date): SQL {
+/** The count of one sealed column at `now` (exported for the query-plan test, not from the package). */
+export function countQuery(sealed: SealedColumn, now: Date): SQL {
   const live = sealed.live === undefined ? sql`` : sql` and ${sealed.live(now)}`
   return sql`select substring(${sealed.column} from ${VERSION_PATTERN}) as key_version, count(*)::int as count
     from ${sealed.table} where ${sealed.column} is not null${live} group by 1`
