@@ -49,20 +49,24 @@ describe('portcullis-postgres protector', () => {
     await client.pool.query(insert, ['a3', envelope('stray')])
     await client.pool.query(insert, ['a4', 'pe1.no-ciphertext'])
     await client.pool.query(insert, ['a5', 'plain text'])
+    // Labels may hold dots: the last dot before the ciphertext ends the label (`k` is not `k.2031-01`).
+    await client.pool.query(insert, ['a6', envelope('k')])
+    await client.pool.query(insert, ['a7', 'pe1.bad label.AAAA'])
     const { code, out } = await cli(['protector', 'status', '--active-key', 'k.2031-02'], {
       PORTCULLIS_PROTECTOR_PREVIOUS_KEY_VERSION: 'k.2031-01, k.2030-12',
     })
     expect(code).toBe(0)
-    expect(out.slice(0, 6)).toEqual([
+    expect(out.slice(0, 7)).toEqual([
       'envelopes by key version:',
       `  ${'k.2031-02'.padEnd(24)} active   1`,
       `  ${'k.2031-01'.padEnd(24)} retained 1`,
       `  ${'k.2030-12'.padEnd(24)} retained 0`,
+      `  ${'k'.padEnd(24)} UNKNOWN  1`,
       `  ${'stray'.padEnd(24)} UNKNOWN  1`,
-      'unreadable (not an envelope): 2',
+      'unreadable (not an envelope): 3',
     ])
     expect(out).toContain(
-      '  portcullis_totp_enrollments.sealed_secret: k.2031-01 1, k.2031-02 1, stray 1, unreadable 2',
+      '  portcullis_totp_enrollments.sealed_secret: k 1, k.2031-01 1, k.2031-02 1, stray 1, unreadable 3',
     )
     expect(out).toContain('warning: stray seals 1 envelope(s) but is not in the key ring given')
   })
@@ -83,7 +87,7 @@ describe('portcullis-postgres protector', () => {
     expect(passes.code).toBe(0)
     expect(passes.out).toEqual([
       'k.2030-12: no live envelope uses it; it can be removed from the retained keys',
-      'note: 2 stored value(s) are not envelopes at all; no key opens them (see protector status)',
+      'note: 3 stored value(s) are not envelopes at all; no key opens them (see protector status)',
     ])
   })
 

@@ -93,6 +93,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | str
 }
 
 const PROTECTOR_ACTIONS = ['status', 'drop-retained']
+const PROTECTOR_STATEMENT_TIMEOUT_MS = 600_000
 
 /** A usage problem of the command line, or undefined when it can run. */
 function usageProblem(parsed: Arguments): string | undefined {
@@ -134,6 +135,9 @@ export async function runCli(
     const client = createPostgresClient({
       connectionString,
       maxConnections: 1,
+      // Counting envelopes reads the token vault and TOTP enrollments in full: seconds per million rows,
+      // more on a busy server, so the protector commands allow 10 minutes per statement.
+      ...(parsed.command === 'protector' ? { statementTimeoutMs: PROTECTOR_STATEMENT_TIMEOUT_MS } : {}),
       ...(parsed.schema === undefined ? {} : { schema: parsed.schema }),
     })
     try {

@@ -19,15 +19,29 @@ export interface PostgresEnvelopeInventoryOptions {
 }
 
 /**
- * The key version of a stored envelope, or null when the value is not an envelope's string form
- * (`pe1.<label>.<base64url>`, the label 1-64 of `A-Z a-z 0-9 . _ : -`; the last dot ends the label).
+ * The key version of a stored envelope, or null when none can be read (not `pe1.<label>.<more>`, the
+ * label 1-64 of `A-Z a-z 0-9 . _ : -`). Only the first 70 characters are read (the tag, the longest
+ * label, the dot and one ciphertext character), and the usual label without a dot takes `split_part`
+ * and a short pattern; only a dotted label takes a regular expression, whose last dot ends the label.
+ * A regular expression over whole envelopes costs minutes per million rows; this costs seconds. The
+ * ciphertext is not validated: a damaged one still counts under its label, so its key is kept.
  */
-const VERSION_PATTERN = '^pe1\\.([A-Za-z0-9._:-]{1,64})\\.[A-Za-z0-9_-]+$'
+function keyVersionOf(column: SealedColumn['column']): SQL {
+  const head = sql`left(${column}, 70)`
+  const part = (index: number) => sql`split_part(${head}, '.', ${sql.raw(String(index))})`
+  return sql`case
+    when left(${column}, 4) <> 'pe1.' then null
+    when ${part(4)} = '' then case
+      when ${part(3)} <> '' and ${part(2)} ~ '^[A-Za-z0-9_:-]+$' and length(${part(2)}) <= 64 then ${part(2)}
+    end
+    else substring(${head} from '^pe1\\.([A-Za-z0-9._:-]+)\\.[A-Za-z0-9_-]')
+  end`
+}
 
 /** The count of one sealed column at `now` (exported for the query-plan test, not from the package). */
 export function countQuery(sealed: SealedColumn, now: Date): SQL {
   const live = sealed.live === undefined ? sql`` : sql` and ${sealed.live(now)}`
-  return sql`select substring(${sealed.column} from ${VERSION_PATTERN}) as key_version, count(*)::int as count
+  return sql`select ${keyVersionOf(sealed.column)} as key_version, count(*)::int as count
     from ${sealed.table} where ${sealed.column} is not null${live} group by 1`
 }
 
