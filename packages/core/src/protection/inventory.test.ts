@@ -15,7 +15,7 @@ const text = (keyVersion: string) =>
   serializeProtectedEnvelope({ keyVersion, ciphertext: new Uint8Array([1, 2, 3, 4]) })
 
 describe('tallyEnvelope', () => {
-  it('counts parsed envelopes and their string form by key version, anything else as unreadable', () => {
+  it('counts envelopes by the key version of their label, values without a readable label as unreadable', () => {
     const tally = emptyTally()
     for (const value of [
       text('k1'),
@@ -23,12 +23,15 @@ describe('tallyEnvelope', () => {
       { keyVersion: 'k1', ciphertext: new Uint8Array([9]) },
       'pe1.k1.',
       'pe1.k1.a=',
+      'pe1.k.1.AAAA',
+      'pe1.bad label.AAAA',
       'plain',
       `pe2.${text('k1').slice(4)}`,
     ]) {
       tallyEnvelope(tally, value)
     }
-    expect(tally).toEqual({ keyVersions: { k1: 2, 'k1.2': 1 }, unreadable: 4 })
+    // `pe1.k1.a=` has a readable label and a damaged ciphertext: it still counts under k1.
+    expect(tally).toEqual({ keyVersions: { k1: 3, 'k1.2': 1, 'k.1': 1 }, unreadable: 4 })
   })
 })
 

@@ -18,7 +18,7 @@ export interface EnvelopeLocationCount {
   readonly holding: EnvelopeHolding
   /** Envelopes per key version; versions without envelopes are left out. */
   readonly keyVersions: Readonly<Record<string, number>>
-  /** Stored values that do not parse as an envelope, so no key version can be read from them. */
+  /** Stored values no key version can be read from (not an envelope's form). */
   readonly unreadable: number
   /** How the location was counted and why that stays cheap, in words for an operator. */
   readonly method: string
@@ -51,12 +51,26 @@ export function emptyTally(): EnvelopeTally {
   return { keyVersions: {}, unreadable: 0 }
 }
 
-/** Adds one stored value to a tally: a parsed envelope, its `pe1.` string form, or anything else (unreadable). */
+/** `pe1.<label>.` followed by a ciphertext character, on the first 70 characters (the last dot ends the label). */
+const LABELLED = /^pe1\.([A-Za-z0-9._:-]{1,64})\.[A-Za-z0-9_-]/
+
+/**
+ * Adds one stored value to a tally: a parsed envelope, or its `pe1.` string form counted under the key
+ * version its label names (a damaged ciphertext behind a readable label still counts there, so that key
+ * is kept). A value no key version can be read from is unreadable.
+ */
 export function tallyEnvelope(tally: EnvelopeTally, value: ProtectedEnvelope | string): void {
-  let keyVersion: string
-  try {
-    keyVersion = typeof value === 'string' ? parseProtectedEnvelope(value).keyVersion : value.keyVersion
-  } catch {
+  let keyVersion: string | undefined
+  if (typeof value === 'string') {
+    try {
+      keyVersion = parseProtectedEnvelope(value).keyVersion
+    } catch {
+      keyVersion = LABELLED.exec(value.slice(0, 70))?.[1]
+    }
+  } else {
+    keyVersion = typeof value?.keyVersion === 'string' ? value.keyVersion : undefined
+  }
+  if (keyVersion === undefined) {
     tally.unreadable += 1
     return
   }
