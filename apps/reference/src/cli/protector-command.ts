@@ -1,6 +1,11 @@
 import type { accounts } from '@portcullis/core/oauth'
-import type { PostgresClient } from '@portcullis/postgres'
-import { envelopeCounts } from '../protection/envelope-counts.js'
+import {
+  type EnvelopeInventoryReport,
+  envelopesByKeyVersion,
+  envelopesUnder,
+  unreadableEnvelopes,
+} from '@portcullis/core/protection'
+import { type PostgresClient, PostgresEnvelopeInventory } from '@portcullis/postgres'
 import { reencryptTotp } from '../protection/reencrypt-totp.js'
 import { reencryptVault } from '../protection/reencrypt-vault.js'
 import { versionedSecret } from '../secrets/generate.js'
@@ -12,12 +17,18 @@ import { type Arguments, integerOption, onlyOptions, UsageError } from './argume
 import { type CliEnvironment, cliSecrets, secretsPath, withDatabase } from './environment.js'
 import { progressCounter } from './progress.js'
 
+/** The library's envelope inventory (every sealed column, expired OAuth transactions left out). */
+function inventory(postgres: PostgresClient): Promise<EnvelopeInventoryReport> {
+  return new PostgresEnvelopeInventory({ client: postgres }).count()
+}
+
 function printCounts(
   cli: CliEnvironment,
   title: string,
-  counts: ReadonlyMap<string, number>,
+  report: EnvelopeInventoryReport,
   ring: SecretRing,
 ): void {
+  const counts = envelopesByKeyVersion(report)
   cli.print(title)
   const versions = new Set([
     ring.active.version,
@@ -33,6 +44,8 @@ function printCounts(
           : 'unknown'
     cli.print(`  ${version.padEnd(20)} ${role.padEnd(8)} ${counts.get(version) ?? 0} envelope(s)`)
   }
+  const unreadable = unreadableEnvelopes(report)
+  if (unreadable > 0) cli.print(`  ${'(unreadable)'.padEnd(20)} ${''.padEnd(8)} ${unreadable} value(s)`)
 }
 
 /** One unreadable envelope by registration and record: never its content. */
@@ -85,7 +98,7 @@ async function reencrypt(
   if (report.raced + totp.changed > 0) {
     cli.print('  envelopes changed concurrently were written by the app; run "protector status" to check')
   }
-  printCounts(cli, 'envelopes by key after:', await envelopeCounts(postgres), ring)
+  printCounts(cli, 'envelopes by key after:', await inventory(postgres), ring)
   return unreadable === 0
 }
 
@@ -117,14 +130,14 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
     case 'status': {
       const { secrets } = await cliSecrets(cli)
       await withDatabase(cli, async (postgres) =>
-        printCounts(cli, 'envelopes by key:', await envelopeCounts(postgres), secrets.protector),
+        printCounts(cli, 'envelopes by key:', await inventory(postgres), secrets.protector),
       )
       return 0
     }
     case 'rotate': {
       const secrets = await fileSecrets(cli, 'rotate the keys')
       return withDatabase(cli, async (postgres) => {
-        printCounts(cli, 'envelopes by key before:', await envelopeCounts(postgres), secrets.protector)
+        printCounts(cli, 'envelopes by key before:', await inventory(postgres), secrets.protector)
         const old = secrets.protector
         const ring: SecretRing = {
           active: versionedSecret(new Date()),
@@ -150,8 +163,10 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
     case 'drop-retained': {
       const secrets = await fileSecrets(cli, 'remove the retained keys')
       return withDatabase(cli, async (postgres) => {
-        const counts = await envelopeCounts(postgres)
-        const keep = secrets.protector.retained.filter((secret) => (counts.get(secret.version) ?? 0) > 0)
+        const report = await inventory(postgres)
+        const keep = secrets.protector.retained.filter(
+          (secret) => envelopesUnder(report, secret.version).length > 0,
+        )
         const dropped = secrets.protector.retained.filter((secret) => !keep.includes(secret))
         await writeSecretsFile(secretsPath(cli.config), {
           ...secrets,
@@ -162,10 +177,14 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
             ? 'no retained key can be dropped yet'
             : `dropped ${dropped.map((s) => s.version).join(', ')}`,
         )
-        for (const secret of keep)
+        for (const secret of keep) {
+          const where = envelopesUnder(report, secret.version)
+          const total = where.reduce((sum, location) => sum + location.count, 0)
           cli.print(
-            `kept ${secret.version}: ${counts.get(secret.version)} envelope(s) still use it (run "protector reencrypt"; OAuth transactions expire within 10 minutes)`,
+            `kept ${secret.version}: ${total} envelope(s) still use it (run "protector reencrypt"; OAuth transactions expire within 10 minutes)`,
           )
+          for (const location of where) cli.print(`  ${location.location}: ${location.count}`)
+        }
         return 0
       })
     }

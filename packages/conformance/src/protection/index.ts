@@ -1,3 +1,10 @@
+export type {
+  EnvelopeInventoryFactory,
+  EnvelopeInventoryFixture,
+  EnvelopeInventoryWorld,
+  InventoryContext,
+} from './inventory-fixture.js'
+export { assertEnvelopeInventoryConformance, envelopeInventorySuite } from './inventory-suite.js'
 export type { OAuthTransactionProtectorFactory, OAuthTransactionProtectorSubject } from './protector-suite.js'
 export {
   assertOAuthTransactionProtectorConformance,

@@ -1,4 +1,6 @@
 import type { MemoryAccountData } from '../accounts/memory-tables.js'
+import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../protection/inventory.js'
+import type { EnvelopeCounting } from '../protection/memory-inventory.js'
 import {
   requireTotpAccountId,
   validateEnableTotp,
@@ -39,7 +41,7 @@ function copy(enrollment: TotpEnrollment): TotpEnrollment {
  * awaits, so each is atomic. Several instances need a shared store (Postgres) for replay protection.
  * Pass it in `MemoryAccountStore({ cascade })` so deleting an account removes its enrollment and codes.
  */
-export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAccountData {
+export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAccountData, EnvelopeCounting {
   readonly #enrollments = new Map<string, TotpEnrollment>()
   readonly #codes = new Map<string, Set<string>>()
 
@@ -130,6 +132,20 @@ export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAc
     const codes = this.#codes.get(accountId)?.size ?? 0
     this.#codes.delete(accountId)
     return this.#enrollments.delete(accountId) ? codes + 1 : codes
+  }
+
+  /** The sealed secrets of pending and enabled enrollments (`MemoryEnvelopeInventory`); they never expire. */
+  countEnvelopes(_now: Date): readonly EnvelopeLocationCount[] {
+    const tally = emptyTally()
+    for (const { sealedSecret } of this.#enrollments.values()) tallyEnvelope(tally, sealedSecret)
+    return [
+      {
+        location: 'totp.sealedSecret',
+        holding: 'totp-secret',
+        ...tally,
+        method: 'in-memory enrollments, pending and enabled',
+      },
+    ]
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

@@ -3,17 +3,34 @@ import { createPostgresClient } from '../client/postgres-client.js'
 import { migrationStatus } from '../maintenance/status.js'
 import { sweepExpired } from '../maintenance/sweep.js'
 import { migrate } from '../migrations/migrate.js'
+import {
+  ACTIVE_VERSION_VARIABLE,
+  type KeyRingVersions,
+  protectorDropRetained,
+  protectorStatus,
+  RETAINED_VERSIONS_VARIABLE,
+  versionList,
+} from './protector.js'
 
 const USAGE = `usage: portcullis-postgres <command> [--schema <name>] [--batch-size <n>]
+                           [--active-key <version>] [--retained-keys <version,...>]
 
 commands:
   migrate   apply pending migrations (one transaction, under the migration lock)
   status    list applied and pending migrations; exit code 3 when some are pending
   sweep     delete expired rows (transactions, sessions, refresh tokens, step-up credentials,
             rate-limit windows) in bounded batches
+  protector status
+            protector envelopes per key version and per table.column, unreadable ones apart
+            (read-only; OAuth transactions past their expiry are not counted)
+  protector drop-retained [<version>...]
+            check that no live envelope is sealed under the retained key(s) (default: the
+            retained keys given); exit code 4, naming where they are, while any is
 
 The database comes from DATABASE_URL (never printed). --schema (or PORTCULLIS_POSTGRES_SCHEMA) names
-the schema that holds the Portcullis tables.`
+the schema that holds the Portcullis tables. The key ring is given by version labels only (never key
+material): --active-key (or ${ACTIVE_VERSION_VARIABLE}) and --retained-keys (or
+${RETAINED_VERSIONS_VARIABLE}, comma-separated).`
 
 export interface CliOutput {
   out(line: string): void
@@ -22,38 +39,73 @@ export interface CliOutput {
 
 interface Arguments {
   readonly command: string | undefined
+  /** Words after the command (the protector action and its versions). */
+  readonly operands: readonly string[]
   readonly schema?: string
   readonly batchSize?: number
+  readonly ring: KeyRingVersions
 }
 
+const VALUED = new Set(['--schema', '--batch-size', '--active-key', '--retained-keys'])
+
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | string {
-  let command: string | undefined
-  let schema = env.PORTCULLIS_POSTGRES_SCHEMA
-  let batchSize: number | undefined
+  const words: string[] = []
+  const values = new Map<string, string>()
   for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index]
-    if (argument === '--schema' || argument === '--batch-size') {
+    const argument = argv[index] ?? ''
+    if (VALUED.has(argument)) {
       const value = argv[index + 1]
       index += 1
       if (value === undefined) return `${argument} needs a value`
-      if (argument === '--schema') schema = value
-      else {
-        batchSize = Number(value)
-        if (!Number.isSafeInteger(batchSize)) return '--batch-size must be an integer'
-      }
+      values.set(argument, value)
     } else if (argument === '--help' || argument === '-h') {
       return ''
-    } else if (argument?.startsWith('-') || command !== undefined) {
+    } else if (argument.startsWith('-')) {
       return `unexpected argument ${JSON.stringify(argument)}`
     } else {
-      command = argument
+      words.push(argument)
     }
   }
+  const [command, ...operands] = words
+  if (command !== 'protector' && operands.length > 0)
+    return `unexpected argument ${JSON.stringify(operands[0])}`
+  const schema = values.get('--schema') ?? env.PORTCULLIS_POSTGRES_SCHEMA
+  let batchSize: number | undefined
+  if (values.has('--batch-size')) {
+    batchSize = Number(values.get('--batch-size'))
+    if (!Number.isSafeInteger(batchSize)) return '--batch-size must be an integer'
+  }
+  const active = versionList(values.get('--active-key') ?? env[ACTIVE_VERSION_VARIABLE], '--active-key')
+  const retained = versionList(
+    values.get('--retained-keys') ?? env[RETAINED_VERSIONS_VARIABLE],
+    '--retained-keys',
+  )
+  if (typeof active === 'string') return active
+  if (typeof retained === 'string') return retained
+  if (active.length > 1) return '--active-key takes one key version'
   return {
     command,
+    operands,
     ...(schema ? { schema } : {}),
     ...(batchSize === undefined ? {} : { batchSize }),
+    ring: { ...(active[0] === undefined ? {} : { active: active[0] }), retained },
   }
+}
+
+const PROTECTOR_ACTIONS = ['status', 'drop-retained']
+const PROTECTOR_STATEMENT_TIMEOUT_MS = 600_000
+
+/** A usage problem of the command line, or undefined when it can run. */
+function usageProblem(parsed: Arguments): string | undefined {
+  if (!['migrate', 'status', 'sweep', 'protector'].includes(parsed.command ?? '')) {
+    return parsed.command === undefined ? 'a command is required' : `unknown command ${parsed.command}`
+  }
+  if (parsed.command !== 'protector') return undefined
+  const [action, ...versions] = parsed.operands
+  if (!PROTECTOR_ACTIONS.includes(action ?? '')) return 'protector takes status or drop-retained'
+  if (action === 'status' && versions.length > 0) return 'protector status takes no key versions'
+  const bad = versionList(versions.join(','), 'drop-retained')
+  return typeof bad === 'string' ? bad : undefined
 }
 
 /** Runs one CLI invocation; resolves to the process exit code. */
@@ -68,8 +120,9 @@ export async function runCli(
     output.err(USAGE)
     return parsed === '' ? 0 : 2
   }
-  if (!['migrate', 'status', 'sweep'].includes(parsed.command ?? '')) {
-    output.err(parsed.command === undefined ? 'a command is required' : `unknown command ${parsed.command}`)
+  const problem = usageProblem(parsed)
+  if (problem !== undefined) {
+    output.err(problem)
     output.err(USAGE)
     return 2
   }
@@ -82,6 +135,9 @@ export async function runCli(
     const client = createPostgresClient({
       connectionString,
       maxConnections: 1,
+      // Counting envelopes reads the token vault and TOTP enrollments in full: seconds per million rows,
+      // more on a busy server, so the protector commands allow 10 minutes per statement.
+      ...(parsed.command === 'protector' ? { statementTimeoutMs: PROTECTOR_STATEMENT_TIMEOUT_MS } : {}),
       ...(parsed.schema === undefined ? {} : { schema: parsed.schema }),
     })
     try {
@@ -91,7 +147,9 @@ export async function runCli(
     }
   } catch (error) {
     const message = isPortcullisError(error) ? `${error.code}: ${error.message}` : 'unexpected failure'
-    output.err(`portcullis-postgres ${parsed.command}: ${message}`)
+    output.err(
+      `portcullis-postgres ${[parsed.command, ...parsed.operands.slice(0, 1)].join(' ')}: ${message}`,
+    )
     return 1
   }
 }
@@ -109,6 +167,16 @@ async function runCommand(
         : `applied ${report.applied.join(', ')}; schema at version ${report.current}`,
     )
     return 0
+  }
+  if (parsed.command === 'protector') {
+    const [action, ...versions] = parsed.operands
+    const outcome =
+      action === 'status'
+        ? await protectorStatus(client, parsed.ring, output.out, output.err)
+        : await protectorDropRetained(client, parsed.ring, versions, output.out, output.err)
+    if (typeof outcome === 'number') return outcome
+    output.err(`portcullis-postgres protector ${action}: ${outcome}`)
+    return 2
   }
   if (parsed.command === 'status') {
     const status = await migrationStatus(client)

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { MemoryAccountTables } from '../../accounts/memory-tables.js'
 import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
+import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../../protection/inventory.js'
+import type { EnvelopeCounting } from '../../protection/memory-inventory.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { AccountLinkError, invalidInput, OAuthAccountError, OAuthAccountErrorCodes } from './errors.js'
 import { requireId } from './input.js'
@@ -77,7 +79,7 @@ export function memoryOAuthView(
  * accounts also have passwords and identities of other providers. As an
  * `OAuthVaultReencryption` it lets `reencryptOAuthVault` re-seal its envelopes after a key rotation.
  */
-export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultReencryption {
+export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultReencryption, EnvelopeCounting {
   readonly provider: string
   readonly clientId: string
   readonly #context: vault.MemoryStoreContext
@@ -290,6 +292,22 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
 
   rewriteEnvelope(request: RewriteEnvelopeRequest): Promise<boolean> {
     return reencryption.rewriteEnvelope(this.#context, request)
+  }
+
+  /**
+   * The envelopes of this provider's rows (`MemoryEnvelopeInventory`): retained tokens and staged
+   * revocation retries, which never expire (a retry is gone once completed).
+   */
+  countEnvelopes(_now: Date): readonly EnvelopeLocationCount[] {
+    const vaultTally = emptyTally()
+    for (const row of this.#context.state.vault.values()) tallyEnvelope(vaultTally, row.envelope)
+    const retryTally = emptyTally()
+    for (const row of this.#context.state.retries.values()) tallyEnvelope(retryTally, row.envelope)
+    const method = 'in-memory rows of the provider'
+    return [
+      { location: 'oauth-accounts.vault', holding: 'oauth-token-vault', ...vaultTally, method },
+      { location: 'oauth-accounts.retries', holding: 'oauth-revocation-retry', ...retryTally, method },
+    ]
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

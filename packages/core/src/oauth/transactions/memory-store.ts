@@ -1,6 +1,8 @@
 import { Buffer } from 'node:buffer'
 import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError, InvalidInputError } from '../../errors/portcullis-error.js'
+import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../../protection/inventory.js'
+import type { EnvelopeCounting } from '../../protection/memory-inventory.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
 import { OAuthTransactionStoreError } from './errors.js'
 import { openOAuthTransaction, type SealedOAuthTransaction, sealOAuthTransaction } from './sealing.js'
@@ -62,7 +64,7 @@ function validTime(value: unknown, what: string): Date {
  * because the lookup and the delete happen in one synchronous step; decryption happens afterwards, so
  * a record that fails to open is burned rather than left for another try.
  */
-export class MemoryOAuthTransactionStore implements OAuthTransactionStore {
+export class MemoryOAuthTransactionStore implements OAuthTransactionStore, EnvelopeCounting {
   readonly capacity: number
   readonly #protector: OAuthTransactionProtector
   readonly #clock: () => Date
@@ -136,6 +138,26 @@ export class MemoryOAuthTransactionStore implements OAuthTransactionStore {
    */
   storedForm(): readonly SealedOAuthTransaction[] {
     return [...this.#records.values()]
+  }
+
+  /**
+   * The PKCE-verifier and nonce envelopes of live transactions (`MemoryEnvelopeInventory`). A transaction
+   * at or past its expiry is left out: it can never be consumed, so its envelopes can never be opened.
+   */
+  countEnvelopes(now: Date): readonly EnvelopeLocationCount[] {
+    const at = validTime(now, 'now').getTime()
+    const verifiers = emptyTally()
+    const nonces = emptyTally()
+    for (const record of this.#records.values()) {
+      if (at >= record.expiresAt.getTime()) continue
+      tallyEnvelope(verifiers, record.pkceVerifier)
+      if (record.nonce !== null) tallyEnvelope(nonces, record.nonce)
+    }
+    const method = 'in-memory transactions not yet expired'
+    return [
+      { location: 'oauth-transactions.pkceVerifier', holding: 'oauth-transaction', ...verifiers, method },
+      { location: 'oauth-transactions.nonce', holding: 'oauth-transaction', ...nonces, method },
+    ]
   }
 
   #assertAbsent(key: string): void {

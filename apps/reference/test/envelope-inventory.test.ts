@@ -1,8 +1,8 @@
+import { envelopesByKeyVersion } from '@portcullis/core/protection'
 import { StepUpService } from '@portcullis/core/step-up'
-import { PostgresStepUpStore } from '@portcullis/postgres'
+import { PostgresEnvelopeInventory, PostgresStepUpStore } from '@portcullis/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSecondFactors } from '../src/accounts/second-factors.js'
-import { envelopeCounts } from '../src/protection/envelope-counts.js'
 import { readSecretsFile } from '../src/secrets/secrets-file.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
@@ -12,7 +12,11 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  */
 let app: TestApp
 
-describe('envelope counts', () => {
+const countsUnder = async (version: string) =>
+  envelopesByKeyVersion(await new PostgresEnvelopeInventory({ client: app.postgres }).count()).get(version) ??
+  0
+
+describe('the envelope inventory of the app', () => {
   beforeAll(async () => {
     app = await startTestApp()
   })
@@ -22,7 +26,7 @@ describe('envelope counts', () => {
 
   it('count each TOTP secret under the key that sealed it', async () => {
     const active = (await readSecretsFile(app.config.secretsFile ?? '')).protector.active.version
-    const before = (await envelopeCounts(app.postgres)).get(active) ?? 0
+    const before = await countsUnder(active)
     const { totp } = createSecondFactors({
       postgres: app.postgres,
       keys: app.keys,
@@ -32,9 +36,9 @@ describe('envelope counts', () => {
     })
     await totp.beginEnrollment({ accountId: 'demo-alice', label: 'alice' })
     await totp.beginEnrollment({ accountId: 'demo-bob', label: 'bob' })
-    expect((await envelopeCounts(app.postgres)).get(active)).toBe(before + 2)
+    expect(await countsUnder(active)).toBe(before + 2)
     // Restarting an enrollment replaces the pending secret: still one envelope per account.
     await totp.beginEnrollment({ accountId: 'demo-bob', label: 'bob' })
-    expect((await envelopeCounts(app.postgres)).get(active)).toBe(before + 2)
+    expect(await countsUnder(active)).toBe(before + 2)
   })
 })
