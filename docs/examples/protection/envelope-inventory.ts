@@ -8,6 +8,7 @@ const client = createPostgresClient({ connectionString: process.env.DATABASE_URL
 const inventory = new PostgresEnvelopeInventory({ client })
 
 /** True when no live envelope is sealed under `retained` any more. */
+// #region can-drop
 export async function canDrop(retained: string): Promise<boolean> {
   const report = await inventory.count()
   for (const [version, count] of envelopesByKeyVersion(report)) console.log(`${version}: ${count}`)
@@ -17,3 +18,4 @@ export async function canDrop(retained: string): Promise<boolean> {
   for (const { location, count } of where) console.error(`${retained} still seals ${count} in ${location}`)
   return where.length === 0
 }
+// #endregion can-drop
