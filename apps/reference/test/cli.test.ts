@@ -195,10 +195,10 @@ describe('protector rotation', () => {
     })
   const links = new Map<string, string>()
   const T0 = 1_900_000_010_000
-  const totpWith = async (now: number) =>
+  const totpWith = async (now: number, ring?: Parameters<typeof protectorOf>[0]) =>
     new TotpService({
       store: new PostgresTotpStore({ client }),
-      protector: protectorOf((await readSecretsFile(secretsFile())).protector),
+      protector: protectorOf(ring ?? (await readSecretsFile(secretsFile())).protector),
       rateLimits: new PostgresRateLimitStore({ client }),
       recoveryCodePeppers: { active: { version: 'p1', secret: randomBytes(32) } },
       issuer: 'Portcullis CLI test',
@@ -262,6 +262,16 @@ describe('protector rotation', () => {
       expect(row.envelope.startsWith(`pe1.${after.protector.active.version}.`)).toBe(true)
     expect(await totpVersion('dave')).toBe(after.protector.active.version)
 
+    // erin enrolls on an instance not restarted yet, still sealing with the old key: that key is kept,
+    // the place that needs it named, and the command exits 4 until a re-encryption re-seals her secret.
+    await (await totpWith(T0, before.protector)).beginEnrollment({ accountId: 'erin', label: 'erin' })
+    const early = await cli('protector', 'drop-retained')
+    expect(early.code).toBe(4)
+    expect(early.stdout).toContain(`kept ${before.protector.active.version}: 1 envelope(s) still use it`)
+    expect(early.stdout).toContain('portcullis_totp_enrollments.sealed_secret: 1')
+    expect((await readSecretsFile(secretsFile())).protector.retained).toEqual([before.protector.active])
+    expect((await cli('protector', 'reencrypt')).code).toBe(0)
+
     const dropped = await cli('protector', 'drop-retained')
     expect(dropped.code).toBe(0)
     expect(dropped.stdout).toContain(`dropped ${before.protector.active.version}`)
@@ -287,9 +297,10 @@ describe('protector rotation', () => {
       're-encrypted 0, changed concurrently 0, unreadable 0 (of 0 under other keys)',
     )
     expect(again.stdout).toContain('TOTP secrets: re-sealed 0, changed concurrently 0, unreadable 0')
+    // three vault and retry envelopes, dave's and erin's TOTP secrets
     const status = await cli('protector', 'status')
     const { protector } = await readSecretsFile(secretsFile())
-    expect(status.stdout).toMatch(new RegExp(`${protector.active.version} +active +4 envelope`))
+    expect(status.stdout).toMatch(new RegExp(`${protector.active.version} +active +5 envelope`))
   })
 
   it('reports an envelope no configured key opens, by record and key, exits 1 and leaves it in place', async () => {

@@ -117,7 +117,7 @@ async function fileSecrets(cli: CliEnvironment, what: string): Promise<Reference
  * - `rotate`: a new active key, the old one retained, written to the secrets file (0600), then every
  *   token-vault, revocation-retry and TOTP-secret envelope re-sealed under the new key, with progress;
  * - `reencrypt`: only the re-sealing (after a rotation done in a secret store);
- * - `drop-retained`: removes retained keys no envelope uses any more;
+ * - `drop-retained`: removes retained keys no envelope uses any more; exits 4 while it keeps one;
  * - `status`: envelopes per key version.
  * Stop the app first when it uses embedded storage; restart every instance after `rotate`.
  */
@@ -185,7 +185,8 @@ export async function protectorCommand(args: Arguments, cli: CliEnvironment): Pr
           )
           for (const location of where) cli.print(`  ${location.location}: ${location.count}`)
         }
-        return 0
+        // As `portcullis-postgres protector drop-retained`: 4 while a live envelope still needs a key.
+        return keep.length === 0 ? 0 : 4
       })
     }
     default:
