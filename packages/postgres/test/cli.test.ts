@@ -135,7 +135,7 @@ describe('portcullis-postgres', () => {
       env: { ...process.env, DATABASE_URL: database.connectionString },
       encoding: 'utf8',
     })
-    expect(run.status).toBe(0)
+    expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain(
       `${versions.length} applied, 0 pending; schema at version ${versions.at(-1)}`,
     )
