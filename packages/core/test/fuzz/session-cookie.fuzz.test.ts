@@ -8,7 +8,7 @@ import {
   serializeSessionCookie,
   sessionCookie,
 } from '../../src/local-accounts/sessions/session-cookie.js'
-import { anyText, BASE64URL_ALPHABET, b64u, nearValid, outcome, RUNS, withinTime } from './support.js'
+import { anyText, BASE64URL_ALPHABET, b64u, linearIn, nearValid, outcome, RUNS } from './support.js'
 
 const cookie = sessionCookie()
 const NAME = cookie.name
@@ -123,12 +123,12 @@ describe('readSessionCookie under fuzzing', () => {
 
   it('reads a megabyte header in linear time, long whitespace runs included', () => {
     const huge = `${'a=b; '.repeat(200_000)}${NAME}=${'A'.repeat(43)}`
-    expect(withinTime(1000, () => readSessionCookie(cookie, huge))).toEqual({
+    expect(linearIn(huge, () => readSessionCookie(cookie, huge))).toEqual({
       kind: 'present',
       value: 'A'.repeat(43),
     })
     const spaces = `${NAME}=${' \t'.repeat(500_000)}x${' '.repeat(500_000)}y`
-    expect(withinTime(1000, () => readSessionCookie(cookie, spaces))).toEqual({ kind: 'malformed' })
+    expect(linearIn(spaces, () => readSessionCookie(cookie, spaces))).toEqual({ kind: 'malformed' })
   })
 
   it('never reads a cookie whose name only looks like ours after Unicode trimming as ours', () => {

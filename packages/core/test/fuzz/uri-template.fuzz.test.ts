@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MCPResourceRegistry } from '../../src/mcp/registry.js'
 import { parseUriTemplate, type UriTemplate } from '../../src/mcp/template.js'
-import { anyText, nearValid, outcome, RUNS, withinTime } from './support.js'
+import { anyText, linearIn, nearValid, outcome, RUNS } from './support.js'
 
 type Part = { readonly literal: string } | { readonly variable: string }
 
@@ -140,7 +140,7 @@ describe('UriTemplate.match under fuzzing', () => {
   it('answers a megabyte adversarial URI in linear time', () => {
     const template = parseUriTemplate('app://p/{a}-{b}-{c}.json')
     const uri = `app://p/${'-'.repeat(1024 * 1024)}x`
-    expect(withinTime(1000, () => template.match(uri))).toBeUndefined()
+    expect(linearIn(uri, () => template.match(uri))).toBeUndefined()
   })
 })
 

@@ -8,7 +8,7 @@ import {
   checkCsrf,
   csrfTokenForSession,
 } from '../../src/local-accounts/sessions/csrf.js'
-import { anyText, LOOKALIKES, nearValid, outcome, RUNS, withinTime } from './support.js'
+import { anyText, LOOKALIKES, linearIn, nearValid, outcome, RUNS } from './support.js'
 
 /** Refused inside a username, written independently of the implementation: \p{C} is Cc Cf Cs Co Cn. */
 const FORBIDDEN = /[\p{C}\p{Z}\s]/u
@@ -84,7 +84,8 @@ describe('normalizeUsername under fuzzing', () => {
       }),
       { numRuns: 100 },
     )
-    expect(withinTime(200, () => normalized('\ufdfa'.repeat(1_000_000)))).toBeUndefined()
+    const huge = '\ufdfa'.repeat(1_000_000)
+    expect(linearIn(huge, () => normalized(huge))).toBeUndefined()
   })
 })
 
