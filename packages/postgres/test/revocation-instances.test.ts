@@ -157,7 +157,7 @@ describe('a killed listener under load', () => {
     const pid = b.notices.listenerProcessId
     await db.client.pool.query('select pg_terminate_backend($1)', [pid])
     const killedAt = performance.now()
-    expect(await eventually(() => !b.notices.trusted(), 1_000)).toBe(true)
+    expect(await eventually(() => !b.notices.trusted(), 2_000)).toBe(true)
     const noticedMs = performance.now() - killedAt
     // The listener is away (it reconnects after ~3 s): these revocations' notices never reach B.
     for (const signIn of doomed) {
@@ -187,8 +187,9 @@ describe('a killed listener under load', () => {
     expect(settled).toBe(true)
     await background.stop()
     expect(background.outcomes.other).toBe(0)
-    // Told by the connection's own error event, not by a missed heartbeat (the lease is seconds).
-    expect(noticedMs).toBeLessThan(1_000)
+    // Told by the connection's own error event, not by a missed heartbeat: well inside the 3 s lease
+    // (milliseconds when idle; the margin is for a loaded machine's event loop).
+    expect(noticedMs).toBeLessThan(2_000)
   })
 
   it('with a staleness bound, a session revoked while the listener was away is refused as soon as it is back (flush)', async () => {
@@ -198,7 +199,7 @@ describe('a killed listener under load', () => {
     const [revoked, kept] = signIns as [SessionSignIn, SessionSignIn]
     expect(await outcome(b.local.mechanisms[0], revoked)).toBe('authenticated')
     await db.client.pool.query('select pg_terminate_backend($1)', [b.notices.listenerProcessId])
-    expect(await eventually(() => !b.notices.trusted(), 1_000)).toBe(true)
+    expect(await eventually(() => !b.notices.trusted(), 2_000)).toBe(true)
     await a.local.revokeSession(revoked.accountId, revoked.handle)
     // Within the configured 60 s bound, B may still believe what it read a moment ago.
     expect(await outcome(b.local.mechanisms[0], revoked)).toBe('authenticated')

@@ -160,6 +160,32 @@ describe('checkCsrf under fuzzing', () => {
     )
   })
 
+  // Counterexamples fuzzing found (Unicode case folding: the Kelvin sign lower-cases to k, dotless i and
+  // long s upper-case to I and S), fixed so that every run checks them.
+  const folded: ReadonlyArray<readonly [string, CsrfCheckInput]> = [
+    [
+      'a Kelvin-sign origin never counts as the target',
+      { method: 'POST', origin: 'https://\u212aiosk.example', secFetchSite: 'same-origin' },
+    ],
+    [
+      'a Kelvin-sign origin without Fetch Metadata never counts as the target',
+      { method: 'POST', origin: 'https://\u212aiosk.example' },
+    ],
+    [
+      'a Kelvin-sign origin never counts as trusted',
+      { method: 'POST', origin: 'https://admin.\u212aiosk.example:8443', secFetchSite: 'cross-site' },
+    ],
+    ['a dotless-i OPTIONS is not a safe method', { method: 'opt\u0131ons', origin: 'https://evil.example' }],
+    ['a long-s OPTIONS is not a safe method', { method: 'OPTION\u017f', origin: 'https://evil.example' }],
+  ]
+  for (const [name, input] of folded) {
+    it(`case folding: ${name}`, () => {
+      const full = { targetOrigin: TARGET, trustedOrigins: TRUSTED, expectedToken: TOKEN, ...input }
+      expect(oracle(full)).toBe(false)
+      expect(checkCsrf(full).ok).toBe(false)
+    })
+  }
+
   it('refuses a non-http(s) target origin with a ConfigurationError only', () => {
     fc.assert(
       fc.property(anyText(40), (target) => {
