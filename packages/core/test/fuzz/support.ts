@@ -34,12 +34,17 @@ export async function settled<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-/** CPU time of `run` in milliseconds (this process: descheduled time does not count), and its result. */
-function cpuTime<T>(run: () => T): { readonly ms: number; readonly value: T } {
-  const start = process.cpuUsage()
+/** CPU time used by this process so far, in milliseconds (time spent descheduled does not count). */
+function processCpuMs(): number {
+  const used = process.cpuUsage()
+  return (used.user + used.system) / 1000
+}
+
+/** The CPU time `run` takes by `clock`, and its result. */
+function cpuTime<T>(run: () => T, clock: () => number): { readonly ms: number; readonly value: T } {
+  const start = clock()
   const value = run()
-  const used = process.cpuUsage(start)
-  return { ms: (used.user + used.system) / 1000, value }
+  return { ms: clock() - start, value }
 }
 
 /** The linear reference: one pass reading every UTF-16 code unit of `text`, as a parser's scanner does. */
@@ -60,13 +65,17 @@ function scan(text: string): number {
 export function linearIn<T>(
   input: string,
   run: () => T,
-  { factor = 200, slackMs = 20 }: { readonly factor?: number; readonly slackMs?: number } = {},
+  {
+    factor = 200,
+    slackMs = 20,
+    clock = processCpuMs,
+  }: { readonly factor?: number; readonly slackMs?: number; readonly clock?: () => number } = {},
 ): T {
-  const reference = Math.min(...[0, 1, 2].map(() => cpuTime(() => scan(input)).ms))
+  const reference = Math.min(...[0, 1, 2].map(() => cpuTime(() => scan(input), clock).ms))
   const bound = factor * reference + slackMs
   let best = Number.POSITIVE_INFINITY
   for (let attempt = 0; attempt < 3; attempt++) {
-    const measured = cpuTime(run)
+    const measured = cpuTime(run, clock)
     if (process.env.PORTCULLIS_FUZZ_TIMING === '1') {
       console.info(`linearIn: ${measured.ms.toFixed(2)} ms vs scan ${reference.toFixed(2)} ms`)
     }
