@@ -3,6 +3,14 @@ import { describe, expect, it } from 'vitest'
 import { replaySettings } from './replay.js'
 
 describe('replaying a fast-check run from FC_SEED and FC_PATH', () => {
+  it('is wired by the setup file: the global configuration holds exactly what the environment says', () => {
+    // without the variables (as in CI) no seed is fixed, so every run explores new cases
+    const settings = replaySettings(process.env)
+    const global = fc.readConfigureGlobal()
+    expect(global.seed).toBe(settings?.seed)
+    expect(global.path).toBe(settings?.path)
+  })
+
   it('leaves the seed random when neither is set', () => {
     expect(replaySettings({})).toBeUndefined()
     expect(replaySettings({ FC_SEED: '', FC_PATH: ' ' })).toBeUndefined()
