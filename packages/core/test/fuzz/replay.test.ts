@@ -8,7 +8,7 @@ describe('replaying a fast-check run from FC_SEED and FC_PATH', () => {
     const settings = replaySettings(process.env)
     const global = fc.readConfigureGlobal()
     expect(global.seed).toBe(settings?.seed)
-    expect(global.path).toBe(settings?.path)
+    expect((global as { readonly path?: string }).path).toBe(settings?.path)
   })
 
   it('leaves the seed random when neither is set', () => {
