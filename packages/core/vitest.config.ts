@@ -1,3 +1,4 @@
 import { portcullisTestConfig } from '../../vitest.shared.ts'
 
-export default portcullisTestConfig()
+// The setup file lets FC_SEED and FC_PATH replay a failing fast-check run (see CONTRIBUTING.md).
+export default portcullisTestConfig({ setupFiles: ['test/fuzz/replay.setup.ts'] })

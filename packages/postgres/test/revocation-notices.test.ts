@@ -229,8 +229,10 @@ describe('the listener', () => {
     expect(listener.notices.trusted()).toBe(true)
     const stalledAt = Date.now()
     proxy.stall()
-    expect(await eventually(() => !listener.notices.trusted(), 2_000)).toBe(true)
-    expect(Date.now() - stalledAt).toBeLessThan(1_000)
+    // Only the lease can tell a silent stall: untrusted within a few leases (one when idle; the margin is
+    // for timers firing late on a loaded machine), where without it the listener would stay trusted.
+    expect(await eventually(() => !listener.notices.trusted(), 5_000)).toBe(true)
+    expect(Date.now() - stalledAt).toBeLessThan(2_500)
     proxy.cut()
     proxy.resume()
     expect(await eventually(() => listener.notices.trusted(), 10_000)).toBe(true)

@@ -21,7 +21,8 @@ async function root(): Promise<string> {
   return dir
 }
 
-describe('startEmbeddedPostgres with a data directory', () => {
+// Every test starts a real server (most run initdb): a loaded two-core machine needs well over a minute.
+describe('startEmbeddedPostgres with a data directory', { timeout: 180_000 }, () => {
   it('creates the cluster with its parents on the first start, reports initdb time, and keeps data', async () => {
     const dataDir = join(await root(), 'not', 'yet', 'postgres')
     const first = await startEmbeddedPostgres({ dataDir })
@@ -113,7 +114,7 @@ describe('startEmbeddedPostgres with a data directory', () => {
 
 const asRoot = process.getuid?.() === 0
 
-describe.runIf(asRoot)('as root (PostgreSQL refuses to run as root)', () => {
+describe.runIf(asRoot)('as root (PostgreSQL refuses to run as root)', { timeout: 180_000 }, () => {
   it('runs in a user namespace and reaches a data folder inside a private (0700) directory', async () => {
     const privateDir = await mkdtemp(join(tmpdir(), 'portcullis-private-'))
     roots.push(privateDir)

@@ -70,11 +70,12 @@ describe('createTestDatabase without DATABASE_URL or Docker: embedded real Postg
   })
 })
 
-describe('startEmbeddedPostgres: a temporary server', () => {
+// Each start runs initdb: seconds when idle, over a minute on a loaded two-core machine.
+describe('startEmbeddedPostgres: a temporary server', { timeout: 180_000 }, () => {
   let server: EmbeddedPostgres
   beforeAll(async () => {
     server = await startEmbeddedPostgres()
-  })
+  }, 180_000)
   afterAll(async () => {
     await server.stop()
   })

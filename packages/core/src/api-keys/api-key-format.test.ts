@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { formatApiKey, isCanonicalBase64url, parseApiKey } from './api-key-format.js'
 
@@ -30,14 +30,25 @@ describe('API key wire format', () => {
       /^[A-Za-z0-9_-]+$/.test(value) &&
       Buffer.from(value, 'base64url').length === bytes &&
       Buffer.from(value, 'base64url').toString('base64url') === value
-    for (let i = 0; i < 5000; i++) {
-      const bytes = [12, 32][i % 2] ?? 12
-      const length = Math.ceil((bytes * 8) / 6) + randomInt(-1, 2)
-      const value =
-        i % 3 === 0
-          ? randomBytes(bytes).toString('base64url')
-          : Array.from({ length }, () => alphabet.charAt(randomInt(alphabet.length))).join('')
-      expect(isCanonicalBase64url(value, bytes)).toBe(reference(value, bytes))
-    }
+    const spelling = fc.constantFrom(12, 32).chain((bytes) => {
+      const length = Math.ceil((bytes * 8) / 6)
+      return fc
+        .oneof(
+          fc
+            .uint8Array({ minLength: bytes, maxLength: bytes })
+            .map((drawn) => Buffer.from(drawn).toString('base64url')),
+          fc
+            .array(fc.constantFrom(...alphabet), { minLength: length - 1, maxLength: length + 1 })
+            .map((chars) => chars.join('')),
+        )
+        .map((value) => ({ value, bytes }))
+    })
+    // fast-check prints the seed of a failing run; FC_SEED and FC_PATH replay it (CONTRIBUTING.md)
+    fc.assert(
+      fc.property(spelling, ({ value, bytes }) => {
+        expect(isCanonicalBase64url(value, bytes)).toBe(reference(value, bytes))
+      }),
+      { numRuns: 5000 },
+    )
   })
 })

@@ -132,6 +132,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
     offset += chunk.byteLength
   }
   try {
+    // One leading byte order mark is dropped here (RFC 8259 §8.1); any other is malformed JSON.
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch (error) {
     throw new JWKSError('jwks.document_invalid', 'JWKS document is not valid UTF-8', { cause: error })

@@ -201,6 +201,7 @@ export class OIDCDiscoveryClient {
       throw discoveryFailed('content-type')
     }
     try {
+      // One leading byte order mark is dropped here (RFC 8259 §8.1); any other is malformed JSON.
       return new TextDecoder('utf-8', { fatal: true }).decode(await response.arrayBuffer())
     } catch (error) {
       throw discoveryFailed('encoding', error)

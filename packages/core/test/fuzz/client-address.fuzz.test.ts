@@ -11,7 +11,7 @@ import {
   type TrustedProxies,
 } from '../../src/local-accounts/rate-limits/client-address.js'
 import { parseIpAddress } from '../../src/local-accounts/rate-limits/ip-address.js'
-import { anyText, nearValid, outcome, RUNS, withinTime } from './support.js'
+import { anyText, linearIn, nearValid, outcome, RUNS } from './support.js'
 
 type Family = 'ipv4' | 'ipv6'
 interface Address {
@@ -387,7 +387,7 @@ describe('resolveClientAddress under fuzzing', () => {
   it('walks a megabyte header in bounded time', () => {
     const proxies = parseTrustedProxies(['10.0.0.0/8'])
     const header = `${'10.1.2.3, '.repeat(100_000)}10.9.9.9`
-    expect(withinTime(1000, () => resolve(proxies, '10.0.0.1', header))).toBe('10.1.2.3')
+    expect(linearIn(header, () => resolve(proxies, '10.0.0.1', header))).toBe('10.1.2.3')
   })
 })
 

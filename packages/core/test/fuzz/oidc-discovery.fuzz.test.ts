@@ -1,6 +1,8 @@
 // OpenID discovery documents through the real discovery client (network and DNS injected as maps): only
 // typed refusals, strict JSON (no duplicate members), and whatever is accepted is pinned to allowed
-// origins, names the exact issuer and a common algorithm, and keeps PKCE S256 and the code flow.
+// origins, names the exact issuer and a common algorithm, and keeps PKCE S256 and the code flow. The
+// oracle reads a body by the documented rule (docs/oauth.md): UTF-8, one leading byte order mark ignored,
+// then JSON whose only whitespace is space, tab, LF and CR.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { OIDCDiscoveryClient } from '../../src/oidc/discovery-client.js'
@@ -147,8 +149,36 @@ const documentText = fc
       : fc.constant(text)
   })
 
-function checkMetadata(metadata: OIDCProviderMetadata, text: string): void {
-  const document = JSON.parse(text) as Record<string, unknown>
+type Body = string | Uint8Array
+
+/**
+ * The document in `body` by the documented rule, or undefined when the rule makes it malformed: the bytes
+ * sent (a string goes out as UTF-8, as `Response` sends it) must be UTF-8; one leading byte order mark is
+ * dropped (RFC 8259 §8.1); the rest must be JSON, where a byte order mark or any whitespace but space, tab,
+ * LF and CR is an error (as for `JSON.parse`). Strictness beyond that (duplicate members) is checked apart.
+ */
+function documentByRule(body: Body): Record<string, unknown> | undefined {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    return undefined
+  }
+  if (text.startsWith('\ufeff')) text = text.slice(1)
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function checkMetadata(metadata: OIDCProviderMetadata, body: Body): void {
+  const document = documentByRule(body)
+  if (document === undefined) throw new Error('discovery accepted a body the documented rule makes malformed')
   expect(metadata.issuer).toBe(ISSUER)
   expect(document.issuer).toBe(ISSUER)
   expect(JWKS_ORIGINS).toContain(new URL(metadata.jwksUri).origin)
@@ -189,7 +219,7 @@ async function discover(body: () => Response): Promise<OIDCProviderMetadata | un
 }
 
 const jsonResponse =
-  (body: string | Uint8Array, contentType = 'application/json') =>
+  (body: Body, contentType = 'application/json') =>
   () =>
     new Response(body, { status: 200, headers: { 'content-type': contentType } })
 
@@ -198,6 +228,34 @@ describe('OIDC discovery documents under fuzzing', () => {
     await fc.assert(
       fc.asyncProperty(documentText, async (text) => {
         const metadata = await discover(jsonResponse(text))
+        if (metadata !== undefined) checkMetadata(metadata, text)
+      }),
+      { numRuns: RUNS.io },
+    )
+  })
+
+  it('follows the byte-order-mark and whitespace rule both ways for a valid document in any framing', async () => {
+    const framing = fc.array(
+      fc.constantFrom(
+        '\ufeff',
+        ' ',
+        '\t',
+        '\n',
+        '\r',
+        '\u00a0',
+        '\u2028',
+        '\u000b',
+        '\u000c',
+        '\u200b',
+        '\u3000',
+      ),
+      { maxLength: 3 },
+    )
+    await fc.assert(
+      fc.asyncProperty(framing, framing, async (before, after) => {
+        const text = `${before.join('')}${JSON.stringify(baseDocument)}${after.join('')}`
+        const metadata = await discover(jsonResponse(text))
+        expect(metadata !== undefined).toBe(documentByRule(text) !== undefined)
         if (metadata !== undefined) checkMetadata(metadata, text)
       }),
       { numRuns: RUNS.io },
@@ -242,10 +300,101 @@ describe('OIDC discovery documents under fuzzing', () => {
         const metadata = await discover(jsonResponse(text, type))
         if (metadata !== undefined) {
           expect(type).toMatch(/^application\/json/)
-          checkMetadata(metadata, typeof text === 'string' ? text : new TextDecoder().decode(text))
+          checkMetadata(metadata, text)
         }
       }),
       { numRuns: RUNS.io },
     )
   })
+})
+
+/** A fixed case: a body and whether discovery accepts it. */
+interface FixedCase {
+  readonly name: string
+  readonly body: Body
+  readonly accepted: boolean
+}
+
+const BASE_TEXT = JSON.stringify(baseDocument)
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+describe('OIDC discovery: counterexamples found by fuzzing, and the rule around them', () => {
+  const cases: FixedCase[] = [
+    {
+      // FC_SEED=-1339085825 FC_PATH=113:64:1 (the oracle parsed the raw text with JSON.parse and threw)
+      name: 'BOM: a document led by one byte order mark is accepted (fast-check seed -1339085825, path 113:64:1)',
+      body: `\ufeff${JSON.stringify({
+        ...baseDocument,
+        code_challenge_methods_supported: [
+          'RS256',
+          'ES256',
+          'EdDSA',
+          'PS256',
+          'HS256',
+          'none',
+          'S256',
+          'plain',
+          'code',
+          'token',
+        ],
+      })}`,
+      accepted: true,
+    },
+    {
+      name: 'BOM: one leading byte order mark as raw bytes EF BB BF is accepted',
+      body: new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(BASE_TEXT)]),
+      accepted: true,
+    },
+    {
+      name: 'BOM: JSON whitespace around the document is accepted',
+      body: ` \t\r\n${BASE_TEXT}\n \t`,
+      accepted: true,
+    },
+    {
+      name: 'BOM: a byte order mark then JSON whitespace is accepted',
+      body: `\ufeff \n${BASE_TEXT}\r\n`,
+      accepted: true,
+    },
+    {
+      name: 'BOM: two leading byte order marks are refused',
+      body: `\ufeff\ufeff${BASE_TEXT}`,
+      accepted: false,
+    },
+    {
+      name: 'BOM: a byte order mark after leading whitespace is refused',
+      body: ` \ufeff${BASE_TEXT}`,
+      accepted: false,
+    },
+    { name: 'BOM: a trailing byte order mark is refused', body: `${BASE_TEXT}\ufeff`, accepted: false },
+    {
+      name: 'BOM: a byte order mark between members is refused',
+      body: BASE_TEXT.replace(',', ',\ufeff'),
+      accepted: false,
+    },
+    {
+      name: 'BOM: a UTF-16 byte order mark (not UTF-8) is refused',
+      body: new Uint8Array([0xfe, 0xff, ...utf8(BASE_TEXT)]),
+      accepted: false,
+    },
+    { name: 'whitespace: a leading no-break space is refused', body: `\u00a0${BASE_TEXT}`, accepted: false },
+    {
+      name: 'whitespace: a trailing line separator U+2028 is refused',
+      body: `${BASE_TEXT}\u2028`,
+      accepted: false,
+    },
+    {
+      name: 'whitespace: a vertical tab between members is refused',
+      body: BASE_TEXT.replace(',', ',\u000b'),
+      accepted: false,
+    },
+  ]
+
+  for (const { name, body, accepted } of cases) {
+    it(name, async () => {
+      expect(documentByRule(body) !== undefined).toBe(accepted)
+      const metadata = await discover(jsonResponse(body))
+      expect(metadata !== undefined).toBe(accepted)
+      if (metadata !== undefined) checkMetadata(metadata, body)
+    })
+  }
 })

@@ -8,7 +8,7 @@ import {
   serializeSessionCookie,
   sessionCookie,
 } from '../../src/local-accounts/sessions/session-cookie.js'
-import { anyText, BASE64URL_ALPHABET, b64u, nearValid, outcome, RUNS, withinTime } from './support.js'
+import { anyText, BASE64URL_ALPHABET, b64u, linearIn, nearValid, outcome, RUNS } from './support.js'
 
 const cookie = sessionCookie()
 const NAME = cookie.name
@@ -123,13 +123,32 @@ describe('readSessionCookie under fuzzing', () => {
 
   it('reads a megabyte header in linear time, long whitespace runs included', () => {
     const huge = `${'a=b; '.repeat(200_000)}${NAME}=${'A'.repeat(43)}`
-    expect(withinTime(1000, () => readSessionCookie(cookie, huge))).toEqual({
+    expect(linearIn(huge, () => readSessionCookie(cookie, huge))).toEqual({
       kind: 'present',
       value: 'A'.repeat(43),
     })
     const spaces = `${NAME}=${' \t'.repeat(500_000)}x${' '.repeat(500_000)}y`
-    expect(withinTime(1000, () => readSessionCookie(cookie, spaces))).toEqual({ kind: 'malformed' })
+    expect(linearIn(spaces, () => readSessionCookie(cookie, spaces))).toEqual({ kind: 'malformed' })
   })
+
+  // The counterexample fuzzing found (a __Host- prefix bypass: String.prototype.trim also strips these),
+  // fixed for every such space on either side of the name.
+  for (const [label, space] of [
+    ['no-break space', '\u00a0'],
+    ['vertical tab', '\u000b'],
+    ['form feed', '\u000c'],
+    ['byte order mark', '\ufeff'],
+    ['en quad', '\u2000'],
+    ['ideographic space', '\u3000'],
+  ] as const) {
+    it(`Unicode trimming: a name led or followed by a ${label} is not ours`, () => {
+      const token = 'A'.repeat(43)
+      expect(readSessionCookie(cookie, `${space}${NAME}=${token}`)).toEqual({ kind: 'absent' })
+      expect(readSessionCookie(cookie, `${NAME}${space}=${token}`)).toEqual({ kind: 'absent' })
+      expect(readSessionCookie(cookie, `a=b; ${space}${NAME}=${token}`)).toEqual({ kind: 'absent' })
+      expect(readSessionCookie(cookie, `a=b; ${NAME}=${token}`)).toEqual({ kind: 'present', value: token })
+    })
+  }
 
   it('never reads a cookie whose name only looks like ours after Unicode trimming as ours', () => {
     const planted = fc.tuple(

@@ -1,6 +1,6 @@
-// Shared pieces of the fuzz suite: typed-error outcomes, near-valid mutations and a generous time bound.
-// fast-check chooses a new seed on every run and prints it (with the shrunk counterexample) on failure;
-// replay one with `fc.assert(property, { seed, path })`.
+// Shared pieces of the fuzz suite: typed-error outcomes, near-valid mutations and a linear-time bound.
+// fast-check chooses a new seed on every run and prints it (with the path of the shrunk counterexample)
+// on failure; FC_SEED=<seed> FC_PATH=<path> replays it (test/fuzz/replay.setup.ts, CONTRIBUTING.md).
 import fc from 'fast-check'
 import { isPortcullisError, type PortcullisError } from '../../src/errors/portcullis-error.js'
 
@@ -34,16 +34,58 @@ export async function settled<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-/**
- * Fails when `run` takes longer than `ms`. The bound is deliberately loose (the machine is shared): it
- * catches quadratic or catastrophic-backtracking work on megabyte inputs, not small slowdowns.
- */
-export function withinTime<T>(ms: number, run: () => T): T {
-  const start = performance.now()
+/** CPU time used by this process so far, in milliseconds (time spent descheduled does not count). */
+function processCpuMs(): number {
+  const used = process.cpuUsage()
+  return (used.user + used.system) / 1000
+}
+
+/** The CPU time `run` takes by `clock`, and its result. */
+function cpuTime<T>(run: () => T, clock: () => number): { readonly ms: number; readonly value: T } {
+  const start = clock()
   const value = run()
-  const elapsed = performance.now() - start
-  if (elapsed > ms) throw new Error(`took ${elapsed.toFixed(0)} ms, bound ${ms} ms`)
-  return value
+  return { ms: clock() - start, value }
+}
+
+/** The linear reference: one pass reading every UTF-16 code unit of `text`, as a parser's scanner does. */
+function scan(text: string): number {
+  let hash = 0
+  for (let index = 0; index < text.length; index++) hash = (hash * 31 + text.charCodeAt(index)) | 0
+  return hash
+}
+
+/**
+ * Runs `run` over a megabyte-scale `input` and fails when its CPU time exceeds `factor` times that of a
+ * linear scan over the same input, plus `slackMs` (20) for timer and garbage-collector noise. The scan is timed
+ * first (the best of three); `run` gets up to three tries to come in under the bound. A ratio of CPU
+ * times, not a wall-clock figure: a loaded or slower machine slows both sides, and time spent descheduled
+ * counts for neither. It catches quadratic or catastrophic-backtracking work (a megabyte makes that
+ * thousands of times slower), not small slowdowns.
+ */
+export function linearIn<T>(
+  input: string,
+  run: () => T,
+  {
+    factor = 200,
+    slackMs = 20,
+    clock = processCpuMs,
+  }: { readonly factor?: number; readonly slackMs?: number; readonly clock?: () => number } = {},
+): T {
+  const reference = Math.min(...[0, 1, 2].map(() => cpuTime(() => scan(input), clock).ms))
+  const bound = factor * reference + slackMs
+  let best = Number.POSITIVE_INFINITY
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const measured = cpuTime(run, clock)
+    if (process.env.PORTCULLIS_FUZZ_TIMING === '1') {
+      console.info(`linearIn: ${measured.ms.toFixed(2)} ms vs scan ${reference.toFixed(2)} ms`)
+    }
+    if (measured.ms <= bound) return measured.value
+    best = Math.min(best, measured.ms)
+  }
+  throw new Error(
+    `took ${best.toFixed(1)} ms of CPU, over ${factor}x a linear scan of the input ` +
+      `(${reference.toFixed(2)} ms) + ${slackMs} ms`,
+  )
 }
 
 /** Characters that look like ASCII separators or letters, invisible ones, and bidi controls. */

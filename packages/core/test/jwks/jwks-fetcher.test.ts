@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { parseJWKSDocument } from '../../src/jwks/jwks-document.js'
 import { createFetchJWKSFetcher } from '../../src/jwks/jwks-fetcher.js'
 
 let server: Server | undefined
@@ -95,6 +96,23 @@ describe('fetch-based JWKS fetcher', () => {
         code: 'jwks.http_status',
       },
     )
+  })
+
+  it('drops one leading byte order mark; a second one reaches the strict parser and is refused', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf])
+    const url = await serve((request, response) => {
+      const marks = request.url === '/jwks' ? 1 : 2
+      response.writeHead(200).end(Buffer.concat([...Array(marks).fill(bom), Buffer.from('{"keys":[]}')]))
+    })
+    const fetcher = createFetchJWKSFetcher()
+    const one = await fetcher.fetch(url, { signal: signal() })
+    expect(one).toMatchObject({ status: 'ok', body: '{"keys":[]}' })
+    const two = await fetcher.fetch(url.replace('/jwks', '/two'), { signal: signal() })
+    expect(two).toMatchObject({ status: 'ok', body: '\ufeff{"keys":[]}' })
+    if (two.status !== 'ok') return
+    await expect(parseJWKSDocument(two.body, { maxBytes: 1024, maxKeys: 8 })).rejects.toMatchObject({
+      code: 'jwks.document_invalid',
+    })
   })
 
   it('uses an injected fetch function', async () => {
