@@ -27,6 +27,22 @@ const T0 = new Date()
 const at = (ms: number) => new Date(T0.getTime() + ms)
 const digest = () => createHash('sha256').update(randomBytes(32)).digest('hex')
 
+/** A one-connection pool reaching the database through a fault proxy (stall, cut, resume). */
+async function poolBehindProxy() {
+  const target = new URL(db.database.connectionString)
+  const proxy = await startFaultProxy({
+    targetHost: target.hostname,
+    targetPort: Number(target.port || 5432),
+  })
+  open.push(proxy)
+  const client = createPostgresClient({
+    connectionString: proxy.through(db.database.connectionString),
+    maxConnections: 1,
+  })
+  open.push(client)
+  return { proxy, client }
+}
+
 /** A started listener on `client` recording what it hears. */
 async function listening(
   client: PostgresClient = db.client,
@@ -214,17 +230,7 @@ describe('the listener', () => {
   })
 
   it('stops trusting a silently stalled connection within its lease, and recovers after', async () => {
-    const target = new URL(db.database.connectionString)
-    const proxy = await startFaultProxy({
-      targetHost: target.hostname,
-      targetPort: Number(target.port || 5432),
-    })
-    open.push(proxy)
-    const client = createPostgresClient({
-      connectionString: proxy.through(db.database.connectionString),
-      maxConnections: 1,
-    })
-    open.push(client)
+    const { proxy, client } = await poolBehindProxy()
     const listener = await listening(client, { heartbeatMs: 100, leaseMs: 400 })
     expect(listener.notices.trusted()).toBe(true)
     const stalledAt = Date.now()
@@ -240,18 +246,8 @@ describe('the listener', () => {
   })
 
   it('is trusted only once a heartbeat came back: listening is not enough', async () => {
-    const target = new URL(db.database.connectionString)
-    const proxy = await startFaultProxy({
-      targetHost: target.hostname,
-      targetPort: Number(target.port || 5432),
-    })
-    open.push(proxy)
     // The heartbeats go through the pool (held by the proxy); the listening connection goes direct.
-    const client = createPostgresClient({
-      connectionString: proxy.through(db.database.connectionString),
-      maxConnections: 1,
-    })
-    open.push(client)
+    const { proxy, client } = await poolBehindProxy()
     proxy.stall()
     const problems: string[] = []
     const notices = new PostgresRevocationNotices({
@@ -276,18 +272,8 @@ describe('the listener', () => {
   })
 
   it('keeps its connection while the pool is slow to send heartbeats: the trust lapses, then returns', async () => {
-    const target = new URL(db.database.connectionString)
-    const proxy = await startFaultProxy({
-      targetHost: target.hostname,
-      targetPort: Number(target.port || 5432),
-    })
-    open.push(proxy)
     // The heartbeats go through the pool (behind the proxy); the listening connection goes direct.
-    const client = createPostgresClient({
-      connectionString: proxy.through(db.database.connectionString),
-      maxConnections: 1,
-    })
-    open.push(client)
+    const { proxy, client } = await poolBehindProxy()
     const problems: string[] = []
     const notices = new PostgresRevocationNotices({
       client,
