@@ -71,6 +71,8 @@ export function identifierOf(notice: RevocationNotice): string {
       return notice.familyId
     case 'api-key':
       return notice.keyId
+    case 'grant':
+      return notice.grantId
   }
 }
 

@@ -4,7 +4,9 @@
  * - `account`: the account's security state moved (epoch bump, password change or reset, sign-out
  *   everywhere, account deleted): its cached epoch and every cached session of it are dropped;
  * - `refresh-family`: a refresh-token family was revoked (sign-out of a token sign-in, reuse detected);
- * - `api-key`: the API key with this id was revoked or rotated out.
+ * - `api-key`: the API key with this id was revoked or rotated out;
+ * - `grant`: an authorization-server grant ended (a client disconnected, a refresh token reused): every
+ *   access token issued under it is refused.
  * None of these values is a secret: a session is named by the digest the store keys it by, never its id.
  */
 export type RevocationNotice =
@@ -12,6 +14,7 @@ export type RevocationNotice =
   | { readonly kind: 'account'; readonly accountId: string }
   | { readonly kind: 'refresh-family'; readonly familyId: string }
   | { readonly kind: 'api-key'; readonly keyId: string }
+  | { readonly kind: 'grant'; readonly grantId: string }
 
 /** The kinds of notice, in the order of the union. */
 export type RevocationNoticeKind = RevocationNotice['kind']
@@ -24,6 +27,7 @@ const PREFIX: Record<RevocationNoticeKind, string> = {
   account: 'a',
   'refresh-family': 'f',
   'api-key': 'k',
+  grant: 'g',
 }
 
 const KIND_OF_PREFIX: Readonly<Record<string, RevocationNoticeKind>> = Object.freeze({
@@ -31,6 +35,7 @@ const KIND_OF_PREFIX: Readonly<Record<string, RevocationNoticeKind>> = Object.fr
   a: 'account',
   f: 'refresh-family',
   k: 'api-key',
+  g: 'grant',
 })
 
 const UNSENDABLE = /[\p{Cc}\p{Cs}]/u
@@ -45,6 +50,8 @@ function identifierOf(notice: RevocationNotice): string {
       return notice.familyId
     case 'api-key':
       return notice.keyId
+    case 'grant':
+      return notice.grantId
   }
 }
 
@@ -76,6 +83,10 @@ export function revocationNotice(value: unknown): RevocationNotice | undefined {
         : undefined
     case 'api-key':
       return isIdentifier(fields.keyId) ? Object.freeze({ kind: 'api-key', keyId: fields.keyId }) : undefined
+    case 'grant':
+      return isIdentifier(fields.grantId)
+        ? Object.freeze({ kind: 'grant', grantId: fields.grantId })
+        : undefined
     default:
       return undefined
   }
@@ -115,5 +126,7 @@ export function decodeRevocationNotice(payload: string): RevocationNotice | unde
       return revocationNotice({ kind, familyId: identifier })
     case 'api-key':
       return revocationNotice({ kind, keyId: identifier })
+    case 'grant':
+      return revocationNotice({ kind, grantId: identifier })
   }
 }

@@ -1,0 +1,81 @@
+import { InvalidInputError } from '../errors/portcullis-error.js'
+import type { OAuthGrantSummary, OAuthServerEntry } from './port.js'
+
+/** What a store indexes of an entry's payload (shared by every implementation). */
+export interface OAuthServerEntryIndex {
+  readonly grantId: string | undefined
+  readonly uid: string | undefined
+  readonly userCode: string | undefined
+  /** `Grant` entries only. */
+  readonly accountId: string | undefined
+  readonly clientId: string | undefined
+}
+
+const MAX_ID = 255
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID ? value : undefined
+
+/** The index fields of an entry. */
+export function indexOf(entry: OAuthServerEntry): OAuthServerEntryIndex {
+  const { payload } = entry
+  const grant = entry.model === 'Grant'
+  return {
+    grantId: grant ? entry.id : text(payload.grantId),
+    uid: text(payload.uid),
+    userCode: text(payload.userCode),
+    accountId: grant ? text(payload.accountId) : undefined,
+    clientId: grant ? text(payload.clientId) : undefined,
+  }
+}
+
+const bad = (message: string) => new InvalidInputError('oauth_server.invalid_entry', message)
+
+/** Checks an entry before any store writes it; throws `oauth_server.invalid_entry`. */
+export function checkedEntry(entry: OAuthServerEntry): OAuthServerEntry {
+  if (typeof entry !== 'object' || entry === null) throw bad('an entry must be an object')
+  if (text(entry.model) === undefined || !/^[A-Za-z]+$/.test(entry.model)) throw bad('model must be a name')
+  if (text(entry.id) === undefined) throw bad('id must be a string of 1 to 255 characters')
+  if (typeof entry.payload !== 'object' || entry.payload === null || Array.isArray(entry.payload)) {
+    throw bad('payload must be a JSON object')
+  }
+  if (
+    entry.expiresAt !== undefined &&
+    !(entry.expiresAt instanceof Date && Number.isFinite(+entry.expiresAt))
+  ) {
+    throw bad('expiresAt must be a valid Date or undefined')
+  }
+  return entry
+}
+
+const words = (value: unknown): string[] =>
+  typeof value === 'string' ? value.split(' ').filter((word) => word.length > 0) : []
+
+/**
+ * A `Grant` entry as a summary: oidc-provider's grant payload keeps the OIDC scope in `openid.scope` and
+ * each resource's scope in `resources[url]`.
+ */
+export function grantSummaryOf(
+  entry: OAuthServerEntry,
+  createdAt: Date,
+  lastUsedAt: Date | undefined,
+): OAuthGrantSummary {
+  const { payload } = entry
+  const scopes = new Set<string>()
+  const openid = payload.openid as { scope?: unknown } | undefined
+  for (const scope of words(openid?.scope)) scopes.add(scope)
+  const resources = (
+    typeof payload.resources === 'object' && payload.resources !== null ? payload.resources : {}
+  ) as Record<string, unknown>
+  for (const scope of Object.values(resources).flatMap(words)) scopes.add(scope)
+  return {
+    grantId: entry.id,
+    accountId: text(payload.accountId) ?? '',
+    clientId: text(payload.clientId) ?? '',
+    scopes: [...scopes].sort(),
+    resources: Object.keys(resources).sort(),
+    createdAt,
+    lastUsedAt,
+    expiresAt: entry.expiresAt,
+  }
+}

@@ -1,0 +1,157 @@
+import type { AccountRecords } from '../accounts/port.js'
+import { InvalidInputError } from '../errors/portcullis-error.js'
+import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import { checkedEntry, grantSummaryOf, indexOf } from './entries.js'
+import type {
+  OAuthGrantStatus,
+  OAuthGrantSummary,
+  OAuthGrants,
+  OAuthServerConsumeOutcome,
+  OAuthServerEntry,
+  OAuthServerEntryKey,
+  OAuthServerStore,
+  StoredOAuthServerEntry,
+} from './port.js'
+
+export interface MemoryOAuthServerStoreOptions {
+  /** Where grants read their account's status and security epoch. */
+  readonly accounts: Pick<AccountRecords, 'getAccount'>
+  /** Receives a `grant` notice whenever a grant is revoked. */
+  readonly notices?: RevocationNotices
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  readonly clock?: () => number
+}
+
+interface Row {
+  readonly entry: OAuthServerEntry
+  readonly consumedAt: Date | undefined
+  readonly createdAt: Date
+  /** For `Grant` entries: the account's security epoch when the grant was saved. */
+  readonly securityEpoch: number | undefined
+}
+
+const keyOf = (model: string, id: string) => `${model}\u0000${id}`
+
+/** `OAuthServerStore` and `OAuthGrants` in memory, for tests and single-instance applications. */
+export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
+  readonly #rows = new Map<string, Row>()
+  readonly #lastUsed = new Map<string, Date>()
+  readonly #accounts: Pick<AccountRecords, 'getAccount'>
+  readonly #notices: RevocationNotices | undefined
+  readonly #clock: () => number
+
+  constructor(options: MemoryOAuthServerStoreOptions) {
+    if (typeof options?.accounts?.getAccount !== 'function') {
+      throw new InvalidInputError('oauth_server.invalid_store', 'accounts must have getAccount')
+    }
+    this.#accounts = options.accounts
+    this.#notices = options.notices
+    this.#clock = options.clock ?? Date.now
+  }
+
+  async upsert(entry: OAuthServerEntry): Promise<void> {
+    const checked = checkedEntry(entry)
+    const key = keyOf(checked.model, checked.id)
+    const now = new Date(this.#clock())
+    let securityEpoch: number | undefined
+    const index = indexOf(checked)
+    if (checked.model === 'Grant' && index.accountId !== undefined) {
+      securityEpoch = (await this.#accounts.getAccount(index.accountId))?.securityEpoch
+    }
+    const previous = this.#rows.get(key)
+    this.#rows.set(key, {
+      entry: structuredClone(checked),
+      consumedAt: previous?.consumedAt,
+      createdAt: previous?.createdAt ?? now,
+      securityEpoch,
+    })
+    if (index.grantId !== undefined && checked.model !== 'Grant') this.#lastUsed.set(index.grantId, now)
+  }
+
+  async find(model: string, key: OAuthServerEntryKey): Promise<StoredOAuthServerEntry | undefined> {
+    const row = this.#lookup(model, key)
+    if (row === undefined) return undefined
+    return { ...structuredClone(row.entry), consumedAt: row.consumedAt }
+  }
+
+  async consume(model: string, id: string): Promise<OAuthServerConsumeOutcome> {
+    const key = keyOf(model, id)
+    const row = this.#live(this.#rows.get(key))
+    if (row === undefined) return 'missing'
+    if (row.consumedAt !== undefined) return 'already-consumed'
+    this.#rows.set(key, { ...row, consumedAt: new Date(this.#clock()) })
+    return 'consumed'
+  }
+
+  async destroy(model: string, id: string): Promise<void> {
+    this.#rows.delete(keyOf(model, id))
+  }
+
+  async revokeGrant(grantId: string): Promise<void> {
+    for (const [key, row] of this.#rows) {
+      if (
+        indexOf(row.entry).grantId === grantId ||
+        (row.entry.model === 'Grant' && row.entry.id === grantId)
+      ) {
+        this.#rows.delete(key)
+      }
+    }
+    this.#lastUsed.delete(grantId)
+    await this.#notices?.publish({ kind: 'grant', grantId })
+  }
+
+  async list(accountId: string): Promise<readonly OAuthGrantSummary[]> {
+    const summaries: OAuthGrantSummary[] = []
+    for (const row of this.#rows.values()) {
+      if (row.entry.model !== 'Grant' || this.#live(row) === undefined) continue
+      if (indexOf(row.entry).accountId !== accountId) continue
+      if (!(await this.#active(row, accountId))) continue
+      summaries.push(grantSummaryOf(row.entry, row.createdAt, this.#lastUsed.get(row.entry.id)))
+    }
+    return summaries.sort(
+      (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.grantId < b.grantId ? -1 : 1),
+    )
+  }
+
+  async disconnect(accountId: string, grantId: string): Promise<boolean> {
+    const row = this.#live(this.#rows.get(keyOf('Grant', grantId)))
+    if (row === undefined || indexOf(row.entry).accountId !== accountId) return false
+    await this.revokeGrant(grantId)
+    return true
+  }
+
+  async status(grantId: string): Promise<OAuthGrantStatus | undefined> {
+    const row = this.#live(this.#rows.get(keyOf('Grant', grantId)))
+    if (row === undefined) return undefined
+    const { accountId, clientId } = indexOf(row.entry)
+    if (accountId === undefined || clientId === undefined) return undefined
+    if (!(await this.#active(row, accountId))) return undefined
+    return { grantId, accountId, clientId }
+  }
+
+  async #active(row: Row, accountId: string): Promise<boolean> {
+    const account = await this.#accounts.getAccount(accountId)
+    return account !== null && account.status === 'active' && account.securityEpoch === row.securityEpoch
+  }
+
+  #lookup(model: string, key: OAuthServerEntryKey): Row | undefined {
+    if ('id' in key) return this.#live(this.#rows.get(keyOf(model, key.id)))
+    for (const row of this.#rows.values()) {
+      if (row.entry.model !== model) continue
+      const index = indexOf(row.entry)
+      const hit = 'uid' in key ? index.uid === key.uid : index.userCode === key.userCode
+      if (hit) return this.#live(row)
+    }
+    return undefined
+  }
+
+  #live(row: Row | undefined): Row | undefined {
+    if (row === undefined) return undefined
+    const { expiresAt } = row.entry
+    return expiresAt !== undefined && expiresAt.getTime() <= this.#clock() ? undefined : row
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryOAuthServerStore { entries: ${this.#rows.size} }`
+  }
+}
