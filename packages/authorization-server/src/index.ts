@@ -1,1 +1,2 @@
-export {}
+export type { InteractionHandler } from './interaction-handler.js'
+export { GRANT_ID_CLAIM } from './interaction-handler.js'
