@@ -18,6 +18,7 @@ describe('the published export surface', () => {
   it('covers the nine published packages', () => {
     expect(packages.map((pkg) => pkg.name)).toEqual([
       '@portcullis/argon2',
+      '@portcullis/authorization-server',
       '@portcullis/conformance',
       '@portcullis/core',
       '@portcullis/express',

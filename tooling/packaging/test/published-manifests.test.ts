@@ -19,6 +19,7 @@ describe('every published package', () => {
   it('is one of the adapters, the capability packages, the HTTP layer and core (a new package must be added here on purpose)', () => {
     expect(packages.map((entry) => entry.name)).toEqual([
       '@portcullis/argon2',
+      '@portcullis/authorization-server',
       '@portcullis/conformance',
       '@portcullis/core',
       '@portcullis/express',
