@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     ['/sign-up', 'create a local account'],
     ['/account', 'sign-in methods, passkeys, two-step sign-in, sessions'],
     ['/keys', 'API keys: issue, rotate, revoke'],
+    ['/connected-apps', 'MCP clients and apps you connected with OAuth: disconnect them'],
     ['/tenants', 'tenant pages and the tenant switcher'],
     ['/events', 'your security events'],
     ['/agents', 'MCP resources and client configuration'],
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   ]) {
     console.log(`  ${site}${path}  ${what}`)
   }
+  console.log(`MCP URL to give a client: ${site}/mcp (it signs in with OAuth as one of your users)`)
   console.log(`demo users: ${DEMO_USERS.map((user) => `${user.username} (${user.summary})`).join('; ')}`)
   const created = running.demoUsers.filter((user) => user.password !== undefined)
   if (created.length > 0) {

@@ -145,6 +145,8 @@ describe('pnpm start on a fresh clone', () => {
     )
     expect(started.output).not.toContain('postgres://')
     expect(started.output).toMatch(/applied migrations 1, 2/)
+    // The one URL an MCP client needs: it finds the authorization server from the endpoint's 401.
+    expect(started.output).toContain(`MCP URL to give a client: ${started.url}/mcp`)
     const home = await fetch(`${started.url}/`)
     expect(home.status).toBe(200)
     expect(await home.text()).toContain('Portcullis')

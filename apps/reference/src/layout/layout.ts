@@ -20,11 +20,12 @@ export interface Viewer {
   readonly displayName: string
 }
 
-export type Area = 'home' | 'keys' | 'tenants' | 'events' | 'mcp' | 'account' | 'sign-in' | 'none'
+export type Area = 'home' | 'keys' | 'apps' | 'tenants' | 'events' | 'mcp' | 'account' | 'sign-in' | 'none'
 
 const NAVIGATION: readonly { readonly area: Area; readonly href: string; readonly label: string }[] = [
   { area: 'home', href: '/', label: 'Home' },
   { area: 'keys', href: '/keys', label: 'API keys' },
+  { area: 'apps', href: '/connected-apps', label: 'Connected apps' },
   { area: 'tenants', href: '/tenants', label: 'Tenants' },
   { area: 'events', href: '/events', label: 'Security events' },
   { area: 'mcp', href: '/agents', label: 'MCP' },

@@ -46,6 +46,11 @@ function rows(registry: MCPResourceRegistry<ResourceRoutePath> | undefined): rea
 
 function snippets(origin: string): SafeHtml {
   const endpoint = `${origin}${MCP_PATH}`
+  const oauthConfig = JSON.stringify(
+    { mcpServers: { 'portcullis-reference': { type: 'http', url: endpoint } } },
+    null,
+    2,
+  )
   const clientConfig = JSON.stringify(
     {
       mcpServers: {
@@ -75,13 +80,22 @@ console.log(await client.readResource({ uri: '${MCP_SCHEME}://capabilities' }))`
   -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\
   -d '{"jsonrpc":"2.0","id":1,"method":"resources/list"}'`
   return html`<h2>Connect a client</h2>
+  <h3>With your account (OAuth)</h3>
+  <p>Give the client this URL and nothing else: <code data-testid="mcp-url">${endpoint}</code>. The client
+  finds this app's authorization server from the endpoint's first <code>401</code>, identifies itself by its
+  client metadata document, and sends you here to sign in (password and second step, passkey or the demo
+  IdP) and approve it. You see its host, the scopes and this endpoint before you approve. Its tokens are
+  bound to this endpoint, last five minutes, and stop working everywhere the moment you disconnect it on
+  <a href="/connected-apps">Connected apps</a>.</p>
+  <pre data-testid="oauth-config">${oauthConfig}</pre>
+  <h3>With an API key</h3>
   <p>Issue a key on the <a href="/keys">API-key page</a> (or mint a workload token with the CLI and send
   <code>Authorization: Bearer …</code> instead), put it in <code>PORTCULLIS_API_KEY</code>, then:</p>
-  <h3>MCP client configuration (Streamable HTTP)</h3>
+  <h4>MCP client configuration (Streamable HTTP)</h4>
   <pre data-testid="client-config">${clientConfig}</pre>
-  <h3>TypeScript SDK</h3>
+  <h4>TypeScript SDK</h4>
   <pre>${sdk}</pre>
-  <h3>curl</h3>
+  <h4>curl</h4>
   <pre>${curl}</pre>`
 }
 

@@ -1,6 +1,6 @@
 import type { SecurityEvent, SecurityEventSink } from '@portcullis/core/local-accounts'
 
-/** Events of this app's own actions that Portcullis does not emit itself (API-key lifecycle). */
+/** Events of this app's own actions that Portcullis does not emit itself (API-key lifecycle, disconnecting an OAuth client). */
 export type AppEvent =
   | { readonly type: 'api_key.issued'; readonly at: Date; readonly accountId: string; readonly keyId: string }
   | {
@@ -16,6 +16,12 @@ export type AppEvent =
       readonly keyId: string
       readonly replacementKeyId: string
       readonly overlapSeconds: number
+    }
+  | {
+      readonly type: 'oauth.client_disconnected'
+      readonly at: Date
+      readonly accountId: string
+      readonly grantId: string
     }
 
 /** One recorded event: its type, time and non-secret fields (never a token, password or digest). */
