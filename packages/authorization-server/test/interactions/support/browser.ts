@@ -17,8 +17,16 @@ export class Browser {
     this.#cookies.set(`${name}|${path}`, { name, value, path })
   }
 
-  cookie(name: string): string | undefined {
-    for (const cookie of this.#cookies.values()) if (cookie.name === name) return cookie.value
+  deleteCookie(name: string, path?: string): void {
+    for (const [key, cookie] of this.#cookies) {
+      if (cookie.name === name && (path === undefined || cookie.path === path)) this.#cookies.delete(key)
+    }
+  }
+
+  cookie(name: string, path?: string): string | undefined {
+    for (const cookie of this.#cookies.values()) {
+      if (cookie.name === name && (path === undefined || cookie.path === path)) return cookie.value
+    }
     return undefined
   }
 
