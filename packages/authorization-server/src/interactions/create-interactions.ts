@@ -208,8 +208,8 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     const uid = PATH.exec(path)?.[1]
     if (uid === undefined)
       return fail(req, res, 404, InteractionErrorCodes.notFound, 'Not found', 'There is no such page.')
-    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'POST') {
-      res.setHeader('Allow', 'GET, HEAD, POST')
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', 'GET, POST')
       return fail(
         req,
         res,
