@@ -80,8 +80,8 @@ export function renderDefaultConsent(view: ConsentView): string {
     `<h1>Allow access?</h1>
 <p>An application from</p><p class="host" data-client-host>${escapeHtml(host)}</p>
 ${name}${redirect}
-<p>asks to act as you (<span data-account>${escapeHtml(view.accountId)}</span>) with:</p>
-<ul data-scopes>${scopeItems(view.scopes)}</ul>
+<p>asks to act as you (<span data-account>${escapeHtml(view.accountId)}</span>)${view.scopes.length === 0 ? ' again.' : ' with:'}</p>
+${view.scopes.length === 0 ? '' : `<ul data-scopes>${scopeItems(view.scopes)}</ul>`}
 ${granted}${resources}
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrfToken)}">

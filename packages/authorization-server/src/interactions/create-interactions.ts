@@ -175,7 +175,10 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       }
       return fail(req, res, 400, InteractionErrorCodes.body, 'Unknown decision', 'Choose Allow or Deny.')
     }
-    if (nothingMissing(missing) && details.grantId !== undefined) {
+    // A native client (loopback or custom-scheme redirect) is confirmed every time when the server's
+    // policy keeps oidc-provider's `native_client_prompt`: anyone can claim its redirect URI.
+    const confirm = details.prompt.reasons.includes('native_client_prompt')
+    if (nothingMissing(missing) && details.grantId !== undefined && !confirm) {
       secureHeaders(res)
       return provider.interactionFinished(
         req,

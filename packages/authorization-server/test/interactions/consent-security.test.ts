@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HOSTILE_CLIENT_ID, HOSTILE_NAME, startApp, type TestApp } from './support/app.js'
+import {
+  HOSTILE_CLIENT_ID,
+  HOSTILE_NAME,
+  NATIVE_CLIENT_ID,
+  NATIVE_REDIRECT_URI,
+  startApp,
+  type TestApp,
+} from './support/app.js'
 import { Browser } from './support/browser.js'
-import { callbackOf, consentPage, post } from './support/flow.js'
+import { callbackOf, consentPage, listed, post } from './support/flow.js'
 
 describe('the consent form refuses forged and cross-interaction posts', () => {
   let app: TestApp
@@ -125,5 +132,23 @@ describe('the consent form refuses forged and cross-interaction posts', () => {
     app.signIn(other, 'judy')
     const response = await other.request(page.url)
     expect(response.status).toBe(400)
+  })
+
+  it('confirms a native client every time, asking nothing new once the scopes are granted', async () => {
+    const browser = new Browser(app.origin)
+    app.signIn(browser, 'kim')
+    const params = { client_id: NATIVE_CLIENT_ID, redirect_uri: NATIVE_REDIRECT_URI }
+    const first = await consentPage(browser, app.authorize(params).url)
+    expect(listed(first.html, 'data-scopes')).toEqual(['notes:read'])
+    const approved = await post(browser, first.url, { csrf: first.csrf, decision: 'approve' })
+    expect(new URL(approved.location as string).searchParams.get('code')).toBeTruthy()
+
+    const again = await consentPage(browser, app.authorize(params).url)
+    expect(again.html).not.toContain('data-scopes')
+    expect(listed(again.html, 'data-granted-scopes')).toEqual(['notes:read'])
+    const confirmed = await post(browser, again.url, { csrf: again.csrf, decision: 'approve' })
+    const url = new URL(confirmed.location as string)
+    expect(`${url.origin}${url.pathname}`).toBe(NATIVE_REDIRECT_URI)
+    expect(url.searchParams.get('code')).toBeTruthy()
   })
 })

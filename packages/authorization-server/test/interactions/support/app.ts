@@ -17,6 +17,8 @@ export const CLIENT_NAME = 'Notes Assistant'
 export const REDIRECT_URI = 'https://callback.example/cb'
 export const HOSTILE_CLIENT_ID = 'https://evil.example/client.json'
 export const HOSTILE_NAME = `<script>alert(1)</script><img src=x onerror="alert(2)">'&`
+export const NATIVE_CLIENT_ID = 'https://native.example/client.json'
+export const NATIVE_REDIRECT_URI = 'http://127.0.0.1/callback'
 export const STEP_UP_COOKIE = 'app_step_up'
 
 interface AppSession extends LocalSession {
@@ -40,17 +42,22 @@ async function buildProvider(issuer: string): Promise<Provider> {
             : interactionPolicy.Check.NO_NEED_TO_PROMPT,
       ),
     )
-  const client = (clientId: string, name: string) => ({
+  const client = (clientId: string, name: string, redirectUri = REDIRECT_URI) => ({
     client_id: clientId,
     client_name: name,
+    ...(redirectUri === REDIRECT_URI ? {} : { application_type: 'native' as const }),
     token_endpoint_auth_method: 'none' as const,
-    redirect_uris: [REDIRECT_URI],
+    redirect_uris: [redirectUri],
     grant_types: ['authorization_code'],
     response_types: ['code' as const],
     id_token_signed_response_alg: 'ES256' as const,
   })
   const provider = new Provider(issuer, {
-    clients: [client(CLIENT_ID, CLIENT_NAME), client(HOSTILE_CLIENT_ID, HOSTILE_NAME)],
+    clients: [
+      client(CLIENT_ID, CLIENT_NAME),
+      client(HOSTILE_CLIENT_ID, HOSTILE_NAME),
+      client(NATIVE_CLIENT_ID, 'Desktop Notes', NATIVE_REDIRECT_URI),
+    ],
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
