@@ -50,6 +50,7 @@ export async function decideLogin(input: LoginInput): Promise<LoginDecision> {
   const fresh = (at: Date) => maxAge === undefined || now.getTime() - at.getTime() <= maxAge * 1000
   const promptLogin = promptsLogin(params)
   let authenticatedAt = user.authenticatedAt
+  let { amr, acr } = user
   if (promptLogin || !fresh(authenticatedAt)) {
     const proof = await input.consume()
     if (proof === undefined) return { kind: 'reauthenticate' }
@@ -61,14 +62,16 @@ export async function decideLogin(input: LoginInput): Promise<LoginDecision> {
       (!promptLogin || at.getTime() >= input.interactionIssuedAt * 1000)
     if (!acceptable) return { kind: 'reauthenticate' }
     authenticatedAt = at
+    amr = proof.amr ?? amr
+    acr = proof.acr ?? acr
   }
   return {
     kind: 'login',
     login: {
       accountId: user.accountId,
       ts: Math.floor(authenticatedAt.getTime() / 1000),
-      ...(user.amr === undefined ? {} : { amr: [...user.amr] }),
-      ...(user.acr === undefined ? {} : { acr: user.acr }),
+      ...(amr === undefined ? {} : { amr: [...amr] }),
+      ...(acr === undefined ? {} : { acr }),
     },
   }
 }

@@ -14,6 +14,9 @@ export interface InteractionUser {
 /** What a consumed reauthentication proves. */
 export interface Reauthentication {
   readonly authenticatedAt: Date
+  /** How the user reauthenticated, when known; replaces the session's `amr` / `acr`. */
+  readonly amr?: readonly string[]
+  readonly acr?: string
 }
 
 /**
