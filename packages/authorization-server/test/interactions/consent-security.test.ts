@@ -31,6 +31,11 @@ describe('the consent form refuses forged and cross-interaction posts', () => {
     expect(await refused.response.text()).toContain('could not be verified')
     const { location } = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
     expect(callbackOf(location).get('code')).toBeTruthy()
+
+    // The same approval replayed after the authorization finished: the interaction is gone.
+    const replayed = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
+    expect(replayed.response.status).toBe(400)
+    expect(replayed.location).toBeUndefined()
   })
 
   it('refuses a forged token and a tampered MAC', async () => {
