@@ -1,2 +1,14 @@
 export type { InteractionHandler } from './interaction-handler.js'
 export { GRANT_ID_CLAIM } from './interaction-handler.js'
+export type { ConsentScope, ConsentView } from './interactions/consent-view.js'
+export { escapeHtml, renderDefaultConsent } from './interactions/consent-view.js'
+export { createInteractions, InteractionErrorCodes } from './interactions/create-interactions.js'
+export type {
+  InteractionReauthentication,
+  InteractionsOptions,
+  InteractionUser,
+  Reauthentication,
+} from './interactions/options.js'
+export { InteractionsErrorCodes, OAUTH_AUTHORIZE_PURPOSE } from './interactions/options.js'
+export type { StepUpReauthenticationOptions } from './interactions/reauthentication.js'
+export { ReauthenticationUnavailableError, stepUpReauthentication } from './interactions/reauthentication.js'

@@ -1,0 +1,112 @@
+import type { IncomingMessage } from 'node:http'
+import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
+import type { ConsentView } from './consent-view.js'
+
+/** The user the application's own session signs in, as the interaction sees it. */
+export interface InteractionUser {
+  readonly accountId: string
+  /** When the user last proved who they are (the session's sign-in); becomes `auth_time`. */
+  readonly authenticatedAt: Date
+  readonly amr?: readonly string[]
+  readonly acr?: string
+}
+
+/** What a consumed reauthentication proves. */
+export interface Reauthentication {
+  readonly authenticatedAt: Date
+  /** How the user reauthenticated, when known; replaces the session's `amr` / `acr`. */
+  readonly amr?: readonly string[]
+  readonly acr?: string
+}
+
+/**
+ * The application's reauthentication (its step-up pages), for `prompt=login` and `max_age`: the
+ * interaction sends the user to `url(returnTo)` and, back on the interaction, consumes the one-use
+ * credential the reauthentication left for `purpose` (`oauth-authorize`) and this account.
+ * `stepUpReauthentication` builds one over a `StepUpService`.
+ */
+export interface InteractionReauthentication {
+  url(returnTo: string): string
+  consume(
+    req: IncomingMessage,
+    request: { readonly purpose: string; readonly accountId: string },
+  ): Promise<Reauthentication | undefined>
+}
+
+export interface InteractionsOptions {
+  /** The signed-in user of the application's session, or undefined when nobody is signed in. */
+  currentUser(req: IncomingMessage): Promise<InteractionUser | undefined>
+  /** The application's sign-in page; the user comes back to `returnTo` (the interaction) afterwards. */
+  signInUrl(returnTo: string): string
+  /** The application's reauthentication, for `prompt=login` and `max_age`. */
+  readonly reauthentication: InteractionReauthentication
+  /** Shown beside each scope on the consent page. */
+  readonly scopeDescriptions?: Readonly<Record<string, string>>
+  /** Replaces the default consent page; whatever it returns is sent as `text/html`. */
+  readonly renderConsent?: (view: ConsentView) => string
+  /** HMAC key of the consent form's CSRF tokens, at least 32 bytes. Default: random per process. */
+  readonly csrfKey?: Uint8Array
+  /** Largest accepted consent form body. Default 8 KiB, at most 64 KiB. */
+  readonly maxBodyBytes?: number
+  /** Told of unexpected failures (answered 500 without detail); never given a secret. */
+  readonly onError?: (error: unknown) => void
+}
+
+/** The step-up purpose the interaction consumes for `prompt=login` and `max_age`. */
+export const OAUTH_AUTHORIZE_PURPOSE = 'oauth-authorize'
+
+export const InteractionsErrorCodes = Object.freeze({
+  options: 'authorization_server.interactions_options',
+  csrfKey: 'authorization_server.interactions_csrf_key',
+  maxBodyBytes: 'authorization_server.interactions_max_body_bytes',
+} as const)
+
+const SHAPE: OptionsShape<InteractionsOptions> = {
+  currentUser: { required: true, kind: 'function', code: InteractionsErrorCodes.options },
+  signInUrl: { required: true, kind: 'function', code: InteractionsErrorCodes.options },
+  reauthentication: {
+    required: true,
+    kind: 'object',
+    code: InteractionsErrorCodes.options,
+    check: (value) => {
+      const candidate = value as Partial<InteractionReauthentication>
+      return typeof candidate.url === 'function' && typeof candidate.consume === 'function'
+        ? undefined
+        : 'must have url(returnTo) and consume(req, request)'
+    },
+  },
+  scopeDescriptions: {
+    kind: 'object',
+    code: InteractionsErrorCodes.options,
+    check: (value) =>
+      Object.values(value as object).every((text) => typeof text === 'string')
+        ? undefined
+        : 'must map scope names to strings',
+  },
+  renderConsent: { kind: 'function', code: InteractionsErrorCodes.options },
+  csrfKey: { kind: 'bytes', code: InteractionsErrorCodes.csrfKey },
+  maxBodyBytes: { kind: 'number', code: InteractionsErrorCodes.maxBodyBytes },
+  onError: { kind: 'function', code: InteractionsErrorCodes.options },
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024
+const MAX_BODY_BYTES = 64 * 1024
+
+/** Validates the options once, at startup. */
+export function readInteractionsOptions(options: InteractionsOptions): InteractionsOptions {
+  readOptions(options, 'createInteractions', SHAPE)
+  if (options.csrfKey !== undefined && options.csrfKey.byteLength < 32) {
+    throw new ConfigurationError(InteractionsErrorCodes.csrfKey, 'csrfKey must be at least 32 bytes', {
+      option: 'createInteractions.csrfKey',
+    })
+  }
+  const limit = options.maxBodyBytes
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 256 || limit > MAX_BODY_BYTES)) {
+    throw new ConfigurationError(
+      InteractionsErrorCodes.maxBodyBytes,
+      `maxBodyBytes must be an integer from 256 to ${MAX_BODY_BYTES}`,
+      { option: 'createInteractions.maxBodyBytes' },
+    )
+  }
+  return options
+}
