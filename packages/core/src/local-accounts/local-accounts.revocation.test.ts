@@ -83,6 +83,32 @@ describe('tokens', () => {
     })
   })
 
+  it('a session carries its sign-in time as auth_time, so authenticatedWithin reads it as for tokens', async () => {
+    const { local, clock } = await localFixture()
+    const sessionMechanism = local.mechanisms[0]
+    await local.register(credentials)
+    const signedInAt = Math.floor(clock() / 1000)
+    const signIn = (await local.login(credentials, { transport: 'session' })) as SessionSignIn
+    const read = async () => {
+      const outcome = (await sessionMechanism?.authenticate(cookie(signIn))) as AuthenticationOutcome
+      if (outcome.kind !== 'authenticated') throw new Error(`expected authenticated, got ${outcome.kind}`)
+      return outcome
+    }
+    const granted = await read()
+    expect(granted.evidence.credentialType).toBe('session')
+    expect(granted.evidence.attributes?.[AUTH_TIME_ATTRIBUTE]).toBe(signedInAt)
+    const guard = authenticatedWithin(300, { clock })
+    expect(guard.check({ principal: granted.principal, evidence: [granted.evidence] } as never).granted).toBe(
+      true,
+    )
+    clock.advance(320_000)
+    const later = await read()
+    expect(later.evidence.attributes?.[AUTH_TIME_ATTRIBUTE]).toBe(signedInAt)
+    expect(guard.check({ principal: later.principal, evidence: [later.evidence] } as never).granted).toBe(
+      false,
+    )
+  })
+
   it('a replayed refresh token revokes the whole family and reports it', async () => {
     const { local, events } = await localFixture()
     await local.register(credentials)

@@ -6,6 +6,7 @@ import {
   none,
   unavailable,
 } from '../../authentication/outcome.js'
+import { AUTH_TIME_ATTRIBUTE } from '../../authorization/user-authentication.js'
 import type { CsrfDecision } from './csrf.js'
 import { readSessionCookie } from './session-cookie.js'
 import type { SessionCheck, SessionManager } from './session-manager.js'
@@ -52,6 +53,9 @@ export function sessionMechanism(parts: SessionMechanismParts): AuthenticationMe
           attributes: {
             [SESSION_HANDLE_ATTRIBUTE]: session.handle,
             [SECURITY_EPOCH_ATTRIBUTE]: session.securityEpoch,
+            // What `authenticatedWithin` and the authorization server's `auth_time` read: a session is
+            // created by a sign-in (a new id every time), so its creation is when the user last proved it.
+            [AUTH_TIME_ATTRIBUTE]: Math.floor(session.createdAt.getTime() / 1000),
           },
           expiresAt: new Date(Math.min(session.idleExpiresAt.getTime(), session.absoluteExpiresAt.getTime())),
         },
