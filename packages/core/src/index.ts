@@ -161,6 +161,12 @@ export {
   resolveAuthorization,
   stepUpVerifierFor,
 } from './authorization/index.js'
+export type { OAuthAccessTokensOptions } from './authorization-server/index.js'
+export {
+  OAUTH_ACCESS_TOKEN_CREDENTIAL,
+  OAUTH_ACCESS_TOKENS_INVALID,
+  oauthAccessTokens,
+} from './authorization-server/index.js'
 export type {
   ConfigurationErrorOptions,
   ErrorClass,
