@@ -31,7 +31,7 @@ async function expectInvalid(mechanism: AuthenticationMechanism, token: string, 
 describe('oauthAccessTokens: a valid token', () => {
   it('authenticates the account as a user, narrowed to the token scopes, with the grant as evidence', async () => {
     const { accountId, grantId } = await fixture.grant()
-    const claims = { ...fixture.claims(accountId, grantId), auth_time: start - 60, acr: 'mfa' }
+    const claims: Record<string, unknown> = { ...fixture.claims(accountId, grantId), auth_time: start - 60, acr: 'mfa' }
     const outcome = await bearer(fixture.mechanism(), await fixture.sign(claims))
     expect(outcome).toEqual({
       kind: 'authenticated',
@@ -43,7 +43,7 @@ describe('oauthAccessTokens: a valid token', () => {
           issuer: AS_ISSUER,
           clientId: CLIENT_ID,
           grantId,
-          jti: claims.jti,
+          jti: claims.jti as string,
           kid: fixture.es256.kid,
           alg: 'ES256',
           authTime: start - 60,
