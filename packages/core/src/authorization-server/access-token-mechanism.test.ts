@@ -31,7 +31,11 @@ async function expectInvalid(mechanism: AuthenticationMechanism, token: string, 
 describe('oauthAccessTokens: a valid token', () => {
   it('authenticates the account as a user, narrowed to the token scopes, with the grant as evidence', async () => {
     const { accountId, grantId } = await fixture.grant()
-    const claims: Record<string, unknown> = { ...fixture.claims(accountId, grantId), auth_time: start - 60, acr: 'mfa' }
+    const claims: Record<string, unknown> = {
+      ...fixture.claims(accountId, grantId),
+      auth_time: start - 60,
+      acr: 'mfa',
+    }
     const outcome = await bearer(fixture.mechanism(), await fixture.sign(claims))
     expect(outcome).toEqual({
       kind: 'authenticated',
@@ -61,6 +65,29 @@ describe('oauthAccessTokens: a valid token', () => {
     expect((await bearer(fixture.mechanism(), token)).kind).toBe('authenticated')
     expect((await bearer(fixture.mechanism(), undefined)).kind).toBe('none')
     expect((await bearer(fixture.mechanism(), `${token} x`)).kind).toBe('invalid')
+  })
+})
+
+describe('oauthAccessTokens: sharing the bearer header', () => {
+  it("answers none to opaque tokens and other issuers' JWTs, invalid to bad tokens naming its issuer", async () => {
+    const { accountId, grantId } = await fixture.grant()
+    const strict = fixture.mechanism()
+    const shared = fixture.mechanism({ shareBearerHeader: true })
+    const foreign = await fixture.sign({
+      ...fixture.claims(accountId, grantId),
+      iss: 'https://workloads.example',
+    })
+    expect((await bearer(strict, foreign)).kind).toBe('invalid')
+    expect((await bearer(shared, foreign)).kind).toBe('none')
+    expect((await bearer(shared, 'opaque-local-access-token')).kind).toBe('none')
+    const wrongResource = await fixture.sign({
+      ...fixture.claims(accountId, grantId),
+      aud: 'https://other.example',
+    })
+    expect((await bearer(shared, wrongResource)).kind).toBe('invalid')
+    expect((await bearer(shared, await fixture.sign(fixture.claims(accountId, grantId)))).kind).toBe(
+      'authenticated',
+    )
   })
 })
 

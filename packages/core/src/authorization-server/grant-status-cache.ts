@@ -87,7 +87,7 @@ export class GrantStatusCache {
     const pending = this.#loading.get(grantId)
     if (pending !== undefined && pending.generation === generation) return pending.promise
     const readAt = this.#clock()
-    const promise = this.#grants.status(grantId).then(
+    const promise = Promise.resolve(this.#grants.status(grantId)).then(
       (status) => {
         if (this.#loading.get(grantId)?.promise === promise) this.#loading.delete(grantId)
         if (status !== undefined) this.#remember(grantId, status, readAt, generation)
