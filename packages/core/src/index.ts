@@ -162,6 +162,28 @@ export {
   stepUpVerifierFor,
 } from './authorization/index.js'
 export type {
+  MemoryOAuthServerStoreOptions,
+  OAuthAccessTokensOptions,
+  OAuthGrantStatus,
+  OAuthGrantSummary,
+  OAuthGrants,
+  OAuthServerConsumeOutcome,
+  OAuthServerEntry,
+  OAuthServerEntryIndex,
+  OAuthServerEntryKey,
+  OAuthServerStore,
+  StoredOAuthServerEntry,
+} from './authorization-server/index.js'
+export {
+  checkedEntry,
+  grantSummaryOf,
+  MemoryOAuthServerStore,
+  OAUTH_ACCESS_TOKEN_CREDENTIAL,
+  OAUTH_ACCESS_TOKENS_INVALID,
+  oauthAccessTokens,
+  oauthServerEntryIndex,
+} from './authorization-server/index.js'
+export type {
   ConfigurationErrorOptions,
   ErrorClass,
   OptionKind,

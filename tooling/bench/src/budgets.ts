@@ -25,6 +25,12 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/express/bench/credentials.bench.ts',
   },
   {
+    id: 'oauth-access-token-route',
+    what: 'Authorization-server access-token route (ES256 at+jwt, grant checked per request) vs the same route unprotected',
+    budget: 0.85,
+    bench: 'packages/express/bench/access-tokens.bench.ts',
+  },
+  {
     id: 'protector',
     what: 'Protector seal+open vs raw node:crypto AES-256-GCM on the same payload',
     budget: 1.0,
