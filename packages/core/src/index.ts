@@ -162,6 +162,25 @@ export {
   stepUpVerifierFor,
 } from './authorization/index.js'
 export type {
+  MemoryOAuthServerStoreOptions,
+  OAuthGrantStatus,
+  OAuthGrantSummary,
+  OAuthGrants,
+  OAuthServerConsumeOutcome,
+  OAuthServerEntry,
+  OAuthServerEntryIndex,
+  OAuthServerEntryKey,
+  OAuthServerStore,
+  StoredOAuthServerEntry,
+} from './authorization-server/index.js'
+export {
+  checkedEntry,
+  grantSummaryOf,
+  isOAuthServerEntryKey,
+  MemoryOAuthServerStore,
+  oauthServerEntryIndex,
+} from './authorization-server/index.js'
+export type {
   ConfigurationErrorOptions,
   ErrorClass,
   OptionKind,

@@ -193,7 +193,7 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
     })
     users.erin = { accountId: 'erin', identities: [identity('github', '2002')], epoch: 1 }
 
-    expect(await migrate(client)).toEqual({ applied: [6, 7, 8, 9], current: 9 })
+    expect(await migrate(client)).toEqual({ applied: [6, 7, 8, 9, 10], current: 10 })
   })
 
   it('portcullis-postgres status reports one-account as version 6 and nothing pending', async () => {
