@@ -14,10 +14,11 @@ export interface OAuthServerEntryIndex {
 const MAX_ID = 255
 
 /** A NUL character or a lone surrogate: no store can keep either in text or JSON (Postgres refuses both). */
-const UNSTORABLE = /[\u0000\p{Cs}]/u
+const LONE_SURROGATE = /\p{Cs}/u
+const storable = (value: string) => !value.includes('\u0000') && !LONE_SURROGATE.test(value)
 
 const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID && !UNSTORABLE.test(value)
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID && storable(value)
     ? value
     : undefined
 
@@ -40,9 +41,9 @@ export function indexOf(entry: OAuthServerEntry): OAuthServerEntryIndex {
 }
 
 function unstorable(value: unknown): boolean {
-  if (typeof value === 'string') return UNSTORABLE.test(value)
+  if (typeof value === 'string') return !storable(value)
   if (typeof value !== 'object' || value === null) return false
-  return Object.entries(value).some(([key, inner]) => UNSTORABLE.test(key) || unstorable(inner))
+  return Object.entries(value).some(([key, inner]) => !storable(key) || unstorable(inner))
 }
 
 const bad = (message: string) => new InvalidInputError('oauth_server.invalid_entry', message)
