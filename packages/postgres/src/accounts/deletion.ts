@@ -5,7 +5,7 @@ import {
 } from '@portcullis/core/accounts'
 import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import { apiKeysTable } from '../api-keys/tables.js'
-import { oauthServerEntriesTable } from '../authorization-server/tables.js'
+import { isGrant, oauthServerEntriesTable } from '../authorization-server/tables.js'
 import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
@@ -72,9 +72,7 @@ export async function deleteAccount(
     await tx.delete(passkeyChallengesTable).where(eq(passkeyChallengesTable.accountId, accountId))
     const grants = await tx
       .delete(oauthServerEntriesTable)
-      .where(
-        and(eq(oauthServerEntriesTable.model, 'Grant'), eq(oauthServerEntriesTable.accountId, accountId)),
-      )
+      .where(and(isGrant, eq(oauthServerEntriesTable.accountId, accountId)))
       .returning({ grantId: oauthServerEntriesTable.id })
     const grantIds = grants.map((grant) => grant.grantId)
     if (grantIds.length > 0) {

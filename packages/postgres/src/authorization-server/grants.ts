@@ -8,7 +8,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { accountsTable } from '../accounts/tables.js'
 import type { Transaction } from '../client/transaction.js'
 import { notifyRevocations } from '../revocation/channel.js'
-import { oauthServerEntriesTable as entries } from './tables.js'
+import { oauthServerEntriesTable as entries, isGrant } from './tables.js'
 
 /** The entry has not expired at `now`. */
 export function live(now: Date): SQL | undefined {
@@ -32,7 +32,7 @@ export async function activeGrantOf(
     .select({ accountId: entries.accountId, clientId: entries.clientId })
     .from(entries)
     .innerJoin(accountsTable, accountKeepsGrant)
-    .where(and(eq(entries.model, 'Grant'), eq(entries.id, grantId), isNotNull(entries.clientId), live(now)))
+    .where(and(isGrant, eq(entries.id, grantId), isNotNull(entries.clientId), live(now)))
   if (row?.accountId == null || row.clientId == null) return undefined
   return { grantId, accountId: row.accountId, clientId: row.clientId }
 }
@@ -53,7 +53,7 @@ export async function activeGrantsOf(
     })
     .from(entries)
     .innerJoin(accountsTable, accountKeepsGrant)
-    .where(and(eq(entries.model, 'Grant'), eq(entries.accountId, accountId), live(now)))
+    .where(and(isGrant, eq(entries.accountId, accountId), live(now)))
     .orderBy(desc(entries.createdAt), asc(sql`${entries.id} collate "C"`))
   return rows.map((row) =>
     grantSummaryOf(

@@ -40,3 +40,6 @@ export const oauthServerEntriesTable = pgTable(
 )
 
 export type OAuthServerEntryRow = typeof oauthServerEntriesTable.$inferSelect
+
+/** A `Grant` row, as a literal so that the partial index on an account's grants applies to every plan. */
+export const isGrant = sql`${oauthServerEntriesTable.model} = 'Grant'`
