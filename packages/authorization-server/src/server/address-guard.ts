@@ -59,8 +59,12 @@ function hextets(address: string): number[] | undefined {
   const left = head === '' ? [] : head.split(':')
   const right = tail === undefined || tail === '' ? [] : tail.split(':')
   const zeros = tail === undefined ? 0 : 8 - left.length - right.length
-  const groups = [...left, ...Array<string>(Math.max(zeros, 0)).fill('0'), ...right].map((g) => Number.parseInt(g, 16))
-  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined
+  const groups = [...left, ...Array<string>(Math.max(zeros, 0)).fill('0'), ...right].map((g) =>
+    Number.parseInt(g, 16),
+  )
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : undefined
 }
 
 /** The IPv4 address an IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible IPv6 address carries, else undefined. */
@@ -104,13 +108,17 @@ const defaultLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: tr
  * A `net` lookup function for outbound connections that refuses a host when ANY of its addresses is
  * not allowed (so a host cannot mix a public and a private answer).
  */
-export function guardedLookup(allowLoopback: boolean, resolve: AddressLookup = defaultLookup): LookupFunction {
+export function guardedLookup(
+  allowLoopback: boolean,
+  resolve: AddressLookup = defaultLookup,
+): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     const cb = typeof options === 'function' ? (options as typeof callback) : callback
     const all = typeof options === 'object' && options?.all === true
     resolve(hostname).then(
       (addresses) => {
-        if (addresses.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }))
+        if (addresses.length === 0)
+          return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }))
         if (!addresses.every(({ address }) => isAllowedAddress(address, allowLoopback))) {
           return cb(new RefusedAddressError(hostname))
         }

@@ -53,7 +53,9 @@ const hostOf = (value: unknown): string | undefined => {
  * resource, rotating refresh tokens whose reuse revokes the grant, Client ID Metadata Documents, RFC 7009
  * revocation, RFC 8414 metadata and (when asked for) RFC 7591 registration.
  */
-export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<AuthorizationServer> {
+export async function createAuthorizationServer(
+  options: AuthorizationServerOptions,
+): Promise<AuthorizationServer> {
   const resolved = resolveOptions(options)
   const ring = await signingKeyRing(options.signingKeys)
   const clock = Date.now
@@ -73,12 +75,18 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const callback = provider.callback()
   const { mountPath } = resolved
   const limiter =
-    resolved.registration === undefined ? undefined : new RegistrationLimiter(resolved.registration.perMinute, clock)
+    resolved.registration === undefined
+      ? undefined
+      : new RegistrationLimiter(resolved.registration.perMinute, clock)
 
   /** Makes `req.url` relative to the mount path (a bare node:http server or Fastify passes it whole). */
   const relative = (req: MountedRequest): string => {
     const url = req.url ?? '/'
-    if (req.originalUrl === undefined && mountPath !== '' && (url === mountPath || url.startsWith(`${mountPath}/`) || url.startsWith(`${mountPath}?`))) {
+    if (
+      req.originalUrl === undefined &&
+      mountPath !== '' &&
+      (url === mountPath || url.startsWith(`${mountPath}/`) || url.startsWith(`${mountPath}?`))
+    ) {
       req.originalUrl = url
       req.url = url.slice(mountPath.length) || '/'
       if (req.url.startsWith('?')) req.url = `/${req.url}`

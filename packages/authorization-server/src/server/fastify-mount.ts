@@ -21,7 +21,9 @@ export interface FastifyReplyLike {
  * `app.register(fastifyMount(server), { prefix: '/oauth' })`. Bodies are left unread for oidc-provider
  * (content-type parsing is disabled in the plugin's scope) and each reply is hijacked.
  */
-export function fastifyMount(server: Pick<AuthorizationServer, 'handler'>): (instance: FastifyInstanceLike) => Promise<void> {
+export function fastifyMount(
+  server: Pick<AuthorizationServer, 'handler'>,
+): (instance: FastifyInstanceLike) => Promise<void> {
   return async (instance) => {
     instance.removeAllContentTypeParsers()
     instance.addContentTypeParser('*', (_request, _payload, done) => done(null))

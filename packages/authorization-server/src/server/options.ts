@@ -73,7 +73,9 @@ export interface ResolvedOptions {
 }
 
 const fail = (code: string, option: string, message: string): never => {
-  throw new ConfigurationError(`authorization_server.${code}`, message, { option: `createAuthorizationServer.${option}` })
+  throw new ConfigurationError(`authorization_server.${code}`, message, {
+    option: `createAuthorizationServer.${option}`,
+  })
 }
 
 const integer = (value: unknown, min: number, max: number, option: string, fallback: number): number => {
@@ -89,7 +91,8 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 function resolveIssuer(issuer: unknown): URL {
   const url = typeof issuer === 'string' ? URL.parse(issuer) : null
   if (url === null) return fail('invalid_issuer', 'issuer', 'issuer must be an absolute URL')
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('invalid_issuer', 'issuer', 'issuer must be http(s)')
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    fail('invalid_issuer', 'issuer', 'issuer must be http(s)')
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     fail('invalid_issuer', 'issuer', 'issuer must have no query, fragment or credentials')
   }
@@ -105,10 +108,15 @@ function resolveResources(resources: unknown): ResolvedOptions['resources'] {
     const option = `resources[${index}]`
     const url = typeof resource?.indicator === 'string' ? URL.parse(resource.indicator) : null
     if (url === null || url.hash !== '' || resource.indicator?.includes('#')) {
-      fail('invalid_resources', `${option}.indicator`, 'a resource indicator must be an absolute URL without fragment')
+      fail(
+        'invalid_resources',
+        `${option}.indicator`,
+        'a resource indicator must be an absolute URL without fragment',
+      )
     }
     const indicator = resource.indicator as string
-    if (out.has(indicator)) fail('invalid_resources', `${option}.indicator`, 'resource indicators must be unique')
+    if (out.has(indicator))
+      fail('invalid_resources', `${option}.indicator`, 'resource indicators must be unique')
     const scopes = resource.scopes
     if (typeof scopes !== 'object' || scopes === null) {
       fail('invalid_resources', `${option}.scopes`, 'scopes must map scope names to descriptions')
@@ -149,7 +157,8 @@ function resolveCimd(options: ClientIdMetadataDocumentOptions | undefined): Reso
 
 function resolveRegistration(options: RegistrationOptions | undefined): ResolvedOptions['registration'] {
   if (options === undefined) return undefined
-  if (typeof options !== 'object' || options === null) fail('invalid_option', 'registration', 'must be an object')
+  if (typeof options !== 'object' || options === null)
+    fail('invalid_option', 'registration', 'must be an object')
   return {
     perMinute: integer(options.rateLimit?.perMinute, 1, 10_000, 'registration.rateLimit.perMinute', 10),
     unusedClientTtlSeconds: integer(
@@ -164,10 +173,20 @@ function resolveRegistration(options: RegistrationOptions | undefined): Resolved
 
 /** Validates the options at startup; throws `ConfigurationError` with an `authorization_server.*` code. */
 export function resolveOptions(options: AuthorizationServerOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) return fail('invalid_option', 'options', 'options are required')
+  if (typeof options !== 'object' || options === null)
+    return fail('invalid_option', 'options', 'options are required')
   const issuer = resolveIssuer(options.issuer)
   const store = options.store as Partial<OAuthServerStore & OAuthGrants> | undefined
-  const methods = ['upsert', 'find', 'consume', 'destroy', 'revokeGrant', 'list', 'disconnect', 'status'] as const
+  const methods = [
+    'upsert',
+    'find',
+    'consume',
+    'destroy',
+    'revokeGrant',
+    'list',
+    'disconnect',
+    'status',
+  ] as const
   if (store === undefined || !methods.every((name) => typeof store[name] === 'function')) {
     fail('invalid_store', 'store', 'store must implement OAuthServerStore and OAuthGrants')
   }

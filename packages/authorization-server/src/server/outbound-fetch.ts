@@ -16,7 +16,8 @@ interface DispatcherConstructor {
 function agentClass(): DispatcherConstructor {
   void Response
   const global = globalThis as Record<symbol, { constructor: DispatcherConstructor } | undefined>
-  const dispatcher = global[Symbol.for('undici.globalDispatcher.2')] ?? global[Symbol.for('undici.globalDispatcher.1')]
+  const dispatcher =
+    global[Symbol.for('undici.globalDispatcher.2')] ?? global[Symbol.for('undici.globalDispatcher.1')]
   if (dispatcher === undefined) throw new Error('no undici dispatcher found behind fetch')
   return dispatcher.constructor
 }

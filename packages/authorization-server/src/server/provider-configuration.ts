@@ -99,7 +99,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       Session: DAY,
       Grant: 365 * DAY,
       RefreshToken: 30 * DAY,
-      AccessToken: 300,
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300,
     },
     interactions: {
       url: (_ctx, interaction) => `${mountPath}/interaction/${interaction.uid}`,
@@ -108,7 +108,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     fetch: outbound.fetch,
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxBytes },
     renderError: async (ctx, out) => {
-      const status = ctx.status >= 400 ? ctx.status : 400
+      const status = Math.max(ctx.status, 400)
       ctx.status = status
       ctx.type = 'application/problem+json'
       ctx.body = problemBody(status, String(out.error ?? 'server_error'), out.error_description)

@@ -31,7 +31,10 @@ function algorithmOf(jwk: SigningJwk, index: number): SigningAlgorithm {
   const shape =
     (alg === 'ES256' && jwk.kty === 'EC' && jwk.crv === 'P-256') ||
     (alg === 'EdDSA' && jwk.kty === 'OKP' && jwk.crv === 'Ed25519') ||
-    ((alg === 'RS256' || alg === 'PS256') && jwk.kty === 'RSA' && typeof jwk.n === 'string' && jwk.n.length >= 342)
+    ((alg === 'RS256' || alg === 'PS256') &&
+      jwk.kty === 'RSA' &&
+      typeof jwk.n === 'string' &&
+      jwk.n.length >= 342)
   if (!shape) fail(index, `the key does not fit ${alg} (RSA keys must be at least 2048 bits)`)
   return alg as SigningAlgorithm
 }
@@ -39,9 +42,13 @@ function algorithmOf(jwk: SigningJwk, index: number): SigningAlgorithm {
 /** Validates the ring: private asymmetric keys of allowed algorithms with distinct ids. */
 export async function signingKeyRing(keys: readonly SigningJwk[]): Promise<SigningKeyRing> {
   if (!Array.isArray(keys) || keys.length === 0) {
-    throw new ConfigurationError('authorization_server.invalid_signing_key', 'signingKeys must hold at least one key', {
-      option: 'createAuthorizationServer.signingKeys',
-    })
+    throw new ConfigurationError(
+      'authorization_server.invalid_signing_key',
+      'signingKeys must hold at least one key',
+      {
+        option: 'createAuthorizationServer.signingKeys',
+      },
+    )
   }
   const out: SigningKeyRing['keys'][number][] = []
   for (const [index, jwk] of keys.entries()) {
@@ -49,7 +56,8 @@ export async function signingKeyRing(keys: readonly SigningJwk[]): Promise<Signi
     if (typeof jwk.d !== 'string' || jwk.d.length === 0) fail(index, 'a signing key must be a private JWK')
     if (jwk.use !== undefined && jwk.use !== 'sig') fail(index, 'a signing key must have use "sig"')
     const alg = algorithmOf(jwk, index)
-    const kid = typeof jwk.kid === 'string' && jwk.kid.length > 0 ? jwk.kid : await calculateJwkThumbprint(jwk)
+    const kid =
+      typeof jwk.kid === 'string' && jwk.kid.length > 0 ? jwk.kid : await calculateJwkThumbprint(jwk)
     if (out.some((key) => key.kid === kid)) fail(index, 'signing keys must have distinct kid values')
     out.push({ ...jwk, kid, alg, use: 'sig' })
   }
