@@ -14,6 +14,8 @@ export interface DocumentRoute {
   readonly body: unknown
   /** Waits this long before answering. */
   readonly delayMs?: number
+  /** Sends the body in chunks without a content-length. */
+  readonly chunked?: boolean
 }
 
 /** An https server on 127.0.0.1 serving Client ID Metadata Documents from a route table; counts hits. */
@@ -36,7 +38,11 @@ export class DocumentServer {
         const body = typeof route.body === 'string' ? route.body : JSON.stringify(route.body)
         if (res.destroyed) return
         res.writeHead(route.status ?? 200, { 'content-type': 'application/json', ...route.headers })
-        res.end(body)
+        if (route.chunked === true) {
+          const half = Math.floor(body.length / 2)
+          res.write(body.slice(0, half))
+          res.end(body.slice(half))
+        } else res.end(body)
       }
       if (route.delayMs === undefined) send()
       else setTimeout(send, route.delayMs).unref()
