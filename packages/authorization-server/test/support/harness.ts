@@ -39,6 +39,8 @@ export interface HarnessOptions {
   readonly mount?: Mount
   readonly keys?: readonly SigningJwk[]
   readonly overrides?: Partial<AuthorizationServerOptions>
+  /** Milliseconds added to the store's clock (moves entries toward their expiry). */
+  readonly storeClockOffset?: { value: number }
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void
@@ -61,7 +63,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: new Date(),
   })
   if (created.outcome !== 'created') throw new Error('account not created')
-  const store = new MemoryOAuthServerStore({ accounts })
+  const offset = options.storeClockOffset
+  const store = new MemoryOAuthServerStore({
+    accounts,
+    ...(offset === undefined ? {} : { clock: () => Date.now() + offset.value }),
+  })
   const revoked: string[] = []
   const revokeGrant = store.revokeGrant.bind(store)
   store.revokeGrant = async (grantId: string) => {
