@@ -7,8 +7,8 @@
  *   on http), never on each other; the conformance kit imports core, http and the capability packages,
  *   never an adapter; the capability packages (passkeys, totp) hold their own
  *   library (@simplewebauthn/server, otpauth), which nothing else ships;
- * - the authorization server (authorization-server) builds on core and oidc-provider only: no adapter, no
- *   server framework (applications mount it);
+ * - the authorization server (authorization-server) builds on core and oidc-provider only, never on an
+ *   adapter or the HTTP layer (applications mount it);
  * - no import circle anywhere, type-only imports included.
  * Applications (apps/*) compose adapters and may import any package.
  * @type {import('dependency-cruiser').IConfiguration}
@@ -105,14 +105,10 @@ module.exports = {
         path: '^packages/authorization-server/',
         pathNot: '^packages/authorization-server/(test|bench)/|\\.test\\.ts$',
       },
-      to: { path: '^(packages|apps|tooling)/', pathNot: '^packages/(authorization-server|core)/' },
-    },
-    {
-      name: 'authorization-server-no-framework',
-      comment: 'the authorization server is mounted by the application: its code imports no server framework',
-      severity: 'error',
-      from: { path: '^packages/authorization-server/src/', pathNot: '\\.test\\.ts$' },
-      to: { path: '(^|/)node_modules/(express|fastify|hono|@fastify/[^/]+)/|^(express|fastify|hono)(/|$)' },
+      to: {
+        path: '^(packages|apps|tooling)/|^@portcullis/',
+        pathNot: '^packages/(authorization-server|core)/|^@portcullis/core(/|$)',
+      },
     },
     {
       name: 'adapter-no-other-adapter',
