@@ -2,7 +2,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GRANT_ID_CLAIM } from '../src/index.js'
 import { ACCOUNT_ID, type Harness, type Mount, RESOURCE, startHarness } from './support/harness.js'
-import { authorize, redeemCode, refresh } from './support/oauth-client.js'
+import { authorize, Browser, redeemCode, refresh } from './support/oauth-client.js'
 
 const REDIRECT = 'http://127.0.0.1:49152/callback'
 
@@ -47,6 +47,7 @@ describe.each<Mount>(['node', 'express', 'fastify'])('the code flow mounted on %
     expect(payload.client_id).toBe(clientId)
     expect(payload.scope).toBe('notes:read')
     expect(payload.jti).toBeTypeOf('string')
+    expect(Math.abs((payload.auth_time as number) - Date.now() / 1000)).toBeLessThan(60)
     expect((payload.exp as number) - (payload.iat as number)).toBe(120)
     const grantId = payload[GRANT_ID_CLAIM] as string
     expect(grantId).toBeTypeOf('string')
@@ -69,6 +70,36 @@ describe.each<Mount>(['node', 'express', 'fastify'])('the code flow mounted on %
     expect(decodeProtectedHeader(rotated.body.access_token as string).typ).toBe('at+jwt')
   })
 
+  it('asks the application (the interaction) on every authorization, never the provider session', async () => {
+    const clientId = h.documents.client('/again.json')
+    const browser = new Browser()
+    const before = h.interaction.seen.length
+    for (let i = 0; i < 2; i += 1) {
+      const outcome = await authorize(
+        h.issuer,
+        { clientId, redirectUri: REDIRECT, resource: RESOURCE },
+        browser,
+      )
+      expect(outcome.code).toBeTypeOf('string')
+    }
+    expect(h.interaction.seen.slice(before)).toEqual(['login', 'login'])
+    const silent = new URL(`${h.issuer}/auth`)
+    silent.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'notes:read',
+      resource: RESOURCE,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      prompt: 'none',
+    }).toString()
+    const refused = await browser.get(silent.href)
+    expect(new URL(refused.headers.get('location') ?? 'about:blank').searchParams.get('error')).toBe(
+      'login_required',
+    )
+  })
+
   it('serves RFC 8414 metadata at the issuer and at the path-inserted well-known URL', async () => {
     const inserted = await fetch(`${h.origin}/.well-known/oauth-authorization-server/oauth`)
     expect(inserted.status).toBe(200)
@@ -76,6 +107,8 @@ describe.each<Mount>(['node', 'express', 'fastify'])('the code flow mounted on %
     expect(body.issuer).toBe(h.issuer)
     expect(body.code_challenge_methods_supported).toEqual(['S256'])
     expect(body.response_types_supported).toEqual(['code'])
+    expect(body.grant_types_supported).toEqual(['authorization_code', 'refresh_token'])
+    expect(body.token_endpoint_auth_methods_supported).toContain('none')
     expect(body.registration_endpoint).toBeUndefined()
     expect(body.client_id_metadata_document_supported).toBe(true)
     expect(body.revocation_endpoint).toBe(`${h.issuer}/token/revocation`)

@@ -34,6 +34,7 @@ function alwaysAskTheApplication() {
     new interactionPolicy.Check(
       'application_session',
       'the application signs the user in on every authorization',
+      'login_required',
       (ctx) =>
         ctx.oidc.result?.login === undefined
           ? interactionPolicy.Check.REQUEST_PROMPT
