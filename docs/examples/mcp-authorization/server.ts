@@ -61,7 +61,7 @@ export function mountOnExpress(app: Express, server: AuthorizationServer): void 
 
 export async function mountOnFastify(app: FastifyInstance, server: AuthorizationServer): Promise<void> {
   // #region fastify
-  await app.register(fastifyMount(server) as never, { prefix: '/oauth' })
+  await app.register(fastifyMount(server), { prefix: '/oauth' })
   app.get(server.metadataPath, (request, reply) => {
     reply.hijack()
     server.metadataHandler(request.raw, reply.raw)

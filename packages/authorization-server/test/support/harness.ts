@@ -87,7 +87,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let stopFramework = async () => {}
   if (mount === 'fastify') {
     const app = Fastify()
-    await app.register(fastifyMount(late) as never, { prefix: '/oauth' })
+    await app.register(fastifyMount(late), { prefix: '/oauth' })
     app.get('/.well-known/oauth-authorization-server/oauth', (request, reply) => {
       reply.hijack()
       late.metadata(request.raw, reply.raw)
