@@ -110,3 +110,32 @@ describe('dynamic client registration on', () => {
     expect(((await last.json()) as { code: string }).code).toBe('rate_limited')
   })
 })
+
+describe('registration behind a trusted proxy', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness({
+      overrides: { registration: { rateLimit: { perMinute: 1 }, trustedProxies: ['127.0.0.1'] } },
+    })
+  })
+  afterAll(async () => h.close())
+
+  const from = (address: string) =>
+    fetch(`${h.issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.1, ${address}` },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], application_type: 'native' }),
+    })
+
+  it('counts each client by its rightmost untrusted X-Forwarded-For hop, never the leftmost', async () => {
+    expect((await from('203.0.113.7')).status).toBe(201)
+    expect((await from('203.0.113.7')).status).toBe(429)
+    expect((await from('203.0.113.8')).status).toBe(201)
+  })
+
+  it('refuses a malformed proxy list at startup', async () => {
+    await expect(
+      startHarness({ overrides: { registration: { trustedProxies: ['10.0.0.1/99'] } } }),
+    ).rejects.toMatchObject({ code: 'authorization_server.invalid_option' })
+  })
+})

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { OAuthGrantSummary } from '@portcullis/core/authorization-server'
+import { resolveClientAddress, type TrustedProxies } from '@portcullis/core/local-accounts'
 import Provider from 'oidc-provider'
 import { inProcessMetadata } from './metadata.js'
 import { type AuthorizationServerOptions, resolveOptions } from './options.js'
@@ -74,6 +75,7 @@ export async function createAuthorizationServer(
   )
   const callback = provider.callback()
   const { mountPath } = resolved
+  const trustedProxies = resolved.registration?.trustedProxies
   const limiter =
     resolved.registration === undefined
       ? undefined
@@ -101,7 +103,12 @@ export async function createAuthorizationServer(
       return
     }
     if (path === '/reg' && req.method === 'POST' && limiter !== undefined) {
-      const retryAfter = limiter.take(req.socket.remoteAddress ?? 'unknown')
+      const address = resolveClientAddress({
+        peerAddress: req.socket.remoteAddress,
+        forwardedFor: req.headers['x-forwarded-for'],
+        trustedProxies: trustedProxies as TrustedProxies,
+      })
+      const retryAfter = limiter.take(address ?? 'unknown')
       if (retryAfter !== undefined) {
         req.resume()
         sendProblem(res, 429, 'rate_limited', { headers: { 'retry-after': String(retryAfter) } })

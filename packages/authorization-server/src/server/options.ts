@@ -1,6 +1,7 @@
 import type { AccountRecords } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
 import { ConfigurationError } from '@portcullis/core/errors'
+import { parseTrustedProxies, type TrustedProxies } from '@portcullis/core/local-accounts'
 import type { InteractionHandler } from '../interaction-handler.js'
 import type { AddressLookup } from './address-guard.js'
 import type { SigningJwk } from './signing-keys.js'
@@ -39,6 +40,11 @@ export interface RegistrationOptions {
   readonly rateLimit?: { readonly perMinute: number }
   /** A registered client nothing was ever granted to is dropped after this many seconds. Default 1 day. */
   readonly unusedClientTtlSeconds?: number
+  /**
+   * Proxies (addresses or CIDR ranges) whose `X-Forwarded-For` is believed when counting registrations:
+   * the client is the rightmost untrusted hop. Default none: the direct peer.
+   */
+  readonly trustedProxies?: readonly string[]
 }
 
 export interface AuthorizationServerOptions {
@@ -69,7 +75,13 @@ export interface ResolvedOptions {
     readonly ca: readonly string[]
     readonly lookup: AddressLookup | undefined
   }
-  readonly registration: { readonly perMinute: number; readonly unusedClientTtlSeconds: number } | undefined
+  readonly registration:
+    | {
+        readonly perMinute: number
+        readonly unusedClientTtlSeconds: number
+        readonly trustedProxies: TrustedProxies
+      }
+    | undefined
 }
 
 const fail = (code: string, option: string, message: string): never => {
@@ -159,7 +171,18 @@ function resolveRegistration(options: RegistrationOptions | undefined): Resolved
   if (options === undefined) return undefined
   if (typeof options !== 'object' || options === null)
     fail('invalid_option', 'registration', 'must be an object')
+  let trustedProxies: TrustedProxies
+  try {
+    trustedProxies = parseTrustedProxies(options.trustedProxies ?? [])
+  } catch (cause) {
+    throw new ConfigurationError(
+      'authorization_server.invalid_option',
+      'trustedProxies must list addresses or CIDR ranges',
+      { option: 'createAuthorizationServer.registration.trustedProxies', cause },
+    )
+  }
   return {
+    trustedProxies,
     perMinute: integer(options.rateLimit?.perMinute, 1, 10_000, 'registration.rateLimit.perMinute', 10),
     unusedClientTtlSeconds: integer(
       options.unusedClientTtlSeconds,
