@@ -61,6 +61,17 @@ describe('client id metadata documents (loopback development mode)', () => {
     }
   })
 
+  it('treat a document without application_type as native (the loopback rule applies)', async () => {
+    const clientId = h.documents.client('/default-type.json', { application_type: undefined })
+    const redirectUri = 'http://127.0.0.1:61000/callback'
+    const outcome = await authorize(h.issuer, { clientId, redirectUri, resource: RESOURCE })
+    expect(outcome.code).toBeTypeOf('string')
+    expect(await refusal(h.issuer, clientId, 'http://127.0.0.1:61000/elsewhere')).toEqual({
+      status: 400,
+      code: 'invalid_redirect_uri',
+    })
+  })
+
   it('refuse a redirect URI the document does not list (exact match otherwise)', async () => {
     const clientId = h.documents.client('/web.json', {
       application_type: 'web',

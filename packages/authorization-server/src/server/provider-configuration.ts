@@ -76,6 +76,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     responseTypes: ['code'],
     scopes: [],
     clientDefaults: {
+      // MCP clients are mostly desktop and command-line apps: unless a client says `web`, the RFC 8252
+      // loopback rule applies (any port on http://127.0.0.1 and http://[::1] redirect URIs).
+      application_type: 'native',
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
