@@ -132,6 +132,14 @@ describe('the server object', () => {
         expect(text).not.toContain(cookieKey)
       }
       expect(inspect(server)).toBe('AuthorizationServer { issuer: https://app.example/oauth }')
+      const metadata = await server.metadata()
+      expect(metadata).toMatchObject({
+        issuer: 'https://app.example/oauth',
+        token_endpoint: 'https://app.example/oauth/token',
+        jwks_uri: 'https://app.example/oauth/jwks',
+        authorization_endpoint: 'https://app.example/oauth/auth',
+      })
+      expect(server.metadataPath).toBe('/.well-known/oauth-authorization-server/oauth')
     } finally {
       await server.close()
     }
