@@ -5,6 +5,7 @@ import {
   registerClient,
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js'
+import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GRANT_ID_CLAIM } from '../src/index.js'
@@ -12,6 +13,12 @@ import { ACCOUNT_ID, type Harness, type Mount, RESOURCE, startHarness } from './
 import { Browser } from './support/oauth-client.js'
 
 const REDIRECT = 'http://127.0.0.1:33418/callback'
+
+async function discover(issuer: string): Promise<AuthorizationServerMetadata> {
+  const metadata = await discoverAuthorizationServerMetadata(issuer)
+  if (metadata === undefined) throw new Error('no metadata discovered')
+  return metadata
+}
 
 /** Follows the SDK's authorization URL through the interaction to the redirect back to the client. */
 async function codeFor(h: Harness, authorizationUrl: URL): Promise<URL> {
@@ -36,9 +43,9 @@ describe.each<Mount>(['express', 'fastify'])(
     afterAll(async () => h.close())
 
     it('discovers the metadata by RFC 8414 path insertion and completes the flow with a metadata document', async () => {
-      const metadata = await discoverAuthorizationServerMetadata(h.issuer)
-      expect(metadata?.issuer).toBe(h.issuer)
-      expect(metadata?.client_id_metadata_document_supported).toBe(true)
+      const metadata = await discover(h.issuer)
+      expect(metadata.issuer).toBe(h.issuer)
+      expect(metadata.client_id_metadata_document_supported).toBe(true)
 
       const clientId = h.documents.client('/sdk-client.json', { client_name: 'SDK client' })
       const { authorizationUrl, codeVerifier } = await startAuthorization(h.issuer, {
@@ -86,7 +93,7 @@ describe.each<Mount>(['express', 'fastify'])(
     })
 
     it('registers through RFC 7591 when registration is on, then signs in', async () => {
-      const metadata = await discoverAuthorizationServerMetadata(h.issuer)
+      const metadata = await discover(h.issuer)
       const client = await registerClient(h.issuer, {
         metadata,
         clientMetadata: {
