@@ -149,6 +149,38 @@ describe('authorization codes', () => {
   })
 })
 
+describe('several resources in one authorization', () => {
+  it("give each access token exactly one audience and only that resource's scopes", async () => {
+    const outcome = await authorize(h.issuer, {
+      clientId,
+      redirectUri: REDIRECT,
+      resource: [RESOURCE, OTHER_RESOURCE],
+      scope: 'notes:read files:read',
+    })
+    const token = await postForm(`${h.issuer}/token`, {
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code: outcome.code as string,
+      code_verifier: outcome.verifier,
+      resource: OTHER_RESOURCE,
+    })
+    expect(token.status).toBe(200)
+    expect(decodeJwt(token.body.access_token as string)).toMatchObject({
+      aud: OTHER_RESOURCE,
+      scope: 'files:read',
+    })
+    const notes = await refresh(h.issuer, clientId, token.body.refresh_token as string, {
+      resource: RESOURCE,
+    })
+    expect(notes.status).toBe(200)
+    expect(decodeJwt(notes.body.access_token as string)).toMatchObject({ aud: RESOURCE, scope: 'notes:read' })
+    const both = await refresh(h.issuer, clientId, notes.body.refresh_token as string)
+    expect(both.status).toBe(400)
+    expect(both.body.error).toBe('invalid_target')
+  })
+})
+
 describe('authorization requests', () => {
   it('without PKCE, or with the plain method, are refused', async () => {
     const missing = await authorize(h.issuer, {
