@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { rootCertificates } from 'node:tls'
+import { ConfigurationError } from '@portcullis/core/errors'
 import { guardedLookup, isAllowedAddress, RefusedAddressError } from './address-guard.js'
 import type { ResolvedOptions } from './options.js'
 
@@ -18,7 +19,13 @@ function agentClass(): DispatcherConstructor {
   const global = globalThis as Record<symbol, { constructor: DispatcherConstructor } | undefined>
   const dispatcher =
     global[Symbol.for('undici.globalDispatcher.2')] ?? global[Symbol.for('undici.globalDispatcher.1')]
-  if (dispatcher === undefined) throw new Error('no undici dispatcher found behind fetch')
+  if (dispatcher === undefined || dispatcher.constructor.name !== 'Agent') {
+    // A replaced global dispatcher (a proxy agent, a mock) is not an Agent the guard can be built from.
+    throw new ConfigurationError(
+      'authorization_server.outbound_fetch_unavailable',
+      "the global fetch dispatcher is not undici's Agent: the outbound address guard cannot be set up",
+    )
+  }
   return dispatcher.constructor
 }
 
