@@ -124,6 +124,15 @@ describe('client id metadata documents (loopback development mode)', () => {
     expect((await refusal(h.issuer, streamed)).code).toBe('invalid_client')
   })
 
+  it('refuse a document whose body does not finish in time (the bound covers the body)', async () => {
+    const clientId = h.documents.client('/dribble.json')
+    const route = h.documents.routes.get('/dribble.json')
+    h.documents.routes.set('/dribble.json', { body: route?.body, dribbleMs: 5000 })
+    const started = performance.now()
+    expect((await refusal(h.issuer, clientId)).code).toBe('invalid_client')
+    expect(performance.now() - started).toBeLessThan(3000)
+  })
+
   it('refuse a document that does not arrive in time', async () => {
     const clientId = h.documents.client('/slow.json')
     const route = h.documents.routes.get('/slow.json')

@@ -16,6 +16,8 @@ export interface DocumentRoute {
   readonly delayMs?: number
   /** Sends the body in chunks without a content-length. */
   readonly chunked?: boolean
+  /** Sends the headers and half the body at once, the rest after this long. */
+  readonly dribbleMs?: number
 }
 
 /** An https server on 127.0.0.1 serving Client ID Metadata Documents from a route table; counts hits. */
@@ -38,7 +40,11 @@ export class DocumentServer {
         const body = typeof route.body === 'string' ? route.body : JSON.stringify(route.body)
         if (res.destroyed) return
         res.writeHead(route.status ?? 200, { 'content-type': 'application/json', ...route.headers })
-        if (route.chunked === true) {
+        if (route.dribbleMs !== undefined) {
+          const half = Math.floor(body.length / 2)
+          res.write(body.slice(0, half))
+          setTimeout(() => res.destroyed || res.end(body.slice(half)), route.dribbleMs).unref()
+        } else if (route.chunked === true) {
           const half = Math.floor(body.length / 2)
           res.write(body.slice(0, half))
           res.end(body.slice(half))
