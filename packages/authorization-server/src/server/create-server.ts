@@ -61,18 +61,24 @@ export async function createAuthorizationServer(
   const ring = await signingKeyRing(options.signingKeys)
   const clock = Date.now
   const outbound = outboundFetch(resolved.cimd)
-  const provider = new Provider(
-    resolved.issuer.href.replace(/\/$/, ''),
-    providerConfiguration({
-      options: resolved,
-      store: options.store,
-      accounts: options.accounts,
-      ring,
-      outbound,
-      cookieKeys: options.cookieKeys,
-      clock,
-    }),
-  )
+  let provider: Provider
+  try {
+    provider = new Provider(
+      resolved.issuer.href.replace(/\/$/, ''),
+      providerConfiguration({
+        options: resolved,
+        store: options.store,
+        accounts: options.accounts,
+        ring,
+        outbound,
+        cookieKeys: options.cookieKeys,
+        clock,
+      }),
+    )
+  } catch (error) {
+    await outbound.close()
+    throw error
+  }
   const callback = provider.callback()
   const { mountPath } = resolved
   const trustedProxies = resolved.registration?.trustedProxies
