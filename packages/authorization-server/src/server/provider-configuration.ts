@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { AccountRecords } from '@portcullis/core/accounts'
-import type { OAuthServerStore } from '@portcullis/core/authorization-server'
+import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
 import { errors, interactionPolicy } from 'oidc-provider'
 import { GRANT_ID_CLAIM } from '../interaction-handler.js'
@@ -12,7 +12,7 @@ import type { SigningKeyRing } from './signing-keys.js'
 
 export interface ProviderConfigurationInput {
   readonly options: ResolvedOptions
-  readonly store: OAuthServerStore
+  readonly store: OAuthServerStore & Pick<OAuthGrants, 'list'>
   readonly accounts: Pick<AccountRecords, 'getAccount'>
   readonly ring: SigningKeyRing
   readonly outbound: OutboundFetch
@@ -43,6 +43,27 @@ function alwaysAskTheApplication() {
     0,
   )
   return policy
+}
+
+/**
+ * The grant the authorization continues: the one the interaction just made or extended, else the
+ * account's newest active grant for this client, found in the store rather than in the provider's session
+ * cookie, so consent is asked once per client and account on every browser, and again only when the
+ * scopes grow.
+ */
+function existingGrant(grants: Pick<OAuthGrants, 'list'>) {
+  return async (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc.client?.clientId
+    const accountId = ctx.oidc.session?.accountId
+    if (clientId === undefined || accountId === undefined) return undefined
+    const grantId =
+      ctx.oidc.result?.consent?.grantId ??
+      ctx.oidc.session?.grantIdFor(clientId) ??
+      (await grants.list(accountId)).find((grant) => grant.clientId === clientId)?.grantId
+    if (grantId === undefined) return undefined
+    const grant = await ctx.oidc.provider.Grant.find(grantId)
+    return grant?.accountId === accountId && grant.clientId === clientId ? grant : undefined
+  }
 }
 
 /** The `auth_time` / `acr` of the code or refresh token an access token is issued from, when known. */
@@ -86,6 +107,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     },
     pkce: { required: () => true },
     rotateRefreshToken: () => true,
+    loadExistingGrant: existingGrant(input.store),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     async findAccount(_ctx, sub) {
