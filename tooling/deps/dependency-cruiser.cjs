@@ -7,6 +7,8 @@
  *   on http), never on each other; the conformance kit imports core, http and the capability packages,
  *   never an adapter; the capability packages (passkeys, totp) hold their own
  *   library (@simplewebauthn/server, otpauth), which nothing else ships;
+ * - the authorization server (authorization-server) builds on core and oidc-provider only, never on an
+ *   adapter or the HTTP layer (applications mount it);
  * - no import circle anywhere, type-only imports included.
  * Applications (apps/*) compose adapters and may import any package.
  * @type {import('dependency-cruiser').IConfiguration}
@@ -93,6 +95,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/http/', pathNot: '^packages/http/test/|\\.test\\.ts$' },
       to: { path: '^(packages|apps|tooling)/', pathNot: '^packages/(http|core)/' },
+    },
+    {
+      name: 'authorization-server-only-core',
+      comment:
+        'the authorization server builds on core (and oidc-provider) only: never an adapter, the HTTP layer or an app (its tests may mount it on Express and Fastify and use the test tooling)',
+      severity: 'error',
+      from: {
+        path: '^packages/authorization-server/',
+        pathNot: '^packages/authorization-server/(test|bench)/|\\.test\\.ts$',
+      },
+      to: {
+        path: '^(packages|apps|tooling)/|^@portcullis/',
+        pathNot: '^packages/(authorization-server|core)/|^@portcullis/core(/|$)',
+      },
     },
     {
       name: 'adapter-no-other-adapter',

@@ -177,6 +177,7 @@ export type {
 export {
   checkedEntry,
   grantSummaryOf,
+  isOAuthServerEntryKey,
   MemoryOAuthServerStore,
   OAUTH_ACCESS_TOKEN_CREDENTIAL,
   OAUTH_ACCESS_TOKENS_INVALID,

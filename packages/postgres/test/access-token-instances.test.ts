@@ -93,6 +93,15 @@ async function refusedWithin(
   return undefined
 }
 
+/** Waits until the listener vouches for its notices again (its heartbeat answered). */
+async function trusted(notices: PostgresRevocationNotices): Promise<void> {
+  const deadline = performance.now() + 10_000
+  while (!notices.trusted()) {
+    if (performance.now() > deadline) throw new Error('the listener never became trusted')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
 const median = (values: readonly number[]) =>
   [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number
 
@@ -108,7 +117,9 @@ describe('access tokens across instances (Postgres revocation notices)', () => {
         expect(await kind(each.mechanism, token)).toBe('authenticated')
         expect(await kind(each.mechanism, bystander.token)).toBe('authenticated')
       }
-      // B answers from its cache: the grant ended in the store alone does not reach it.
+      // B answers from its cache: the grant ended in the store alone does not reach it. (A loaded machine
+      // can delay B's heartbeat past its trust window, when B rightly reads the store: wait for trust.)
+      await trusted(b.notices)
       await grants.revokeGrant(grantId)
       const before = reads
       expect(await kind(b.mechanism, token)).toBe('authenticated')
@@ -119,7 +130,8 @@ describe('access tokens across instances (Postgres revocation notices)', () => {
       const took = await refusedWithin(b.mechanism, token, publishedAt)
       expect(took).toBeDefined()
       elapsed.push(took as number)
-      expect(await kind(a.mechanism, token)).toBe('invalid')
+      // A hears its own notice through the same channel, as every instance does.
+      expect(await refusedWithin(a.mechanism, token, publishedAt)).toBeDefined()
       expect(await kind(b.mechanism, bystander.token)).toBe('authenticated')
     }
     // A notice crosses in milliseconds; the median keeps one descheduled round on a loaded machine
@@ -141,6 +153,7 @@ describe('access tokens across instances (Postgres revocation notices)', () => {
     })
     const secondToken = as.token(accountId, second)
     for (const each of [token, secondToken]) expect(await kind(b.mechanism, each)).toBe('authenticated')
+    await trusted(b.notices)
     await accounts.bumpSecurityEpoch({ accountId, now: new Date() })
     expect(await kind(b.mechanism, token)).toBe('authenticated') // cached until told
     const publishedAt = performance.now()

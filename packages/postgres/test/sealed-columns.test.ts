@@ -4,6 +4,7 @@ import type { ConformanceSuite } from '@portcullis/conformance'
 import { runSuite } from '@portcullis/conformance'
 import { accountStoreSuite } from '@portcullis/conformance/accounts'
 import { apiKeyStoreConformanceSuite } from '@portcullis/conformance/api-keys'
+import { oauthServerStoreSuite } from '@portcullis/conformance/authorization-server'
 import {
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
@@ -16,17 +17,20 @@ import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { totpStoreSuite } from '@portcullis/conformance/totp'
 import { transactions } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector, ProtectedEnvelope } from '@portcullis/core/protection'
+import type { RevocationNotice } from '@portcullis/core/revocation'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   inspectPostgresOAuthAccountStore,
   MIGRATIONS_TABLE,
   PostgresAccountStore,
   PostgresApiKeyStore,
+  PostgresOAuthServerStore,
   PostgresOAuthTransactionStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
+  PostgresRevocationNotices,
   PostgresSessionStore,
   PostgresStepUpStore,
   PostgresTotpStore,
@@ -40,7 +44,15 @@ import { migratedDatabase, realProtector, splitRaceCases } from './support/datab
 // `portcullis_` table is searched for envelopes. A column that holds one must be in SEALED_COLUMNS.
 
 const db = await migratedDatabase()
-afterAll(() => db.close())
+// The authorization server's suite hears its grant notices through a real listener.
+const listener = new PostgresRevocationNotices({ client: db.client, reconnectDelayMs: 20 })
+const heard: RevocationNotice[] = []
+listener.subscribe({ revoked: (notice) => heard.push(notice), flush: () => undefined })
+await listener.start()
+afterAll(async () => {
+  await listener.close()
+  await db.close()
+})
 
 /** Every ciphertext sealed through it, so an envelope is found in any encoding a column might use. */
 class RecordingProtector implements OAuthTransactionProtector {
@@ -113,6 +125,11 @@ const suites: ConformanceSuite<never>[] = [
       (await client.pool.query('select * from portcullis_oauth_transactions')).rows,
   })),
   totpStoreSuite(() => ({ store: new PostgresTotpStore({ client }) })),
+  oauthServerStoreSuite(({ clock }) => ({
+    store: new PostgresOAuthServerStore({ client, clock }),
+    accounts: new PostgresAccountStore({ client }),
+    heard: () => heard,
+  })),
 ] as unknown as ConformanceSuite<never>[]
 
 interface ColumnInfo {

@@ -16,7 +16,7 @@ import { publishedPackages, WORKSPACE_ROOT } from '../src/workspace.js'
 const packages = await publishedPackages()
 
 describe('every published package', () => {
-  it('is one of the adapters, the capability packages, the HTTP layer and core (a new package must be added here on purpose)', () => {
+  it('is one of the adapters, the capability packages, the authorization server, the HTTP layer and core (a new package must be added here on purpose)', () => {
     expect(packages.map((entry) => entry.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/authorization-server',

@@ -13,8 +13,19 @@ export interface OAuthServerEntryIndex {
 
 const MAX_ID = 255
 
+/** A NUL character or a lone surrogate: no store can keep either in text or JSON (Postgres refuses both). */
+const LONE_SURROGATE = /\p{Cs}/u
+const storable = (value: string) => !value.includes('\u0000') && !LONE_SURROGATE.test(value)
+
 const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID ? value : undefined
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_ID && storable(value)
+    ? value
+    : undefined
+
+/** Whether `value` can be an entry id or an index value (1 to 255 characters, storable): a lookup key. */
+export function isEntryKey(value: unknown): value is string {
+  return text(value) !== undefined
+}
 
 /** The index fields of an entry. */
 export function indexOf(entry: OAuthServerEntry): OAuthServerEntryIndex {
@@ -29,16 +40,30 @@ export function indexOf(entry: OAuthServerEntry): OAuthServerEntryIndex {
   }
 }
 
+function unstorable(value: unknown): boolean {
+  if (typeof value === 'string') return !storable(value)
+  if (typeof value !== 'object' || value === null) return false
+  return Object.entries(value).some(([key, inner]) => !storable(key) || unstorable(inner))
+}
+
 const bad = (message: string) => new InvalidInputError('oauth_server.invalid_entry', message)
 
 /** Checks an entry before any store writes it; throws `oauth_server.invalid_entry`. */
 export function checkedEntry(entry: OAuthServerEntry): OAuthServerEntry {
   if (typeof entry !== 'object' || entry === null) throw bad('an entry must be an object')
   if (text(entry.model) === undefined || !/^[A-Za-z]+$/.test(entry.model)) throw bad('model must be a name')
-  if (text(entry.id) === undefined) throw bad('id must be a string of 1 to 255 characters')
+  if (text(entry.id) === undefined)
+    throw bad('id must be 1 to 255 characters, without NUL or lone surrogates')
   if (typeof entry.payload !== 'object' || entry.payload === null || Array.isArray(entry.payload)) {
     throw bad('payload must be a JSON object')
   }
+  let json: string
+  try {
+    json = JSON.stringify(entry.payload)
+  } catch {
+    throw bad('payload must be JSON (no cycle, no BigInt)')
+  }
+  if (unstorable(JSON.parse(json))) throw bad('payload must not contain a NUL character or a lone surrogate')
   if (
     entry.expiresAt !== undefined &&
     !(entry.expiresAt instanceof Date && Number.isFinite(+entry.expiresAt))

@@ -1,7 +1,7 @@
 import type { AccountRecords } from '../accounts/port.js'
 import { InvalidInputError } from '../errors/portcullis-error.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
-import { checkedEntry, grantSummaryOf, indexOf } from './entries.js'
+import { checkedEntry, grantSummaryOf, indexOf, isEntryKey } from './entries.js'
 import type {
   OAuthGrantStatus,
   OAuthGrantSummary,
@@ -75,6 +75,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
   }
 
   async consume(model: string, id: string): Promise<OAuthServerConsumeOutcome> {
+    if (!isEntryKey(model) || !isEntryKey(id)) return 'missing'
     const key = keyOf(model, id)
     const row = this.#live(this.#rows.get(key))
     if (row === undefined) return 'missing'
@@ -88,6 +89,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
   }
 
   async revokeGrant(grantId: string): Promise<void> {
+    if (!isEntryKey(grantId)) throw new InvalidInputError('oauth_server.invalid_entry', 'not a grant id')
     for (const [key, row] of this.#rows) {
       if (
         indexOf(row.entry).grantId === grantId ||
@@ -135,12 +137,17 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
   }
 
   #lookup(model: string, key: OAuthServerEntryKey): Row | undefined {
-    if ('id' in key) return this.#live(this.#rows.get(keyOf(model, key.id)))
+    if (!isEntryKey(model) || typeof key !== 'object' || key === null) return undefined
+    if ('id' in key) return isEntryKey(key.id) ? this.#live(this.#rows.get(keyOf(model, key.id))) : undefined
+    const [field, wanted] =
+      'uid' in key
+        ? (['uid', key.uid] as const)
+        : 'userCode' in key
+          ? (['userCode', key.userCode] as const)
+          : [undefined, undefined]
+    if (field === undefined || !isEntryKey(wanted)) return undefined
     for (const row of this.#rows.values()) {
-      if (row.entry.model !== model) continue
-      const index = indexOf(row.entry)
-      const hit = 'uid' in key ? index.uid === key.uid : index.userCode === key.userCode
-      if (hit) return this.#live(row)
+      if (row.entry.model === model && indexOf(row.entry)[field] === wanted && this.#live(row)) return row
     }
     return undefined
   }

@@ -5,6 +5,7 @@ import {
 } from '@portcullis/core/accounts'
 import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import { apiKeysTable } from '../api-keys/tables.js'
+import { isGrant, oauthServerEntriesTable } from '../authorization-server/tables.js'
 import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
@@ -21,7 +22,8 @@ import { accountsTable, passwordsTable } from './tables.js'
  * tokens), then a read of their vault rows. While any still holds tokens nothing is deleted
  * (`tokens-retained`): the caller stages their revocation and asks again. Staged revocation retries are
  * kept; refresh tokens go with their families (`on delete cascade`). Its TOTP enrollment, recovery codes,
- * passkeys and pending passkey challenges go in the same transaction.
+ * passkeys and pending passkey challenges go in the same transaction, and so do its authorization-server
+ * grants with every entry (code, token, interaction) of each.
  */
 export async function deleteAccount(
   context: LocalStoreContext,
@@ -68,11 +70,21 @@ export async function deleteAccount(
     await tx.delete(totpEnrollmentsTable).where(eq(totpEnrollmentsTable.accountId, accountId))
     await tx.delete(passkeysTable).where(eq(passkeysTable.accountId, accountId))
     await tx.delete(passkeyChallengesTable).where(eq(passkeyChallengesTable.accountId, accountId))
+    const grants = await tx
+      .delete(oauthServerEntriesTable)
+      .where(and(isGrant, eq(oauthServerEntriesTable.accountId, accountId)))
+      .returning({ grantId: oauthServerEntriesTable.id })
+    const grantIds = grants.map((grant) => grant.grantId)
+    if (grantIds.length > 0) {
+      await tx.delete(oauthServerEntriesTable).where(inArray(oauthServerEntriesTable.grantId, grantIds))
+    }
     await tx.delete(accountsTable).where(eq(accountsTable.accountId, accountId))
-    // Every instance drops the account's epoch and sessions, and its keys from the verified-lookup caches.
+    // Every instance drops the account's epoch and sessions, its keys from the verified-lookup caches,
+    // and refuses the access tokens of its authorization-server grants.
     await notifyRevocations(tx, context.channel, [
       { kind: 'account', accountId },
       ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
+      ...grantIds.map((grantId) => ({ kind: 'grant' as const, grantId })),
     ])
     return { outcome: 'deleted' }
   })

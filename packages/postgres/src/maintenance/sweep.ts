@@ -35,6 +35,7 @@ export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   { table: 'portcullis_rate_limits', expired: 'reset_at <= $1', order: 'reset_at' },
   { table: 'portcullis_local_account_invites', expired: 'expires_at <= $1', order: 'expires_at' },
   { table: 'portcullis_passkey_challenges', expired: 'expires_at <= $1', order: 'expires_at' },
+  { table: 'portcullis_oauth_server_entries', expired: 'expires_at <= $1', order: 'expires_at' },
 ])
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'
@@ -97,7 +98,7 @@ export async function deleteExpiredRows(
 
 /**
  * Deletes expired rows of every Portcullis table (OAuth transactions, step-up credentials, sessions,
- * refresh-token families, rate-limit windows, invites) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
+ * refresh-token families, rate-limit windows, invites, passkey challenges, authorization-server entries) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
  */
 export async function sweepExpired(
   client: Pick<PostgresClient, 'pool'>,

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto'
+import type { AccountRecords } from '@portcullis/core/accounts'
+import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
+import { errors, interactionPolicy } from 'oidc-provider'
+import { GRANT_ID_CLAIM } from '../interaction-handler.js'
+import type { ResolvedOptions } from './options.js'
+import type { OutboundFetch } from './outbound-fetch.js'
+import { persistenceBridge } from './persistence-bridge.js'
+import { problemBody } from './problem.js'
+import type { SigningKeyRing } from './signing-keys.js'
+
+export interface ProviderConfigurationInput {
+  readonly options: ResolvedOptions
+  readonly store: OAuthServerStore & Pick<OAuthGrants, 'list'>
+  readonly accounts: Pick<AccountRecords, 'getAccount'>
+  readonly ring: SigningKeyRing
+  readonly outbound: OutboundFetch
+  readonly cookieKeys: readonly string[] | undefined
+  readonly clock: () => number
+}
+
+const DAY = 86_400
+
+/**
+ * The login prompt is requested on every authorization until the interaction returns a login result:
+ * the application's session is the only sign-in state, the provider's own session never signs anyone in.
+ */
+function alwaysAskTheApplication() {
+  const policy = interactionPolicy.base()
+  const login = policy.get('login')
+  if (login === undefined) throw new Error('oidc-provider has no login prompt')
+  login.checks.add(
+    new interactionPolicy.Check(
+      'application_session',
+      'the application signs the user in on every authorization',
+      'login_required',
+      (ctx) =>
+        ctx.oidc.result?.login === undefined
+          ? interactionPolicy.Check.REQUEST_PROMPT
+          : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+    0,
+  )
+  return policy
+}
+
+/**
+ * The grant the authorization continues: the one the interaction just made or extended, else the
+ * account's newest active grant for this client, found in the store rather than in the provider's session
+ * cookie, so consent is asked once per client and account on every browser, and again only when the
+ * scopes grow.
+ */
+function existingGrant(grants: Pick<OAuthGrants, 'list'>) {
+  return async (ctx: KoaContextWithOIDC) => {
+    const clientId = ctx.oidc.client?.clientId
+    const accountId = ctx.oidc.session?.accountId
+    if (clientId === undefined || accountId === undefined) return undefined
+    const grantId =
+      ctx.oidc.result?.consent?.grantId ??
+      ctx.oidc.session?.grantIdFor(clientId) ??
+      (await grants.list(accountId)).find((grant) => grant.clientId === clientId)?.grantId
+    if (grantId === undefined) return undefined
+    const grant = await ctx.oidc.provider.Grant.find(grantId)
+    return grant?.accountId === accountId && grant.clientId === clientId ? grant : undefined
+  }
+}
+
+/** The `auth_time` / `acr` of the code or refresh token an access token is issued from, when known. */
+function sourceClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
+  const source = ctx.oidc.entities.AuthorizationCode ?? ctx.oidc.entities.RefreshToken
+  const claims: Record<string, unknown> = {}
+  if (typeof source?.authTime === 'number') claims.auth_time = source.authTime
+  if (typeof source?.acr === 'string') claims.acr = source.acr
+  return claims
+}
+
+/** oidc-provider's configuration: its features switched on and bounded; no OAuth logic of our own. */
+export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
+  const { options, ring, outbound, accounts } = input
+  const { resources, registration, cimd, mountPath } = options
+  const indicators = [...resources.keys()]
+  const only = indicators.length === 1 ? indicators[0] : undefined
+
+  return {
+    adapter: persistenceBridge({
+      store: input.store,
+      clock: input.clock,
+      unusedClientTtlSeconds: registration?.unusedClientTtlSeconds,
+    }),
+    jwks: { keys: ring.keys.map((key) => ({ ...key })) } as Configuration['jwks'],
+    cookies: {
+      keys: [...(input.cookieKeys ?? [randomBytes(32).toString('base64url')])],
+      long: { signed: true },
+      short: { signed: true },
+    },
+    responseTypes: ['code'],
+    scopes: [],
+    clientDefaults: {
+      // MCP clients are mostly desktop and command-line apps: unless a client says `web`, the RFC 8252
+      // loopback rule applies (any port on http://127.0.0.1 and http://[::1] redirect URIs).
+      application_type: 'native',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: ring.alg,
+    },
+    pkce: { required: () => true },
+    rotateRefreshToken: () => true,
+    loadExistingGrant: existingGrant(input.store),
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    async findAccount(_ctx, sub) {
+      const account = await accounts.getAccount(sub)
+      if (account === null || account.status !== 'active') return undefined
+      return { accountId: sub, claims: async () => ({ sub }) }
+    },
+    extraTokenClaims: async (ctx, token) => {
+      const grantId = 'grantId' in token ? token.grantId : undefined
+      return { ...sourceClaims(ctx), ...(typeof grantId === 'string' ? { [GRANT_ID_CLAIM]: grantId } : {}) }
+    },
+    ttl: {
+      AuthorizationCode: 60,
+      Interaction: 600,
+      Session: DAY,
+      Grant: 365 * DAY,
+      RefreshToken: 30 * DAY,
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 300,
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${mountPath}/interaction/${interaction.uid}`,
+      policy: alwaysAskTheApplication(),
+    },
+    fetch: outbound.fetch,
+    fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxBytes },
+    renderError: async (ctx, out) => {
+      const status = Math.max(ctx.status, 400)
+      ctx.status = status
+      ctx.type = 'application/problem+json'
+      ctx.body = problemBody(status, String(out.error ?? 'server_error'), out.error_description)
+    },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      userinfo: { enabled: false },
+      introspection: { enabled: false },
+      revocation: { enabled: true },
+      registration: { enabled: registration !== undefined, initialAccessToken: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => {
+          if (oneOf !== undefined) return oneOf
+          if (only !== undefined) return only
+          throw new errors.InvalidTarget('the resource parameter is required')
+        },
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          const resource = resources.get(indicator)
+          if (resource === undefined) throw new errors.InvalidTarget()
+          return {
+            scope: resource.scopes.join(' '),
+            audience: indicator,
+            accessTokenTTL: resource.ttl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: ring.alg, kid: ring.kid } },
+          }
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import { MemoryAccountStore } from '@portcullis/core/accounts'
+import {
+  MemoryOAuthServerStore,
+  type OAuthGrants,
+  type OAuthServerStore,
+} from '@portcullis/core/authorization-server'
+import { MemoryRevocationNotices, type RevocationNotice } from '@portcullis/core/revocation'
+import type {
+  OAuthServerStoreFactory,
+  OAuthServerStoreFactoryOptions,
+  OAuthServerStoreFixture,
+} from '../../src/authorization-server/index.js'
+
+type Store = OAuthServerStore & OAuthGrants
+
+/**
+ * The reference memory store over a memory account store, with a recorder of the notices it publishes.
+ * `clock` may be swapped under the store (the expiry flaw reads the store at another instant).
+ */
+export function memoryOAuthServerFixture(
+  options: OAuthServerStoreFactoryOptions,
+  clock: () => number = options.clock,
+): OAuthServerStoreFixture & { readonly memory: MemoryOAuthServerStore } {
+  const notices = new MemoryRevocationNotices()
+  const heard: RevocationNotice[] = []
+  notices.subscribe({ revoked: (notice) => heard.push(notice), flush: () => undefined })
+  const accounts = new MemoryAccountStore()
+  const memory = new MemoryOAuthServerStore({ accounts, notices, clock })
+  return { store: memory, memory, accounts, heard: () => heard }
+}
+
+type MemoryFixture = ReturnType<typeof memoryOAuthServerFixture>
+
+/** The memory store with some methods replaced. */
+function flawed(
+  replace: (inner: Store, fixture: MemoryFixture) => Partial<Store>,
+  build: (options: OAuthServerStoreFactoryOptions) => MemoryFixture = memoryOAuthServerFixture,
+): OAuthServerStoreFactory {
+  return (options) => {
+    const fixture = build(options)
+    const inner = fixture.memory
+    const store: Store = {
+      upsert: (entry) => inner.upsert(entry),
+      find: (model, key) => inner.find(model, key),
+      consume: (model, id) => inner.consume(model, id),
+      destroy: (model, id) => inner.destroy(model, id),
+      revokeGrant: (grantId) => inner.revokeGrant(grantId),
+      list: (accountId) => inner.list(accountId),
+      disconnect: (accountId, grantId) => inner.disconnect(accountId, grantId),
+      status: (grantId) => inner.status(grantId),
+      ...replace(inner, fixture),
+    }
+    return { ...fixture, store }
+  }
+}
+
+export interface BrokenOAuthServerStore {
+  readonly name: string
+  readonly factory: OAuthServerStoreFactory
+  /** Exactly the cases it must fail. */
+  readonly caught: readonly string[]
+}
+
+export const brokenOAuthServerStores: readonly BrokenOAuthServerStore[] = [
+  {
+    // A code redeemed twice: the consumed mark is read, then written after an await.
+    name: 'check-then-set consume',
+    caught: ['oauth_server.consume-race'],
+    factory: flawed((inner) => ({
+      async consume(model, id) {
+        const found = await inner.find(model, { id })
+        if (found === undefined) return 'missing'
+        if (found.consumedAt !== undefined) return 'already-consumed'
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        await inner.consume(model, id)
+        return 'consumed'
+      },
+    })),
+  },
+  {
+    // A refresh token reused: consume marks the entry but always answers consumed.
+    name: 'consume always answers consumed',
+    caught: ['oauth_server.consume-once', 'oauth_server.consume-race'],
+    factory: flawed((inner) => ({
+      async consume(model, id) {
+        const outcome = await inner.consume(model, id)
+        return outcome === 'missing' ? 'missing' : 'consumed'
+      },
+    })),
+  },
+  {
+    // An expired entry returned: find ignores expiresAt.
+    name: 'find returns expired entries',
+    caught: ['oauth_server.expiry'],
+    factory: (() => {
+      let ignoreExpiry = false
+      return flawed(
+        (inner) => ({
+          find(model, key) {
+            // The memory store reads its clock before its first await: this find sees nothing expired.
+            ignoreExpiry = true
+            try {
+              return inner.find(model, key)
+            } finally {
+              ignoreExpiry = false
+            }
+          },
+        }),
+        (options) => memoryOAuthServerFixture(options, () => (ignoreExpiry ? 0 : options.clock())),
+      )
+    })(),
+  },
+  {
+    // Revoked without telling the other instances: their caches keep the grant's tokens.
+    name: 'revokeGrant without a notice',
+    caught: ['oauth_server.revoke-grant', 'oauth_server.disconnect-owner'],
+    factory: (options) => {
+      const fixture = memoryOAuthServerFixture(options)
+      const quiet = new MemoryOAuthServerStore({ accounts: fixture.accounts, clock: options.clock })
+      return { ...fixture, store: quiet }
+    },
+  },
+  {
+    // A grant that outlives sign-out everywhere: status checks the account's status, not its epoch.
+    name: 'status ignores the security epoch',
+    caught: ['oauth_server.grant-status'],
+    factory: flawed((inner, fixture) => ({
+      async status(grantId) {
+        const grant = await inner.find('Grant', { id: grantId })
+        const accountId = grant?.payload.accountId
+        const clientId = grant?.payload.clientId
+        if (typeof accountId !== 'string' || typeof clientId !== 'string') return undefined
+        const account = await fixture.accounts.getAccount(accountId)
+        return account?.status === 'active' ? { grantId, accountId, clientId } : undefined
+      },
+    })),
+  },
+]
