@@ -1,12 +1,15 @@
+import type { AuthorizationServer } from '@portcullis/authorization-server'
 import { HttpProblem, type MCPEndpoint, mountHealthRoute, type Security } from '@portcullis/express'
 import type { PostgresClient } from '@portcullis/postgres'
 import express, { type Express, type RequestHandler } from 'express'
 import { apiRoutes } from './api/api-routes.js'
 import { apiKeyRoutes } from './api-keys/api-key-routes.js'
 import type { ReferenceContext } from './app-context.js'
+import { connectedAppsRoutes } from './connected-apps/connected-apps-routes.js'
 import { homeRoutes } from './home/home-routes.js'
 import { htmlProblemPages, stylesheet } from './layout/error-pages.js'
 import { mcpPageRoutes, type RegistryHolder } from './mcp/mcp-page.js'
+import { OAUTH_PATH } from './oauth-server/oauth-server.js'
 import { eventRoutes } from './security-events/event-routes.js'
 import { tenantRoutes } from './tenants/tenant-routes.js'
 import type { WorkloadSigner } from './workload/workload-signer.js'
@@ -23,6 +26,8 @@ export interface DemoParts {
    */
   readonly accountRouters: readonly RequestHandler[]
   readonly signer: WorkloadSigner
+  /** The app's own OAuth authorization server for MCP clients, served under `/oauth`. */
+  readonly authorizationServer: AuthorizationServer
   /** Proxies whose `X-Forwarded-For` is believed (Express `trust proxy`). */
   readonly trustedProxies: readonly string[]
 }
@@ -54,11 +59,16 @@ export function createReferenceApp(options: ReferenceAppOptions): Express {
   app.use(security.middleware)
   app.use(stylesheet)
   app.use(demo.mcp)
+  // The authorization server reads its own bodies (before any parser); its metadata sits where MCP
+  // clients look for it (RFC 8414 path insertion).
+  app.get(demo.authorizationServer.metadataPath, demo.authorizationServer.metadataHandler)
+  app.use(OAUTH_PATH, demo.authorizationServer.handler)
   app.use(htmlProblemPages(context.directory))
   // One router per area.
   for (const router of demo.accountRouters) app.use(router)
   app.use(homeRoutes(security, context))
   app.use(apiKeyRoutes(security, context))
+  app.use(connectedAppsRoutes(security, context, demo.authorizationServer))
   app.use(tenantRoutes(security, context))
   app.use(eventRoutes(security, context))
   app.use(mcpPageRoutes(security, context, demo.registry))

@@ -23,6 +23,7 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
+  PostgresOAuthServerStore,
   PostgresRateLimitStore,
   PostgresRevocationNotices,
   PostgresStepUpStore,
@@ -42,6 +43,13 @@ import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
+import {
+  type AuthorizationServerSettings,
+  createReferenceAuthorizationServer,
+  oauthAccessTokenMechanism,
+  oauthIdentifiers,
+} from './oauth-server/oauth-server.js'
+import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { KeyMaterial } from './secrets/key-material.js'
 import { SecurityEventLog } from './security-events/event-log.js'
@@ -63,6 +71,8 @@ export interface ComposeOptions {
   readonly trustedProxies: readonly string[]
   readonly idp?: { readonly issuer: string }
   readonly providers: readonly ProviderSettings[]
+  /** The app's own authorization server for MCP clients (registration, how documents are fetched). */
+  readonly authorizationServer?: AuthorizationServerSettings
 }
 
 /** The demo's parts, plus what to do once routes are declared (`attach`) and at shutdown (`close`). */
@@ -130,12 +140,15 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   })
+  // The grants of the app's own authorization server (MCP clients sign in as the app's users).
+  const grants = new PostgresOAuthServerStore({ client: postgres })
   // #region security
   const security = createSecurity({
     mechanisms: [
       ...local.mechanisms,
       apiKeyMechanism(service, usage),
       workloadMechanism(jwks, options.selfUrl),
+      oauthAccessTokenMechanism({ grants, publicOrigin, selfUrl: options.selfUrl, jwks, notices }),
     ],
     authorizationResolver: directory.resolver(),
     // Step-up credentials (the OAuth reauthentication, the password before linking) are bound to the
@@ -205,8 +218,17 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   const passkeys = factors.passkeys
+  const authorizationServer = await createReferenceAuthorizationServer({
+    store: grants,
+    publicOrigin,
+    accounts: accountStore,
+    security,
+    stepUp,
+    secret: keys.oauthTransactionPepper,
+    settings: options.authorizationServer ?? {},
+  })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
-  const mcp = referenceMcpEndpoint(security, publicOrigin)
+  const mcp = referenceMcpEndpoint(security, publicOrigin, oauthIdentifiers(publicOrigin).issuer)
   let registry: MCPResourceRegistry<ResourceRoutePath> | undefined
   const context: ReferenceContext = {
     postgres,
@@ -240,6 +262,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
             }),
           ]),
       totpRoutes({ totp: factors.totp, stepUp, local, security }),
+      // Where an authorization that asks for a fresh sign-in (`prompt=login`, `max_age`) confirms it.
+      reauthenticationRoutes(security, context, accounts),
       accountRoutes(security, context, {
         local,
         service: accounts,
@@ -249,6 +273,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       }),
     ],
     signer: keys.workloadSigner,
+    authorizationServer,
     trustedProxies: options.trustedProxies,
     async attach(app) {
       registry = await mcp.attach(app)
@@ -262,6 +287,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       })
     },
     async close() {
+      await authorizationServer.close()
       await notices.close()
       await oauth?.close()
       await usage.close()

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path'
 import { parseTrustedProxies } from '@portcullis/core/local-accounts'
+import type { AuthorizationServerSettings } from './oauth-server/oauth-server.js'
 import { type ProviderSettings, readProviderSettings } from './providers/provider-settings.js'
 
 export interface DemoIdpConfig {
@@ -41,6 +42,12 @@ export interface ReferenceConfig {
   readonly demoIdp?: DemoIdpConfig
   /** Real identity providers enabled by environment variables (see `providers/provider-settings.ts`). */
   readonly providers?: readonly ProviderSettings[]
+  /**
+   * The app's own OAuth authorization server for MCP clients: RFC 7591 registration for clients without a
+   * metadata document (`PORTCULLIS_OAUTH_REGISTRATION`, default off), and how metadata documents are
+   * fetched (tests: loopback documents under a test CA).
+   */
+  readonly authorizationServer?: AuthorizationServerSettings
   /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }
@@ -142,6 +149,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
         : port + 1
       : portNumber(env.PORTCULLIS_IDP_PORT, 'PORTCULLIS_IDP_PORT')
   const publicUrl = publicUrlOf(env.PORTCULLIS_PUBLIC_URL)
+  const registration = flag(env.PORTCULLIS_OAUTH_REGISTRATION, 'PORTCULLIS_OAUTH_REGISTRATION', false)
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -150,6 +158,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
     trustedProxies: trustedProxiesOf(env.PORTCULLIS_TRUSTED_PROXIES),
     demoIdp: { enabled: flag(env.PORTCULLIS_DEMO_IDP, 'PORTCULLIS_DEMO_IDP', true), port: idpPort },
     providers: readProviderSettings(env),
+    ...(registration ? { authorizationServer: { registration } } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(databaseListenerUrl ? { databaseListenerUrl } : {}),
     ...(databasePooler === 'none' ? {} : { databasePooler }),

@@ -15,6 +15,17 @@ describe('the demo IdP and public URL settings', () => {
     )
   })
 
+  it('turns on OAuth dynamic client registration only when asked', () => {
+    expect(readConfig({}).authorizationServer).toBeUndefined()
+    expect(readConfig({ PORTCULLIS_OAUTH_REGISTRATION: 'true' }).authorizationServer).toEqual({
+      registration: true,
+    })
+    expect(readConfig({ PORTCULLIS_OAUTH_REGISTRATION: 'off' }).authorizationServer).toBeUndefined()
+    expect(() => readConfig({ PORTCULLIS_OAUTH_REGISTRATION: 'sometimes' })).toThrow(
+      'PORTCULLIS_OAUTH_REGISTRATION must be true or false',
+    )
+  })
+
   it('keeps the secrets file beside the data folder unless told otherwise', () => {
     expect(readConfig({ PORTCULLIS_DATA_DIR: '/srv/demo/postgres' }).secretsFile).toBe(
       '/srv/demo/secrets.json',

@@ -1,4 +1,7 @@
-import type { InteractionDetails } from 'oidc-provider'
+import type Provider from 'oidc-provider'
+
+type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>
+
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from '../layout/html.js'
 

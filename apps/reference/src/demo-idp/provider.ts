@@ -1,4 +1,4 @@
-import type { Provider, ProviderContext } from 'oidc-provider'
+import type { default as Provider, KoaContextWithOIDC as ProviderContext } from 'oidc-provider'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import type { ReferenceSecrets } from '../secrets/secrets.js'
 import { DEMO_ACR_VALUES } from './login-page.js'

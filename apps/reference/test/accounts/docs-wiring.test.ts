@@ -1,4 +1,3 @@
-/// <reference path="../../../../packages/core/test/oidc/support/oidc-provider.d.ts" />
 // The "done when" of the one-account model: the wiring of docs/oauth.md, copied verbatim (a test below
 // proves the copy, the docs and docs/examples/oauth/wiring.ts are the same lines), in an app over memory
 // stores and over Postgres stores, against a real OpenID Provider (oidc-provider on loopback). A

@@ -1,4 +1,3 @@
-/// <reference path="./support/oidc-provider.d.ts" />
 // OpenID Connect Back-Channel Logout 1.0 as the relying party, against a real OpenID Provider: the IdP's
 // own logout token (oidc-provider's back-channel logout, POSTed to a loopback receiver) ends exactly the
 // local sessions of that provider session on every instance (memory stores sharing one notice bus), and

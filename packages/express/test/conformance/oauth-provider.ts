@@ -1,4 +1,3 @@
-/// <reference path="../../../core/test/oidc/support/oidc-provider.d.ts" />
 import type { OAuthTestProvider } from '@portcullis/conformance/adapters'
 import { OidcFixture } from '../../../core/test/oidc/support/fixture.js'
 

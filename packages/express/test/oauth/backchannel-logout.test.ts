@@ -1,4 +1,3 @@
-/// <reference path="../../../core/test/oidc/support/oidc-provider.d.ts" />
 // `POST /auth/oauth/{provider}/backchannel-logout` against the real OpenID Provider's back-channel logout:
 // a browser signs in with the IdP into a local session (the handle names the IdP session), the IdP logs
 // that session out by POSTing its logout token to the route, and the session is refused at once by this

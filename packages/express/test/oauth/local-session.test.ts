@@ -1,4 +1,3 @@
-/// <reference path="../../../core/test/oidc/support/oidc-provider.d.ts" />
 // The OAuth routes wired to real local accounts: a password account links the IdP identity, then signing
 // in with the IdP establishes a real local session (`establishSignIn` of the local-account routes, the
 // `__Host-` session cookie, CSRF on unsafe requests), whose handle binds a reauthentication credential.

@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose'
-import Provider, { type ProviderContext } from 'oidc-provider'
+import Provider, { type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider'
+
+type ProviderContext = KoaContextWithOIDC
 
 export interface NextLogin {
   accountId: string
@@ -110,8 +112,8 @@ export class TestIdp {
     const clients = (options.clients ?? [DEFAULT_CLIENT]).map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,
-      redirect_uris: client.redirectUris,
-      post_logout_redirect_uris: client.postLogoutRedirectUris ?? [],
+      redirect_uris: [...client.redirectUris],
+      post_logout_redirect_uris: [...(client.postLogoutRedirectUris ?? [])],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
@@ -119,7 +121,7 @@ export class TestIdp {
       ...(client.backchannelLogoutUri === undefined
         ? {}
         : { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }),
-    }))
+    })) satisfies ClientMetadata[]
     let idp: TestIdp | undefined
     const provider = new Provider(issuer, {
       clients,
@@ -148,9 +150,11 @@ export class TestIdp {
       loadExistingGrant: async (ctx: ProviderContext) => (idp as TestIdp).#grant(ctx),
       // The relying party of these tests listens on loopback, which oidc-provider's SSRF guard refuses:
       // outgoing calls (back-channel logout) to 127.0.0.1 go without that dispatcher.
-      fetch: (url: URL | string, options: RequestInit & { dispatcher?: unknown }) => {
+      fetch: (url: string | URL | Request, init?: RequestInit) => {
+        const options = (init ?? {}) as RequestInit & { dispatcher?: unknown }
         const { dispatcher, ...rest } = options
-        return new URL(url).hostname === '127.0.0.1' ? fetch(url, rest) : fetch(url, options)
+        const target = url instanceof Request ? url.url : url
+        return new URL(target).hostname === '127.0.0.1' ? fetch(url, rest) : fetch(url, options)
       },
       issueRefreshToken: async () => true,
       ...jwtAccessTokenConfiguration(options.jwtAccessTokens),
@@ -180,7 +184,7 @@ export class TestIdp {
       },
     })
     // Before the constructor calls provider.callback(), which composes the middleware stack.
-    provider.use((ctx, next) => (idp as TestIdp).#middleware(ctx, next))
+    provider.use((ctx, next) => (idp as TestIdp).#middleware(ctx as ProviderContext, next))
     idp = new TestIdp(server, issuer, provider, signingKey)
     const mounted = idp
     dispatch = (req, res) => {
@@ -218,7 +222,10 @@ export class TestIdp {
   async backchannelLogout(sub: string, sid: string, clientId = DEFAULT_CLIENT.clientId): Promise<void> {
     const client = await this.#provider.Client.find(clientId)
     if (client === undefined) throw new Error(`no client ${clientId}`)
-    await client.backchannelLogout(sub, sid)
+    // Not in the published typings: oidc-provider's own back-channel logout of one session.
+    await (
+      client as unknown as { backchannelLogout(sub: string, sid: string): Promise<void> }
+    ).backchannelLogout(sub, sid)
   }
 
   hitsOf(path: string): number {
@@ -243,7 +250,7 @@ export class TestIdp {
     if (this.#server.listening) await this.stop()
   }
 
-  async #grant(ctx: ProviderContext): Promise<unknown> {
+  async #grant(ctx: ProviderContext): Promise<InstanceType<Provider['Grant']> | undefined> {
     const oidc = ctx.oidc
     if (oidc?.client === undefined || oidc.session?.accountId === undefined) return undefined
     const { Grant } = oidc.provider

@@ -1,4 +1,3 @@
-/// <reference path="../../../../core/test/oidc/support/oidc-provider.d.ts" />
 // The Express OAuth routes over real loopback HTTP, in front of the real OpenID Provider harness of the
 // core tests (panva/oidc-provider): the core fixture supplies the IdP, the discovered provider, the
 // transaction, account and step-up services; this harness adds a GitHub registration (for "cannot
