@@ -15,7 +15,7 @@ import {
 const HOUR_AGO = () => new Date(Date.now() - 3600_000)
 const seconds = (at: Date) => Math.floor(at.getTime() / 1000)
 
-describe.each(['express', 'fastify'] as const)(
+describe.each(['express', 'fastify', 'express-parsed'] as const)(
   'createAuthorizationServer with createInteractions on %s',
   (mount) => {
     let stack: FullStack

@@ -19,7 +19,8 @@ export const NOTES = 'https://notes.example/mcp'
 export const FILES = 'https://files.example/mcp'
 export const NATIVE_REDIRECT_URI = 'http://127.0.0.1/callback'
 
-export type Mount = 'express' | 'fastify'
+/** Express with a body parser in front of the mount (as many applications have) is its own case. */
+export type Mount = 'express' | 'fastify' | 'express-parsed'
 
 /**
  * The whole stack as an application runs it: `createAuthorizationServer` with the real `createInteractions`
@@ -107,6 +108,7 @@ export async function startFullStack(mount: Mount): Promise<FullStack> {
     stopFramework = () => app.close()
   } else {
     const app = express()
+    if (mount === 'express-parsed') app.use(express.urlencoded({ extended: false }), express.json())
     app.get('/.well-known/oauth-authorization-server/oauth', late.metadata)
     app.use('/oauth', late.handler)
     const http: Server = createServer(app)
