@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { GRANT_ID_CLAIM } from '../src/index.js'
 import { type AppSession, REDIRECT_URI, STEP_UP_COOKIE } from './interactions/support/app.js'
 import { Browser } from './interactions/support/browser.js'
 import { callbackOf, consentPage, listed, post } from './interactions/support/flow.js'
 import { redeemCode, refresh } from './support/oauth-client.js'
 import {
+  type AuthorizationUrl,
   authorizationUrl,
+  connect,
   type FullStack,
   NATIVE_REDIRECT_URI,
   NOTES,
+  redeemedTokens,
   startFullStack,
 } from './support/server-with-interactions.js'
 
@@ -24,39 +26,10 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
     })
     afterAll(() => stack.close())
 
-    /** Redeems the code of an authorization response (PKCE verifier, resource) into verified tokens. */
-    async function tokensOf(location: string | undefined, request: { verifier: string; state: string }) {
-      const callback = callbackOf(location)
-      expect(callback.get('state')).toBe(request.state)
-      const code = callback.get('code')
-      expect(code).toBeTruthy()
-      const token = await redeemCode(
-        stack.issuer,
-        stack.webClientId,
-        REDIRECT_URI,
-        code as string,
-        request.verifier,
-        { resource: NOTES },
-      )
-      expect(token.status).toBe(200)
-      const claims = await stack.verifyAccessToken(token.body.access_token as string, NOTES)
-      return { claims, refreshToken: token.body.refresh_token as string, grantId: claims[GRANT_ID_CLAIM] }
-    }
-
+    const tokensOf = (location: string | undefined, request: AuthorizationUrl) =>
+      redeemedTokens(stack, location, request)
     /** A new account whose browser (signed in an hour ago) consented to notes:read for the web client. */
-    async function connected(name: string) {
-      return connectedAgain(await stack.newAccount(name))
-    }
-
-    /** A fresh browser of `accountId` (signed in an hour ago) that consents to notes:read for the web client. */
-    async function connectedAgain(accountId: string) {
-      const browser = new Browser(stack.origin)
-      const session = stack.signIn(browser, accountId, HOUR_AGO())
-      const request = authorizationUrl(stack)
-      const page = await consentPage(browser, request.url)
-      const { location } = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
-      return { accountId, browser, session, ...(await tokensOf(location, request)) }
-    }
+    const connected = async (name: string) => connect(stack, await stack.newAccount(name), HOUR_AGO())
 
     describe('1. sign-in, consent, code, token', () => {
       it('sends a visitor without a session to the application sign-in, then consent, a code and a JWT access token', async () => {
@@ -241,6 +214,25 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         expect(await consumeAgain(session, credential)).toEqual({ kind: 'rejected', reason: 'unknown' })
       })
 
+      it('max_age shorter than the session asks for reauthentication; a credential of another purpose is refused', async () => {
+        // oidc-provider takes max_age only with the openid scope (an OpenID Connect parameter).
+        const { browser, session } = await connected('grace')
+        const request = authorizationUrl(stack, { scope: 'openid notes:read', max_age: '600' })
+        const returnTo = await reauthenticationReturn(browser, request)
+        await stack.reauthenticate(browser, session, { purpose: 'delete-account' })
+        const refused = await browser.follow(returnTo)
+        expect(new URL(refused.location as string).pathname).toBe('/reauthenticate')
+
+        const at = new Date()
+        await stack.reauthenticate(browser, session, { authenticatedAt: at })
+        const page = await consentPage(browser, returnTo)
+        expect(listed(page.html, 'data-scopes')).toEqual(['openid'])
+        expect(listed(page.html, 'data-granted-scopes')).toEqual(['notes:read'])
+        const { location } = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
+        const tokens = await tokensOf(location, request)
+        expect(tokens.claims.auth_time).toBe(seconds(at))
+      })
+
       async function consumeAgain(session: AppSession, token: string) {
         return stack.stepUp.consume({
           token,
@@ -250,6 +242,19 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
           sessionBinding: session.sessionHandle,
         })
       }
+    })
+
+    it('answers an unknown or malformed interaction with its own error pages', async () => {
+      const browser = new Browser(stack.origin)
+      const unknown = await browser.request(`${stack.issuer}/interaction/unknown-uid`)
+      expect(unknown.status).toBe(400)
+      expect(await unknown.text()).toContain('Authorization expired')
+      const malformed = await browser.request(`${stack.issuer}/interaction/a/b`, {
+        headers: { accept: 'application/json' },
+      })
+      expect(malformed.status).toBe(404)
+      expect(malformed.headers.get('content-type')).toBe('application/problem+json')
+      expect(await malformed.json()).toMatchObject({ code: 'authorization_server.interaction_not_found' })
     })
 
     describe('4. deny and forged consent forms', () => {
@@ -328,7 +333,7 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         const first = await connected('dave')
         const dave = first.accountId
         expect(await stack.server.disconnect(dave, first.grantId as string)).toBe(true)
-        const second = await connectedAgain(dave)
+        const second = await connect(stack, dave, HOUR_AGO())
         expect(second.grantId).not.toBe(first.grantId)
         const request = authorizationUrl(stack)
         const { location } = await first.browser.follow(request.url)

@@ -5,15 +5,19 @@ import { MemoryOAuthServerStore } from '@portcullis/core/authorization-server'
 import express from 'express'
 import Fastify from 'fastify'
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose'
+import { expect } from 'vitest'
 import {
   type AuthorizationServer,
   createAuthorizationServer,
   fastifyMount,
+  GRANT_ID_CLAIM,
   generateSigningKey,
 } from '../../src/index.js'
 import { type ApplicationSessions, applicationSessions, REDIRECT_URI } from '../interactions/support/app.js'
+import { Browser } from '../interactions/support/browser.js'
+import { callbackOf, consentPage, post } from '../interactions/support/flow.js'
 import { DocumentServer, TEST_CA } from './document-server.js'
-import { pkce } from './oauth-client.js'
+import { pkce, redeemCode } from './oauth-client.js'
 
 export const NOTES = 'https://notes.example/mcp'
 export const FILES = 'https://files.example/mcp'
@@ -184,4 +188,39 @@ export function authorizationUrl(
     ...params,
   })
   return { url: `${stack.issuer}/auth?${query}`, verifier, state }
+}
+
+/** Redeems the code of an authorization response (PKCE verifier, resource) and verifies its access token. */
+export async function redeemedTokens(
+  stack: FullStack,
+  location: string | undefined,
+  request: Pick<AuthorizationUrl, 'verifier' | 'state'>,
+) {
+  const callback = callbackOf(location)
+  expect(callback.get('state')).toBe(request.state)
+  const code = callback.get('code')
+  expect(code).toBeTruthy()
+  const token = await redeemCode(
+    stack.issuer,
+    stack.webClientId,
+    REDIRECT_URI,
+    code as string,
+    request.verifier,
+    {
+      resource: NOTES,
+    },
+  )
+  expect(token.status).toBe(200)
+  const claims = await stack.verifyAccessToken(token.body.access_token as string, NOTES)
+  return { claims, refreshToken: token.body.refresh_token as string, grantId: claims[GRANT_ID_CLAIM] }
+}
+
+/** A fresh browser of `accountId` (signed in at `authenticatedAt`) that consents to notes:read for the web client. */
+export async function connect(stack: FullStack, accountId: string, authenticatedAt: Date) {
+  const browser = new Browser(stack.origin)
+  const session = stack.signIn(browser, accountId, authenticatedAt)
+  const request = authorizationUrl(stack)
+  const page = await consentPage(browser, request.url)
+  const { location } = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
+  return { accountId, browser, session, ...(await redeemedTokens(stack, location, request)) }
 }
