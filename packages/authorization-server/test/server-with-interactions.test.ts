@@ -47,6 +47,8 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         const page = await consentPage(browser, returnTo)
         expect(page.response.headers.get('cache-control')).toBe('no-store')
         expect(page.response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+        // The client is its Client ID Metadata Document, fetched from its https URL.
+        expect(stack.documents.hits.get('/web-client.json')).toBeGreaterThanOrEqual(1)
         expect(page.html).toContain(`data-client-host>${new URL(stack.documents.origin).host}<`)
         expect(page.html).toContain('data-client-name>Notes Assistant<')
         expect(page.html).toContain('data-redirect-host>callback.example<')
