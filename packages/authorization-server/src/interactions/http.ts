@@ -69,14 +69,33 @@ export type BodyResult =
   | { readonly kind: 'unsupported' }
 
 /**
+ * The form an upstream body parser (Express's `urlencoded`, mounted before the server) already read
+ * into `req.body`: its text, or the string fields of its object (any other value is dropped).
+ */
+function parsedForm(body: unknown, limit: number): BodyResult {
+  let text: string
+  if (typeof body === 'string' || Buffer.isBuffer(body)) text = body.toString()
+  else if (typeof body === 'object' && body !== null) {
+    const fields = Object.entries(body).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    )
+    text = new URLSearchParams(fields).toString()
+  } else text = ''
+  if (Buffer.byteLength(text) > limit) return { kind: 'too-large' }
+  return { kind: 'ok', form: new URLSearchParams(text) }
+}
+
+/**
  * Reads an `application/x-www-form-urlencoded` body of at most `limit` bytes. A larger body stops the
- * read at once (the rest is never buffered).
+ * read at once (the rest is never buffered). A body an upstream parser already consumed is taken from
+ * `req.body`, as oidc-provider does.
  */
 export async function readForm(req: IncomingMessage, limit: number): Promise<BodyResult> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
   if (type !== 'application/x-www-form-urlencoded') return { kind: 'unsupported' }
   const declared = Number(req.headers['content-length'] ?? '0')
   if (Number.isFinite(declared) && declared > limit) return { kind: 'too-large' }
+  if (!req.readable) return parsedForm((req as IncomingMessage & { body?: unknown }).body, limit)
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {

@@ -25,6 +25,9 @@ const DAY = 86_400
 /**
  * The login prompt is requested on every authorization until the interaction returns a login result:
  * the application's session is the only sign-in state, the provider's own session never signs anyone in.
+ * An account the interaction signed in that `findAccount` does not resolve (disabled, deleted) ends the
+ * authorization with `access_denied` at the redirect URI (oidc-provider would otherwise reach the
+ * consent checks without a grant and fail with a server error).
  */
 function alwaysAskTheApplication() {
   const policy = interactionPolicy.base()
@@ -35,10 +38,13 @@ function alwaysAskTheApplication() {
       'application_session',
       'the application signs the user in on every authorization',
       'login_required',
-      (ctx) =>
-        ctx.oidc.result?.login === undefined
-          ? interactionPolicy.Check.REQUEST_PROMPT
-          : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+      (ctx) => {
+        if (ctx.oidc.result?.login === undefined) return interactionPolicy.Check.REQUEST_PROMPT
+        if (ctx.oidc.account === undefined) {
+          throw new errors.AccessDenied(undefined, 'the account cannot be signed in')
+        }
+        return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      },
     ),
     0,
   )
@@ -46,23 +52,27 @@ function alwaysAskTheApplication() {
 }
 
 /**
- * The grant the authorization continues: the one the interaction just made or extended, else the
- * account's newest active grant for this client, found in the store rather than in the provider's session
- * cookie, so consent is asked once per client and account on every browser, and again only when the
- * scopes grow.
+ * The grant the authorization continues: the one the interaction just made or extended, else the one the
+ * provider's session cookie names, else the account's newest active grant for this client found in the
+ * store, so consent is asked once per client and account on every browser, and again only when the scopes
+ * grow. A candidate that is gone (disconnected, revoked) or belongs to another account or client is
+ * skipped, so a browser whose own grant ended still finds the account's newer one.
  */
 function existingGrant(grants: Pick<OAuthGrants, 'list'>) {
   return async (ctx: KoaContextWithOIDC) => {
     const clientId = ctx.oidc.client?.clientId
     const accountId = ctx.oidc.session?.accountId
     if (clientId === undefined || accountId === undefined) return undefined
-    const grantId =
-      ctx.oidc.result?.consent?.grantId ??
-      ctx.oidc.session?.grantIdFor(clientId) ??
-      (await grants.list(accountId)).find((grant) => grant.clientId === clientId)?.grantId
-    if (grantId === undefined) return undefined
-    const grant = await ctx.oidc.provider.Grant.find(grantId)
-    return grant?.accountId === accountId && grant.clientId === clientId ? grant : undefined
+    const owned = async (grantId: string | undefined) => {
+      if (grantId === undefined) return undefined
+      const grant = await ctx.oidc.provider.Grant.find(grantId)
+      return grant?.accountId === accountId && grant.clientId === clientId ? grant : undefined
+    }
+    return (
+      (await owned(ctx.oidc.result?.consent?.grantId)) ??
+      (await owned(ctx.oidc.session?.grantIdFor(clientId))) ??
+      (await owned((await grants.list(accountId)).find((grant) => grant.clientId === clientId)?.grantId))
+    )
   }
 }
 

@@ -105,6 +105,7 @@ export const redeemCode = (
   redirectUri: string,
   code: string,
   verifier?: string,
+  extra: Record<string, string> = {},
 ) =>
   postForm(`${issuer}/token`, {
     grant_type: 'authorization_code',
@@ -112,6 +113,7 @@ export const redeemCode = (
     redirect_uri: redirectUri,
     code,
     ...(verifier === undefined ? {} : { code_verifier: verifier }),
+    ...extra,
   })
 
 export const refresh = (

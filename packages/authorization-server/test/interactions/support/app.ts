@@ -21,7 +21,7 @@ export const NATIVE_CLIENT_ID = 'https://native.example/client.json'
 export const NATIVE_REDIRECT_URI = 'http://127.0.0.1/callback'
 export const STEP_UP_COOKIE = 'app_step_up'
 
-interface AppSession extends LocalSession {
+export interface AppSession extends LocalSession {
   authenticatedAt: Date
 }
 
@@ -91,9 +91,11 @@ async function buildProvider(issuer: string): Promise<Provider> {
   return provider
 }
 
-export interface TestApp {
-  readonly origin: string
-  readonly provider: Provider
+/**
+ * The application side of the interactions: its own session (the `app_session` cookie), the real
+ * `createInteractions` reading it, and `stepUpReauthentication` over a real `StepUpService`.
+ */
+export interface ApplicationSessions {
   readonly stepUp: StepUpService
   readonly interactions: InteractionHandler
   /** Signs `accountId` into the application's own session in `browser`. */
@@ -104,14 +106,9 @@ export interface TestApp {
     session: AppSession,
     options?: { authenticatedAt?: Date; purpose?: string },
   ): Promise<string>
-  /** An authorization request with PKCE; returns its URL and the verifier. */
-  authorize(params?: Record<string, string>): { url: string; verifier: string; state: string }
-  close(): Promise<void>
 }
 
-type Mount = 'express' | 'fastify'
-
-export async function startApp(mount: Mount, overrides: Partial<InteractionsOptions> = {}): Promise<TestApp> {
+export function applicationSessions(overrides: Partial<InteractionsOptions> = {}): ApplicationSessions {
   const sessions = new Map<string, AppSession>()
   const stepUp = new StepUpService({ store: new MemoryStepUpStore() })
   const sessionOf = (req: IncomingMessage) => {
@@ -135,6 +132,48 @@ export async function startApp(mount: Mount, overrides: Partial<InteractionsOpti
     scopeDescriptions: { 'notes:read': 'Read your notes', 'notes:write': 'Change your notes' },
     ...overrides,
   })
+  return {
+    stepUp,
+    interactions,
+    signIn(browser, accountId, authenticatedAt = new Date()) {
+      const id = randomBytes(16).toString('base64url')
+      const session: AppSession = {
+        accountId,
+        securityEpoch: 1,
+        sessionHandle: `handle-${id}`,
+        authenticatedAt,
+      }
+      sessions.set(id, session)
+      browser.setCookie('app_session', id)
+      return session
+    },
+    async reauthenticate(browser, session, options = {}) {
+      const credential = await stepUp.issue({
+        accountId: session.accountId,
+        purpose: options.purpose ?? 'oauth-authorize',
+        securityEpoch: session.securityEpoch,
+        sessionBinding: session.sessionHandle,
+        ...(options.authenticatedAt === undefined ? {} : { authenticatedAt: options.authenticatedAt }),
+      })
+      browser.setCookie(STEP_UP_COOKIE, credential.reveal())
+      return credential.reveal()
+    },
+  }
+}
+
+export interface TestApp extends ApplicationSessions {
+  readonly origin: string
+  readonly provider: Provider
+  /** An authorization request with PKCE; returns its URL and the verifier. */
+  authorize(params?: Record<string, string>): { url: string; verifier: string; state: string }
+  close(): Promise<void>
+}
+
+type Mount = 'express' | 'fastify'
+
+export async function startApp(mount: Mount, overrides: Partial<InteractionsOptions> = {}): Promise<TestApp> {
+  const sessions = applicationSessions(overrides)
+  const { interactions } = sessions
   let provider: Provider | undefined
   const dispatch = (req: IncomingMessage, res: ServerResponse) => {
     if (provider === undefined) throw new Error('not started')
@@ -178,33 +217,9 @@ export async function startApp(mount: Mount, overrides: Partial<InteractionsOpti
   provider = await buildProvider(`${origin}/oauth`)
   const started = provider
   return {
+    ...sessions,
     origin,
     provider: started,
-    stepUp,
-    interactions,
-    signIn(browser, accountId, authenticatedAt = new Date()) {
-      const id = randomBytes(16).toString('base64url')
-      const session: AppSession = {
-        accountId,
-        securityEpoch: 1,
-        sessionHandle: `handle-${id}`,
-        authenticatedAt,
-      }
-      sessions.set(id, session)
-      browser.setCookie('app_session', id)
-      return session
-    },
-    async reauthenticate(browser, session, options = {}) {
-      const credential = await stepUp.issue({
-        accountId: session.accountId,
-        purpose: options.purpose ?? 'oauth-authorize',
-        securityEpoch: session.securityEpoch,
-        sessionBinding: session.sessionHandle,
-        ...(options.authenticatedAt === undefined ? {} : { authenticatedAt: options.authenticatedAt }),
-      })
-      browser.setCookie(STEP_UP_COOKIE, credential.reveal())
-      return credential.reveal()
-    },
     authorize(params = {}) {
       const verifier = randomBytes(32).toString('base64url')
       const state = randomBytes(8).toString('base64url')
