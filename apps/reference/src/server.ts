@@ -117,6 +117,9 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       trustedProxies: config.trustedProxies ?? [],
       providers: config.providers ?? [],
       ...(idp === undefined ? {} : { idp: { issuer: idp.issuer } }),
+      ...(config.authorizationServer === undefined
+        ? {}
+        : { authorizationServer: config.authorizationServer }),
     })
     stops.push(() => demo.close())
     const demoUsers = await demo.seedDemoUsers()

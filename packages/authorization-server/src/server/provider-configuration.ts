@@ -105,7 +105,10 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       short: { signed: true },
     },
     responseTypes: ['code'],
-    scopes: [],
+    // The resources' scopes are the server's scope values too: a client's registration or metadata
+    // document may list them in its `scope` (the scopes it will ever ask for), which oidc-provider checks
+    // against this list. Consent and tokens still go by resource (each token carries its resource's).
+    scopes: [...new Set([...resources.values()].flatMap((resource) => resource.scopes))],
     clientDefaults: {
       // MCP clients are mostly desktop and command-line apps: unless a client says `web`, the RFC 8252
       // loopback rule applies (any port on http://127.0.0.1 and http://[::1] redirect URIs).

@@ -22,6 +22,8 @@ export class TestInteraction implements InteractionHandler {
       params.resource === undefined ? [] : ([] as unknown[]).concat(params.resource).map(String)
     const scope = typeof params.scope === 'string' ? params.scope : ''
     for (const resource of resources) grant.addResourceScope(resource, scope)
+    // The resources' scope names are the server's scope values too: granted as such, as the real pages do.
+    if (scope !== '') grant.addOIDCScope(scope)
     const grantId = await grant.save()
     await provider.interactionFinished(
       req,
