@@ -41,14 +41,11 @@ import { createSecondFactors } from './accounts/second-factors.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
+import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
-import {
-  type AuthorizationServerSettings,
-  createReferenceAuthorizationServer,
-  oauthAccessTokenMechanism,
-  oauthIdentifiers,
-} from './oauth-server/oauth-server.js'
+import { oauthAccessTokenMechanism } from './oauth-server/access-tokens.js'
+import { type AuthorizationServerSettings, oauthIdentifiers } from './oauth-server/names.js'
 import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { KeyMaterial } from './secrets/key-material.js'
@@ -218,7 +215,10 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   const passkeys = factors.passkeys
-  const authorizationServer = await createReferenceAuthorizationServer({
+  // Loaded here, with oidc-provider's console notices held back (its Node.js version advice): the app's
+  // console says what runs.
+  const authorizationServerModule = await quietly(() => import('./oauth-server/oauth-server.js'))
+  const authorizationServer = await authorizationServerModule.createReferenceAuthorizationServer({
     store: grants,
     publicOrigin,
     accounts: accountStore,
@@ -263,7 +263,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
           ]),
       totpRoutes({ totp: factors.totp, stepUp, local, security }),
       // Where an authorization that asks for a fresh sign-in (`prompt=login`, `max_age`) confirms it.
-      reauthenticationRoutes(security, context, accounts),
+      reauthenticationRoutes(security, context, accounts, authorizationServerModule.OAUTH_AUTHORIZE_PURPOSE),
       accountRoutes(security, context, {
         local,
         service: accounts,

@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path'
 import { parseTrustedProxies } from '@portcullis/core/local-accounts'
-import type { AuthorizationServerSettings } from './oauth-server/oauth-server.js'
+import type { AuthorizationServerSettings } from './oauth-server/names.js'
 import { type ProviderSettings, readProviderSettings } from './providers/provider-settings.js'
 
 export interface DemoIdpConfig {

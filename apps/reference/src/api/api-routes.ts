@@ -4,7 +4,7 @@ import { HttpProblem, type SecureRouter, type Security } from '@portcullis/expre
 import { LOCAL_TOKEN_MECHANISM, SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_TENANTS, demoInvoices } from '../directory/demo-directory.js'
-import { OAUTH_MECHANISM } from '../oauth-server/oauth-server.js'
+import { OAUTH_MECHANISM } from '../oauth-server/names.js'
 import { DEMO_WORKLOAD_JWKS_PATH, type WorkloadSigner } from '../workload/workload-signer.js'
 import { API_KEY_MECHANISM, WORKLOAD_MECHANISM } from './mechanisms.js'
 import { TENANT_PROJECTION_SCHEMA } from './projection-schema.js'

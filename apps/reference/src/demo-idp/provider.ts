@@ -21,7 +21,7 @@ export interface DemoProviderOptions {
  * Runs `work` with oidc-provider's console notices held back (its Node.js version advice and the note that
  * sessions live in memory): both are expected for a local demo IdP, which the app's console describes.
  */
-function quietly<T>(work: () => T): T {
+export function quietly<T>(work: () => T): T {
   const { warn, info } = console
   const filter =
     (original: (...args: unknown[]) => void) =>

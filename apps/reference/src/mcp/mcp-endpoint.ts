@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url'
 import { anyOf } from '@portcullis/core/policy'
 import { createMCPEndpoint, type MCPEndpoint, type Security } from '@portcullis/express'
 import { API_KEY_MECHANISM, WORKLOAD_MECHANISM } from '../api/mechanisms.js'
-import { MCP_SCOPES, OAUTH_MECHANISM } from '../oauth-server/oauth-server.js'
+import { MCP_PATH, MCP_SCOPES, OAUTH_MECHANISM } from '../oauth-server/names.js'
 
-export const MCP_PATH = '/mcp'
+export { MCP_PATH } from '../oauth-server/names.js'
 export const MCP_SCHEME = 'reference'
 /** The skills published as `skill://<name>/<path>` (the `skills/` folder of the app). */
 export const SKILLS_DIRECTORY = fileURLToPath(new URL('../../skills', import.meta.url))

@@ -2,81 +2,27 @@ import { hkdfSync } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import {
   type AuthorizationServer,
-  type ClientIdMetadataDocumentOptions,
   createAuthorizationServer,
   createInteractions,
-  OAUTH_AUTHORIZE_PURPOSE,
   stepUpReauthentication,
 } from '@portcullis/authorization-server'
 import type { AccountRecords } from '@portcullis/core/accounts'
-import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import { AUTH_TIME_ATTRIBUTE } from '@portcullis/core/authorization'
-import { oauthAccessTokens } from '@portcullis/core/authorization-server'
-import type { JWKSProvider } from '@portcullis/core/jwks'
 import { required } from '@portcullis/core/policy'
-import type { RevocationNotices } from '@portcullis/core/revocation'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { currentLocalSession, type Security } from '@portcullis/express'
 import type { PostgresOAuthServerStore } from '@portcullis/postgres'
 import type { Request } from 'express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import { MCP_PATH } from '../mcp/mcp-endpoint.js'
+import {
+  type AuthorizationServerSettings,
+  MCP_SCOPES,
+  OAUTH_REAUTHENTICATE_PATH,
+  oauthIdentifiers,
+} from './names.js'
 import { derivedSigningKey } from './signing-key.js'
 
-/** Where the authorization server lives on the app's origin (its issuer is `{origin}/oauth`). */
-export const OAUTH_PATH = '/oauth'
-/** The mechanism name of its access tokens in route policy. */
-export const OAUTH_MECHANISM = 'oauth'
-/** Where the interaction sends a user to confirm it is them (`prompt=login`, `max_age`). */
-export const OAUTH_REAUTHENTICATE_PATH = '/oauth-reauthenticate'
-/** What an MCP client may ask for: each scope only narrows what the user may read anyway. */
-export const MCP_SCOPES: Readonly<Record<string, string>> = Object.freeze({
-  'resources:read': 'Read the resources this app publishes to agents, as you (your capabilities and tenants)',
-  'reports:read': 'Read your usage reports',
-})
-
-/** The authorization server's settings the environment chooses. */
-export interface AuthorizationServerSettings {
-  /** RFC 7591 registration for clients without a metadata document. Default off. */
-  readonly registration?: boolean
-  /** How client metadata documents are fetched (development: loopback documents, a test CA). */
-  readonly clientIdMetadataDocuments?: ClientIdMetadataDocumentOptions
-}
-
-/** The issuer of the app's authorization server and the one resource its tokens are for. */
-export function oauthIdentifiers(publicOrigin: string): {
-  readonly issuer: string
-  readonly resource: string
-} {
-  return { issuer: `${publicOrigin}${OAUTH_PATH}`, resource: `${publicOrigin}${MCP_PATH}` }
-}
-
-/**
- * The resource side: `Authorization: Bearer` access tokens of the app's authorization server, for the MCP
- * endpoint (issuer, exactly this resource, EdDSA only, `at+jwt`), with the grant checked on every request
- * through the store and the revocation notices (a disconnected client is refused on every instance).
- */
-export function oauthAccessTokenMechanism(parts: {
-  readonly grants: PostgresOAuthServerStore
-  readonly publicOrigin: string
-  /** Where this process listens: the keys are fetched from there, as another service would. */
-  readonly selfUrl: string
-  readonly jwks: JWKSProvider
-  readonly notices: RevocationNotices
-}): AuthenticationMechanism {
-  const { issuer, resource } = oauthIdentifiers(parts.publicOrigin)
-  return oauthAccessTokens({
-    name: OAUTH_MECHANISM,
-    issuer,
-    resource,
-    jwks: parts.jwks,
-    jwksUri: `${parts.selfUrl}${OAUTH_PATH}/jwks`,
-    algorithms: ['EdDSA'],
-    grants: parts.grants,
-    notices: parts.notices,
-    shareBearerHeader: true,
-  })
-}
+export { OAUTH_AUTHORIZE_PURPOSE } from '@portcullis/authorization-server'
 
 /**
  * The app's own OAuth 2.1 authorization server for MCP clients: grants over the accounts' Postgres

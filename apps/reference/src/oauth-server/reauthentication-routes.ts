@@ -1,4 +1,3 @@
-import { OAUTH_AUTHORIZE_PURPOSE } from '@portcullis/authorization-server'
 import type { AccountService } from '@portcullis/core/accounts'
 import { optional, required } from '@portcullis/core/policy'
 import { localSessionOf, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
@@ -8,7 +7,7 @@ import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerFor } from '../layout/layout.js'
-import { OAUTH_PATH, OAUTH_REAUTHENTICATE_PATH } from './oauth-server.js'
+import { OAUTH_PATH, OAUTH_REAUTHENTICATE_PATH } from './names.js'
 
 const INTERACTION = new RegExp(`^${OAUTH_PATH}/interaction/[A-Za-z0-9_-]{1,64}$`)
 
@@ -26,6 +25,8 @@ export function reauthenticationRoutes(
   security: Pick<Security, 'router' | 'stepUp'>,
   context: ReferenceContext,
   service: Pick<AccountService, 'passwordStepUp'>,
+  /** The step-up purpose the interaction consumes (`OAUTH_AUTHORIZE_PURPOSE`). */
+  purpose: string,
 ): SecureRouter {
   const router = security.router()
   const auth = required(SESSION_MECHANISM)
@@ -71,15 +72,12 @@ export function reauthenticationRoutes(
     try {
       const credential = await service.passwordStepUp({
         session,
-        purpose: OAUTH_AUTHORIZE_PURPOSE,
+        purpose,
         password: field(request, 'password'),
         request: requestInfo(request),
       })
       if (cookies !== undefined) {
-        response.append(
-          'Set-Cookie',
-          cookies.serialize(OAUTH_AUTHORIZE_PURPOSE, credential.reveal(), credential.expiresAt),
-        )
+        response.append('Set-Cookie', cookies.serialize(purpose, credential.reveal(), credential.expiresAt))
       }
       response.redirect(303, returnTo)
     } catch (error) {
