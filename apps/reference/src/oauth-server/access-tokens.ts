@@ -19,6 +19,7 @@ export function oauthAccessTokenMechanism(parts: {
   readonly notices: RevocationNotices
 }): AuthenticationMechanism {
   const { issuer, resource } = oauthIdentifiers(parts.publicOrigin)
+  // #region access-tokens
   return oauthAccessTokens({
     name: OAUTH_MECHANISM,
     issuer,
@@ -30,4 +31,5 @@ export function oauthAccessTokenMechanism(parts: {
     notices: parts.notices,
     shareBearerHeader: true,
   })
+  // #endregion access-tokens
 }

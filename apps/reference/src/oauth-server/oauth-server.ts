@@ -49,6 +49,7 @@ export async function createReferenceAuthorizationServer(parts: {
     new Uint8Array(
       hkdfSync('sha256', parts.secret, new Uint8Array(0), `portcullis-reference|oauth|${label}`, 32),
     )
+  // #region interactions
   const interactions = createInteractions({
     // The app's session is the only login state: its sign-in time becomes `auth_time`.
     async currentUser(req) {
@@ -79,6 +80,7 @@ export async function createReferenceAuthorizationServer(parts: {
     scopeDescriptions: MCP_SCOPES,
     csrfKey: derive('consent-csrf'),
   })
+  // #endregion interactions
   const signingKey = await derivedSigningKey(parts.secret, 'v1')
   return createAuthorizationServer({
     issuer,
