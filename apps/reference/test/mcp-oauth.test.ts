@@ -245,3 +245,46 @@ describe('the 2.x SDK client with a Client ID Metadata Document', () => {
     await client.close()
   }, 60_000)
 })
+
+describe('an upstream sign-in during an authorization', () => {
+  it('comes back to the interaction through /connect/resume (and nowhere else)', async () => {
+    const clientId = documents.client('/agent-idp.json', {
+      client_name: 'IdP test agent',
+      redirect_uris: [REDIRECT],
+    })
+    const fresh = new AgentBrowser(app.url)
+    const authorize = new URL(`${app.url}/oauth/auth`)
+    for (const [name, value] of Object.entries({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'resources:read',
+      resource: `${app.url}/mcp`,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'upstream',
+    })) {
+      authorize.searchParams.set(name, value)
+    }
+    const toInteraction = await step(fresh.jar, authorize.href)
+    const interaction = new URL(toInteraction.headers.get('location') ?? '', app.url).pathname
+    expect(interaction).toMatch(/^\/oauth\/interaction\/[\w-]+$/)
+    const toSignIn = await step(fresh.jar, `${app.url}${interaction}`, { headers: { accept: 'text/html' } })
+    const signIn = new URL(toSignIn.headers.get('location') ?? '', app.url)
+    expect(signIn.pathname).toBe('/sign-in')
+    const page = await step(fresh.jar, signIn.href, { headers: { accept: 'text/html' } })
+    expect(await page.text()).toContain('/auth/oauth/demo/login?return_to=%2Fconnect%2Fresume')
+    // The IdP flow accepts that return path (it answers with the redirect to the IdP, not a refusal).
+    const login = await step(fresh.jar, `${app.url}/auth/oauth/demo/login?return_to=%2Fconnect%2Fresume`)
+    expect([302, 303]).toContain(login.status)
+    const resumed = await step(fresh.jar, `${app.url}/connect/resume`)
+    expect(resumed.status).toBe(303)
+    expect(resumed.headers.get('location')).toBe(interaction)
+    // A forged cookie sends nowhere but home.
+    const forged = await fetch(`${app.url}/connect/resume`, {
+      redirect: 'manual',
+      headers: { cookie: `portcullis-connect=${encodeURIComponent('//evil.example/oauth/interaction/x')}` },
+    })
+    expect(forged.headers.get('location')).toBe('/')
+  })
+})

@@ -24,7 +24,15 @@ export const DEMO_PROVIDER = 'demo'
 /** The sensitive action of the account area, confirmed by a fresh login at the demo IdP. */
 export const RECOVERY_CODES_PURPOSE = 'show-recovery-codes'
 /** Where the OAuth callbacks may send the browser back to. */
-export const RETURN_PATHS = ['/', '/account', '/account/recovery-codes', '/tenants', '/keys'] as const
+export const RETURN_PATHS = [
+  '/',
+  '/account',
+  '/account/recovery-codes',
+  '/tenants',
+  '/keys',
+  // An authorization of an MCP client waiting for this sign-in (see oauth-server/resume.ts).
+  '/connect/resume',
+] as const
 /**
  * What the demo IdP may confirm by a fresh login (`max_age=0`): the recovery codes, and for an account
  * it created (no password) adding a password and deleting the account.

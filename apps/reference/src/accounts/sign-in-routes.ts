@@ -7,6 +7,7 @@ import type { ReferenceContext } from '../app-context.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage } from '../layout/layout.js'
+import { CONNECT_RESUME_PATH, interactionPath, rememberInteraction } from '../oauth-server/resume.js'
 import { passkeyElsewhere, secondFactorPage } from './factor-pages.js'
 import { passkeyPlaceOf } from './factor-routes.js'
 import { field, refusal, requestInfo, retryHint, safeReturn } from './forms.js'
@@ -60,7 +61,20 @@ export function signInRoutes(
     state: { status?: number; message?: string; username?: string } = {},
   ) => {
     const returnTo = safeReturn(request.query.return_to ?? field(request, 'return_to'))
-    const oauthReturn = (RETURN_PATHS as readonly string[]).includes(returnTo) ? returnTo : '/'
+    const interaction = interactionPath(returnTo)
+    // An authorization waiting for this sign-in: the IdP returns to a fixed path, which resumes it.
+    if (interaction !== undefined) {
+      response.append(
+        'Set-Cookie',
+        rememberInteraction(interaction, context.publicOrigin.startsWith('https:')),
+      )
+    }
+    const oauthReturn =
+      interaction !== undefined
+        ? CONNECT_RESUME_PATH
+        : (RETURN_PATHS as readonly string[]).includes(returnTo)
+          ? returnTo
+          : '/'
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,

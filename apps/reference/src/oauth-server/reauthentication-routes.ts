@@ -7,19 +7,15 @@ import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { SIGN_IN_PATH, sendPage, viewerFor } from '../layout/layout.js'
-import { OAUTH_PATH, OAUTH_REAUTHENTICATE_PATH } from './names.js'
-
-const INTERACTION = new RegExp(`^${OAUTH_PATH}/interaction/[A-Za-z0-9_-]{1,64}$`)
-
-/** Only back to an interaction of the authorization server: never an arbitrary path or another site. */
-const interactionPath = (value: unknown): string | undefined =>
-  typeof value === 'string' && INTERACTION.test(value) ? value : undefined
+import { OAUTH_REAUTHENTICATE_PATH } from './names.js'
+import { CONNECT_RESUME_PATH, forgetInteraction, interactionPath, rememberedInteraction } from './resume.js'
 
 /**
  * `/oauth-reauthenticate`: where an authorization with `prompt=login` or an exceeded `max_age` sends the
  * user. The password is checked again (under the sign-in rate limits) and a one-use step-up credential
  * of purpose `oauth-authorize`, bound to this session, goes into its step-up cookie; the interaction
- * consumes it and its time becomes the token's `auth_time`.
+ * consumes it and its time becomes the token's `auth_time`. Also `/connect/resume`, where an upstream
+ * sign-in started during an authorization comes back to.
  */
 export function reauthenticationRoutes(
   security: Pick<Security, 'router' | 'stepUp'>,
@@ -101,6 +97,12 @@ export function reauthenticationRoutes(
         status,
       )
     }
+  })
+  // Back from an upstream sign-in started on the sign-in page of an authorization (see resume.ts).
+  router.get(CONNECT_RESUME_PATH, { auth: optional(auth) }, (request, response) => {
+    const path = rememberedInteraction(request.headers.cookie)
+    response.append('Set-Cookie', forgetInteraction(context.publicOrigin.startsWith('https:')))
+    response.redirect(303, path ?? '/')
   })
   return router
 }
