@@ -19,7 +19,8 @@ beforeEach(() => {
   }
 })
 
-const bridge = (ttl?: number) => persistenceBridge({ store, clock: () => now, unusedClientTtlSeconds: ttl })
+const bridge = (ttl?: number) =>
+  persistenceBridge({ store, clock: () => now, unusedClientTtlSeconds: ttl, errors })
 
 describe('the persistence bridge', () => {
   it('stores payloads with their expiry and reports consumption as a timestamp', async () => {

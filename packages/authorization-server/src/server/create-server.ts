@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { OAuthGrantSummary } from '@portcullis/core/authorization-server'
 import { resolveClientAddress, type TrustedProxies } from '@portcullis/core/local-accounts'
-import Provider from 'oidc-provider'
+import type Provider from 'oidc-provider'
 import { inProcessMetadata } from './metadata.js'
+import { loadOidcProvider } from './oidc-provider-module.js'
 import { type AuthorizationServerOptions, resolveOptions } from './options.js'
 import { outboundFetch } from './outbound-fetch.js'
 import { sendProblem } from './problem.js'
@@ -60,10 +61,11 @@ export async function createAuthorizationServer(
   const resolved = resolveOptions(options)
   const ring = await signingKeyRing(options.signingKeys)
   const clock = Date.now
+  const oidc = await loadOidcProvider()
   const outbound = outboundFetch(resolved.cimd)
   let provider: Provider
   try {
-    provider = new Provider(
+    provider = new oidc.default(
       resolved.issuer.href.replace(/\/$/, ''),
       providerConfiguration({
         options: resolved,
@@ -73,6 +75,7 @@ export async function createAuthorizationServer(
         outbound,
         cookieKeys: options.cookieKeys,
         clock,
+        oidc,
       }),
     )
   } catch (error) {

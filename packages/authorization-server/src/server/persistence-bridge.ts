@@ -1,6 +1,6 @@
 import type { OAuthServerStore } from '@portcullis/core/authorization-server'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
-import { errors } from 'oidc-provider'
+import type { OidcProviderModule } from './oidc-provider-module.js'
 
 export interface PersistenceBridgeOptions {
   readonly store: OAuthServerStore
@@ -11,6 +11,8 @@ export interface PersistenceBridgeOptions {
    * undefined when registration is off.
    */
   readonly unusedClientTtlSeconds: number | undefined
+  /** oidc-provider's error classes (the loaded module's `errors`). */
+  readonly errors: OidcProviderModule['errors']
 }
 
 type Payload = AdapterPayload & Record<string, unknown>
@@ -23,7 +25,7 @@ type Payload = AdapterPayload & Record<string, unknown>
  * - a registered client is stored with an expiry until the first grant for it is saved.
  */
 export function persistenceBridge(options: PersistenceBridgeOptions): (model: string) => Adapter {
-  const { store, clock, unusedClientTtlSeconds } = options
+  const { store, clock, unusedClientTtlSeconds, errors } = options
   const revoking = new Map<string, Promise<void>>()
 
   /** One `revokeGrant` per grant at a time: the provider revokes model by model, the store does it all. */

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { AccountRecords } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
-import { errors, interactionPolicy } from 'oidc-provider'
 import { GRANT_ID_CLAIM } from '../interaction-handler.js'
+import type { OidcProviderModule } from './oidc-provider-module.js'
 import type { ResolvedOptions } from './options.js'
 import type { OutboundFetch } from './outbound-fetch.js'
 import { persistenceBridge } from './persistence-bridge.js'
@@ -18,6 +18,8 @@ export interface ProviderConfigurationInput {
   readonly outbound: OutboundFetch
   readonly cookieKeys: readonly string[] | undefined
   readonly clock: () => number
+  /** The loaded oidc-provider module. */
+  readonly oidc: OidcProviderModule
 }
 
 const DAY = 86_400
@@ -29,7 +31,7 @@ const DAY = 86_400
  * authorization with `access_denied` at the redirect URI (oidc-provider would otherwise reach the
  * consent checks without a grant and fail with a server error).
  */
-function alwaysAskTheApplication() {
+function alwaysAskTheApplication({ errors, interactionPolicy }: OidcProviderModule) {
   const policy = interactionPolicy.base()
   const login = policy.get('login')
   if (login === undefined) throw new Error('oidc-provider has no login prompt')
@@ -87,7 +89,8 @@ function sourceClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
 
 /** oidc-provider's configuration: its features switched on and bounded; no OAuth logic of our own. */
 export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
-  const { options, ring, outbound, accounts } = input
+  const { options, ring, outbound, accounts, oidc } = input
+  const { errors } = oidc
   const { resources, registration, cimd, mountPath } = options
   const indicators = [...resources.keys()]
   const only = indicators.length === 1 ? indicators[0] : undefined
@@ -97,6 +100,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       store: input.store,
       clock: input.clock,
       unusedClientTtlSeconds: registration?.unusedClientTtlSeconds,
+      errors,
     }),
     jwks: { keys: ring.keys.map((key) => ({ ...key })) } as Configuration['jwks'],
     cookies: {
@@ -142,7 +146,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     },
     interactions: {
       url: (_ctx, interaction) => `${mountPath}/interaction/${interaction.uid}`,
-      policy: alwaysAskTheApplication(),
+      policy: alwaysAskTheApplication(oidc),
     },
     fetch: outbound.fetch,
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxBytes },
