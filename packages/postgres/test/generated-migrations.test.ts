@@ -43,6 +43,7 @@ describe('generated migrations', () => {
       { version: 7, name: 'totp' },
       { version: 8, name: 'passkeys' },
       { version: 9, name: 'session-handle-tags' },
+      { version: 11, name: 'store-lookup-indexes' },
     ])
   })
 

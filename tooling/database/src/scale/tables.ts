@@ -171,12 +171,13 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
         ${accounts('i % 1000 = 9')}`,
   },
   {
+    // Revocations that failed upstream and wait for the drain job: one in a hundred accounts.
     table: 'portcullis_oauth_revocation_retries',
-    perAccount: 0.001,
+    perAccount: 0.01,
     insert: `insert into portcullis_oauth_revocation_retries (retry_id, provider, client_id, provider_account_id,
         failed_token_types, occurred_at, envelope)
       select 'retry-' || i, 'scale-idp', 'scale-client', 'provider-account-' || i, array['refresh_token'],
-             ${now} - (i % 86400) * interval '1 second', $4::text ${accounts('i % 1000 = 7')}`,
+             ${now} - (i % 86400) * interval '1 second', $4::text ${accounts('i % 100 = 7')}`,
   },
 ])
 
