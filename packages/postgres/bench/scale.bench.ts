@@ -1,0 +1,121 @@
+// Flat cost from a thousand users to a million: the stores' per-request operations on the scale fixture
+// at 10^3 and at 10^6 accounts (3 x 10^3 and 3 x 10^6 sessions), interleaved in one run, a throughput
+// ratio per operation (budget >= 0.8x), then the sweep of expired rows at 10^6 with each batch's
+// transaction timed (budget <= 100 ms). Counts are bounded: CALLS calls per side per round, ROUNDS rounds.
+//   SCALE_ACCOUNTS=1000000 (default) pnpm --filter @portcullis/postgres exec tsx bench/scale.bench.ts
+import { finish, recordComparison, reportTable } from '@portcullis/bench'
+import { fillScaleFixture } from '@portcullis/database-tooling/scale-fixture'
+import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
+import { createPostgresClient, migrate, type PostgresClient } from '../src/index.js'
+import { scaleOperations } from './scale/operations.js'
+import { timeSweep } from './scale/sweeps.js'
+
+const SMALL = 1_000
+const LARGE = Number(process.env.SCALE_ACCOUNTS ?? 1_000_000)
+const CALLS = 200
+const ROUNDS = 5
+const SWEEP_BUDGET_MS = 100
+const opened: { database: TestDatabase; client: PostgresClient }[] = []
+
+async function fixture(accounts: number) {
+  const database = await createTestDatabase()
+  const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
+  opened.push({ database, client })
+  await migrate(client)
+  const report = await fillScaleFixture(database.connectionString, { accounts })
+  console.log(
+    `fixture of ${accounts} accounts: ${JSON.stringify(report.seconds)} s, ${JSON.stringify(report.rows)}`,
+  )
+  return { client, report }
+}
+
+/** Calls per second of `CALLS` calls, counting only the time each call timed. */
+async function rate(run: (k: number) => Promise<number>, from: number): Promise<number> {
+  let total = 0
+  for (let k = from; k < from + CALLS; k++) total += await run(k)
+  return (CALLS * 1000) / total
+}
+
+try {
+  const small = await fixture(SMALL)
+  const large = await fixture(LARGE)
+  const smallOps = scaleOperations(small.client, SMALL)
+  const largeOps = scaleOperations(large.client, LARGE)
+  const rows: string[][] = []
+  for (const [index, operation] of smallOps.entries()) {
+    const candidate = largeOps[index]
+    if (candidate === undefined) throw new Error('operation lists differ')
+    await rate(operation.run, 0) // warm-up, both sides
+    await rate(candidate.run, 0)
+    const ratios: number[] = []
+    const baselines: number[] = []
+    const candidates: number[] = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const from = (round + 1) * CALLS
+      const first = round % 2 === 0
+      const b = first ? await rate(operation.run, from) : 0
+      const c = await rate(candidate.run, from)
+      const baseline = first ? b : await rate(operation.run, from)
+      baselines.push(baseline)
+      candidates.push(c)
+      ratios.push(c / baseline)
+    }
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0
+    const result = recordComparison({
+      id: `scale-${operation.id}`,
+      title: `Scale: ${operation.what}, ${LARGE} accounts vs ${SMALL}`,
+      baseline: { name: `${SMALL} accounts`, perSecond: median(baselines) },
+      candidate: { name: `${LARGE} accounts`, perSecond: median(candidates) },
+      ratio: median(ratios),
+      rounds: ratios,
+      budget: 0.8,
+    })
+    rows.push([
+      operation.what,
+      (1000 / result.baseline.perSecond).toFixed(2),
+      (1000 / result.candidate.perSecond).toFixed(2),
+      `${result.ratio.toFixed(2)}x`,
+    ])
+  }
+  reportTable(
+    `Scale: store operations at ${SMALL} and ${LARGE} accounts (ms per call, medians of ${ROUNDS} rounds of ${CALLS})`,
+    ['Operation', `ms at ${SMALL}`, `ms at ${LARGE}`, 'Throughput ratio'],
+    rows,
+  )
+  const sweeps = await timeSweep(large.client, 20_000)
+  reportTable(
+    `Scale: sweepExpired at ${LARGE} accounts, 20 000 expired rows added per table (budget <= ${SWEEP_BUDGET_MS} ms per batch transaction)`,
+    ['Table', 'Batches', 'Rows deleted', 'Median batch ms', 'Slowest batch ms', 'Verdict'],
+    sweeps.map((sweep) => [
+      sweep.table,
+      String(sweep.batches),
+      String(sweep.rows),
+      sweep.medianMs.toFixed(1),
+      sweep.maxMs.toFixed(1),
+      sweep.maxMs <= SWEEP_BUDGET_MS ? 'met' : '**missed**',
+    ]),
+  )
+  if (sweeps.some((sweep) => sweep.maxMs > SWEEP_BUDGET_MS)) {
+    console.error(`a sweep batch took more than ${SWEEP_BUDGET_MS} ms`)
+    process.exitCode = 1
+  }
+  const sizes = large.report.rows
+  reportTable(
+    'Scale: fixture sizes (rows per table) and fill time',
+    ['Table', `At ${SMALL} accounts`, `At ${LARGE} accounts`],
+    [
+      ...Object.keys(sizes).map((table) => [table, String(small.report.rows[table]), String(sizes[table])]),
+      [
+        'fill seconds (load, index, analyze, total)',
+        JSON.stringify(small.report.seconds),
+        JSON.stringify(large.report.seconds),
+      ],
+    ],
+  )
+  finish()
+} finally {
+  for (const { client, database } of opened) {
+    await client.close()
+    await database.close()
+  }
+}
