@@ -7,6 +7,7 @@ import { finish, recordComparison, reportTable } from '@portcullis/bench'
 import { fillScaleFixture } from '@portcullis/database-tooling/scale-fixture'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { createPostgresClient, migrate, type PostgresClient } from '../src/index.js'
+import { measureMigrationLocks } from './scale/migration-locks.js'
 import { scaleOperations } from './scale/operations.js'
 import { timeSweep } from './scale/sweeps.js'
 
@@ -17,6 +18,8 @@ const ROUNDS = 5
 const SWEEP_BUDGET_MS = 100
 const opened: { database: TestDatabase; client: PostgresClient }[] = []
 
+const MIGRATION_BUDGET_MS = 1000
+
 async function fixture(accounts: number) {
   const database = await createTestDatabase()
   const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
@@ -26,7 +29,7 @@ async function fixture(accounts: number) {
   console.log(
     `fixture of ${accounts} accounts: ${JSON.stringify(report.seconds)} s, ${JSON.stringify(report.rows)}`,
   )
-  return { client, report }
+  return { client, report, connectionString: database.connectionString }
 }
 
 /** Calls per second of `CALLS` calls, counting only the time each call timed. */
@@ -97,6 +100,34 @@ try {
   )
   if (sweeps.some((sweep) => sweep.maxMs > SWEEP_BUDGET_MS)) {
     console.error(`a sweep batch took more than ${SWEEP_BUDGET_MS} ms`)
+    process.exitCode = 1
+  }
+  const migrations = await measureMigrationLocks(large.connectionString)
+  const blocking = migrations.locks.filter((lock) => lock.blocks !== 'nothing a request does')
+  reportTable(
+    `Scale: locks of the index migrations applied again at ${LARGE} accounts (budget: nothing blocks a user table > ${MIGRATION_BUDGET_MS} ms)`,
+    ['Migration', 'Table', 'Lock', 'Blocks', 'Held ms', 'Verdict'],
+    [
+      ...migrations.locks.map((lock) => [
+        `${lock.version} ${lock.name}`,
+        lock.table,
+        lock.mode,
+        lock.blocks,
+        lock.heldMs.toFixed(0),
+        lock.blocks === 'nothing a request does' || lock.heldMs <= MIGRATION_BUDGET_MS ? 'met' : '**missed**',
+      ]),
+      ...migrations.notMeasured.map((migration) => [
+        `${migration.version} ${migration.name}`,
+        '-',
+        '-',
+        '-',
+        '-',
+        'not measured (creates tables or moves data)',
+      ]),
+    ],
+  )
+  if (blocking.some((lock) => lock.heldMs > MIGRATION_BUDGET_MS)) {
+    console.error(`a migration blocked a user table for more than ${MIGRATION_BUDGET_MS} ms`)
     process.exitCode = 1
   }
   const sizes = large.report.rows
