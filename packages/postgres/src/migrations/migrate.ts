@@ -9,6 +9,7 @@ import { stepUp } from './0002-step-up.js'
 import { apiKeys } from './0003-api-keys.js'
 import { oauthTransactions } from './0004-oauth-transactions.js'
 import { localAccounts } from './0005-local-accounts.js'
+import { buildIndexesConcurrently } from './concurrent-indexes.js'
 import { generatedMigrations } from './generated.js'
 import type { Migration } from './migration.js'
 
@@ -67,6 +68,15 @@ export async function migrate(
     throw new InvalidInputError('postgres.migrate_options', 'lockTimeoutMs must be 1..3600000')
   }
   try {
+    await withConnection(client.pool, async (connection, discard) => {
+      try {
+        await buildPendingIndexes(connection, lockTimeoutMs)
+      } catch (error) {
+        // Never hand back a connection that may still hold the session-level migration lock.
+        discard()
+        throw error
+      }
+    })
     return await withConnection(client.pool, async (connection, discard) => {
       try {
         return await applyPending(connection, lockTimeoutMs, client.schema)
@@ -86,13 +96,9 @@ export async function migrate(
   }
 }
 
-async function applyPending(
-  pooled: PoolClient,
-  lockTimeoutMs: number,
-  schema: string | undefined,
-): Promise<MigrationReport> {
-  // A migration may legitimately run long: the pool's client-side read timeout does not apply here.
-  const connection = {
+/** The connection with the pool's client-side read timeout lifted: a migration may legitimately run long. */
+function longRunning(pooled: PoolClient) {
+  return {
     query: <R extends QueryResultRow>(text: string, values: unknown[] = []) => {
       // `query_timeout` per query is honoured by pg but missing from its type.
       const config: QueryConfig = Object.assign(
@@ -102,6 +108,52 @@ async function applyPending(
       return pooled.query<R>(config)
     },
   }
+}
+
+/**
+ * Outside any transaction, under the migration lock held at session level: builds the plain indexes that
+ * pending migrations add to existing tables with CREATE INDEX CONCURRENTLY (see concurrent-indexes.ts),
+ * so a large table never stops taking writes while one builds.
+ */
+async function buildPendingIndexes(pooled: PoolClient, lockTimeoutMs: number): Promise<void> {
+  const connection = longRunning(pooled)
+  // Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot, and a concurrent
+  // index build waits for every older snapshot, so two instances would deadlock.
+  const giveUpAt = Date.now() + lockTimeoutMs
+  for (;;) {
+    const tried = await connection.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
+      MIGRATION_LOCK_KEY,
+    ])
+    if (tried.rows[0]?.locked === true) break
+    if (Date.now() >= giveUpAt) {
+      throw new PostgresUnavailableError('timed out waiting for another instance to finish migrating')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  try {
+    await connection.query('set statement_timeout = 0')
+    const exists = await connection.query<{ table: string | null }>('select to_regclass($1)::text as table', [
+      MIGRATIONS_TABLE,
+    ])
+    if (exists.rows[0]?.table === null) return
+    const recorded = await connection.query<{ version: number }>(`select version from ${MIGRATIONS_TABLE}`)
+    const applied = new Set(recorded.rows.map((row) => row.version))
+    await buildIndexesConcurrently(
+      connection,
+      MIGRATIONS.filter((migration) => !applied.has(migration.version)),
+    )
+  } finally {
+    await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    await connection.query('reset statement_timeout')
+  }
+}
+
+async function applyPending(
+  pooled: PoolClient,
+  lockTimeoutMs: number,
+  schema: string | undefined,
+): Promise<MigrationReport> {
+  const connection = longRunning(pooled)
   await connection.query('begin')
   await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
   await connection.query('set local statement_timeout = 0')
