@@ -4,9 +4,16 @@
 // transaction timed (budget <= 100 ms). Counts are bounded: CALLS calls per side per round, ROUNDS rounds.
 //   SCALE_ACCOUNTS=1000000 (default) pnpm --filter @portcullis/postgres exec tsx bench/scale.bench.ts
 import { finish, recordComparison, reportTable } from '@portcullis/bench'
-import { fillScaleFixture } from '@portcullis/database-tooling/scale-fixture'
+import { fillScaleFixture, scaleIds } from '@portcullis/database-tooling/scale-fixture'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
-import { createPostgresClient, migrate, type PostgresClient } from '../src/index.js'
+import {
+  createPostgresClient,
+  migrate,
+  PostgresApiKeyStore,
+  type PostgresClient,
+  PostgresSessionStore,
+} from '../src/index.js'
+import { bufferProfile } from './scale/buffers.js'
 import { measureMigrationLocks } from './scale/migration-locks.js'
 import { scaleOperations } from './scale/operations.js'
 import { timeSweep } from './scale/sweeps.js'
@@ -85,6 +92,38 @@ try {
     ['Operation', `ms at ${SMALL}`, `ms at ${LARGE}`, 'Throughput ratio'],
     rows,
   )
+  // Why: the pages each lookup touches, for accounts not read yet, at both sizes.
+  const profiles: string[][] = []
+  for (const [name, accounts, client] of [
+    [`${SMALL}`, SMALL, small.client],
+    [`${LARGE}`, LARGE, large.client],
+  ] as const) {
+    const at = (k: number) => 1 + ((k * 104_729 + 7) % accounts)
+    const sessions = new PostgresSessionStore({ client })
+    const keys = new PostgresApiKeyStore({ client })
+    for (const [what, key, call] of [
+      [
+        'session read (getWithAccountEpoch)',
+        (k: number) => scaleIds.session(at(k), 3),
+        (digest: string) => sessions.getWithAccountEpoch(digest, new Date()),
+      ],
+      ['API-key lookup (get)', (k: number) => scaleIds.apiKey(at(k)), (id: string) => keys.get(id)],
+    ] as const) {
+      const profile = await bufferProfile(client, key, call, 50)
+      profiles.push([
+        what,
+        name,
+        profile.hitsPerCall.toFixed(1),
+        profile.readsPerCall.toFixed(1),
+        profile.plan,
+      ])
+    }
+  }
+  reportTable(
+    'Scale: pages a lookup touches, per call (50 accounts not read before; EXPLAIN ANALYZE BUFFERS of the statement the store sends)',
+    ['Lookup', 'Accounts', 'Buffer hits', 'Buffer reads (misses)', 'Plan'],
+    profiles,
+  )
   const sweeps = await timeSweep(large.client, 20_000)
   reportTable(
     `Scale: sweepExpired at ${LARGE} accounts, 20 000 expired rows added per table (budget <= ${SWEEP_BUDGET_MS} ms per batch transaction)`,
@@ -102,14 +141,15 @@ try {
     console.error(`a sweep batch took more than ${SWEEP_BUDGET_MS} ms`)
     process.exitCode = 1
   }
-  const migrations = await measureMigrationLocks(large.connectionString)
+  const migrations = await measureMigrationLocks(large.connectionString, large.client)
   const blocking = migrations.locks.filter((lock) => lock.blocks !== 'nothing a request does')
   reportTable(
-    `Scale: locks of the index migrations applied again at ${LARGE} accounts (budget: nothing blocks a user table > ${MIGRATION_BUDGET_MS} ms)`,
-    ['Migration', 'Table', 'Lock', 'Blocks', 'Held ms', 'Verdict'],
+    `Scale: locks of the index migrations applied again at ${LARGE} accounts (budget for migrate(): nothing blocks a user table > ${MIGRATION_BUDGET_MS} ms)`,
+    ['Migration', 'Applied by', 'Table', 'Lock', 'Blocks', 'Held ms', 'Verdict'],
     [
       ...migrations.locks.map((lock) => [
         `${lock.version} ${lock.name}`,
+        lock.how === 'plain' ? 'its SQL in one transaction (before)' : 'migrate() (concurrent build first)',
         lock.table,
         lock.mode,
         lock.blocks,
@@ -122,11 +162,12 @@ try {
         '-',
         '-',
         '-',
+        '-',
         'not measured (creates tables or moves data)',
       ]),
     ],
   )
-  if (blocking.some((lock) => lock.heldMs > MIGRATION_BUDGET_MS)) {
+  if (blocking.some((lock) => lock.how === 'migrate' && lock.heldMs > MIGRATION_BUDGET_MS)) {
     console.error(`a migration blocked a user table for more than ${MIGRATION_BUDGET_MS} ms`)
     process.exitCode = 1
   }
