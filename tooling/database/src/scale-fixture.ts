@@ -1,7 +1,8 @@
 // A database the size of a real deployment, filled in seconds: set-based INSERT ... SELECT statements over
 // generate_series into the tables the migrations made, with their indexes and constraints rebuilt from
 // their own definitions after the load (a sorted build instead of a million index insertions), then
-// ANALYZE. The database must be migrated and hold no fixture rows yet.
+// ANALYZE, on two connections at once. The database must be migrated and hold no fixture rows yet; the
+// fill is not one transaction: after a failure, drop the database.
 import pg from 'pg'
 import { SCALE_GRANT_TABLES, SCALE_TABLES, type ScaleTable } from './scale/tables.js'
 
@@ -25,6 +26,11 @@ export interface FillScaleFixtureOptions {
   readonly now?: Date
   /** Accounts per INSERT statement. Default 250 000. */
   readonly batchSize?: number
+  /**
+   * Connections working at once when given a connection string (each loads, indexes and analyzes a
+   * share of the tables). Default 2. A given client works alone.
+   */
+  readonly connections?: number
   /** Extra tables (the authorization server's grants) filled like the built-in ones. */
   readonly extraTables?: readonly ScaleTable[]
 }
@@ -33,7 +39,7 @@ export interface ScaleFixtureReport {
   readonly accounts: number
   /** Rows per table after the fill. */
   readonly rows: Readonly<Record<string, number>>
-  /** Wall-clock seconds loading each table (before its indexes are rebuilt). */
+  /** Seconds of statements loading each table (before its indexes are rebuilt), summed over connections. */
   readonly loadSeconds: Readonly<Record<string, number>>
   /** Wall-clock seconds: loading, rebuilding indexes and constraints, analyzing, and in all. */
   readonly seconds: {
@@ -99,18 +105,46 @@ async function dropDefinitions(client: pg.ClientBase, definitions: readonly Defi
   }
 }
 
-async function withClient<T>(
+/** `workers` connections to the target (the given client alone when it is one), ended afterwards. */
+async function withClients<T>(
   target: pg.ClientBase | string,
-  run: (client: pg.ClientBase) => Promise<T>,
+  workers: number,
+  run: (clients: readonly pg.ClientBase[]) => Promise<T>,
 ): Promise<T> {
-  if (typeof target !== 'string') return run(target)
-  const client = new pg.Client({ connectionString: target })
-  await client.connect()
+  if (typeof target !== 'string') return run([target])
+  const clients = Array.from({ length: workers }, () => new pg.Client({ connectionString: target }))
   try {
-    return await run(client)
+    await Promise.all(clients.map((client) => client.connect()))
+    return await run(clients)
   } finally {
-    await client.end()
+    await Promise.all(clients.map((client) => client.end().catch(() => undefined)))
   }
+}
+
+interface Task {
+  /** What the elapsed time is added to. */
+  readonly label: string
+  readonly sql: string
+}
+
+/** Runs every task, each on the first connection free; answers the seconds spent per label. */
+async function runOnAll(
+  clients: readonly pg.ClientBase[],
+  tasks: readonly Task[],
+): Promise<Record<string, number>> {
+  const spent: Record<string, number> = {}
+  let next = 0
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let task = tasks[next++]; task !== undefined; task = tasks[next++]) {
+        const started = performance.now()
+        await client.query(task.sql)
+        spent[task.label] =
+          Math.round(((spent[task.label] ?? 0) + seconds(started, performance.now())) * 10) / 10
+      }
+    }),
+  )
+  return spent
 }
 
 /**
@@ -132,55 +166,61 @@ export async function fillScaleFixture(
   const now = (options.now ?? new Date()).toISOString()
   const tables = [...SCALE_TABLES, ...SCALE_GRANT_TABLES, ...(options.extraTables ?? [])]
   const names = tables.map((table) => table.table)
-  return withClient(target, async (client) => {
+  const workers = options.connections ?? 2
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > 16) {
+    throw new RangeError('connections must be an integer 1-16')
+  }
+  const envelope = literal(options.fillerEnvelope ?? DEFAULT_ENVELOPE)
+  const hash = literal(options.passwordHash ?? DEFAULT_HASH)
+  return withClients(target, workers, async (clients) => {
+    const [client] = clients as [pg.ClientBase]
     const started = performance.now()
-    await client.query('set maintenance_work_mem = $$256MB$$')
-    await client.query('set synchronous_commit = off')
+    for (const each of clients) {
+      await each.query(`set maintenance_work_mem = '256MB'`)
+      await each.query('set synchronous_commit = off')
+    }
     const definitions = await definitionsOf(client, names)
-    await client.query('begin')
-    try {
-      await dropDefinitions(client, definitions)
-      const loadSeconds: Record<string, number> = {}
-      for (const table of tables) {
-        const tableStarted = performance.now()
-        for (let from = 1; from <= accounts; from += batchSize) {
+    await dropDefinitions(client, definitions)
+    const loadSeconds = await runOnAll(
+      clients,
+      tables.flatMap((table) =>
+        Array.from({ length: Math.ceil(accounts / batchSize) }, (_, n) => {
+          const from = 1 + n * batchSize
           const to = Math.min(accounts, from + batchSize - 1)
-          const values = [
-            String(from),
-            String(to),
-            literal(now),
-            literal(options.fillerEnvelope ?? DEFAULT_ENVELOPE),
-          ]
-          await client.query(
-            batchStatement(table, [...values, literal(options.passwordHash ?? DEFAULT_HASH)]),
-          )
-        }
-        loadSeconds[table.table] = seconds(tableStarted, performance.now())
-      }
-      const loaded = performance.now()
-      // Keys first, then the foreign keys that reference them, then plain indexes.
-      for (const definition of definitions) await client.query(definition.sql)
-      await client.query('commit')
-      const indexed = performance.now()
-      await client.query(`analyze ${names.join(', ')}`)
-      const analyzed = performance.now()
-      const counts = await client.query<{ table: string; rows: string }>(
-        names.map((name) => `select '${name}' as table, count(*) as rows from ${name}`).join(' union all '),
+          const values = [String(from), String(to), literal(now), envelope, hash]
+          return { label: table.table, sql: batchStatement(table, values) }
+        }),
+      ),
+    )
+    const loaded = performance.now()
+    // Keys and indexes in parallel (two on one table wait for each other), then the foreign keys.
+    const foreign = (definition: Definition) => definition.sql.includes('FOREIGN KEY')
+    const rebuild = (list: readonly Definition[]) =>
+      runOnAll(
+        clients,
+        list.map((definition) => ({ label: definition.name, sql: definition.sql })),
       )
-      return {
-        accounts,
-        loadSeconds,
-        rows: Object.fromEntries(counts.rows.map((row) => [row.table, Number(row.rows)])),
-        seconds: {
-          load: seconds(started, loaded),
-          index: seconds(loaded, indexed),
-          analyze: seconds(indexed, analyzed),
-          total: seconds(started, analyzed),
-        },
-      }
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined)
-      throw error
+    await rebuild(definitions.filter((definition) => !foreign(definition)))
+    await rebuild(definitions.filter(foreign))
+    const indexed = performance.now()
+    await runOnAll(
+      clients,
+      names.map((name) => ({ label: name, sql: `analyze ${name}` })),
+    )
+    const analyzed = performance.now()
+    const counts = await client.query<{ table: string; rows: string }>(
+      names.map((name) => `select '${name}' as table, count(*) as rows from ${name}`).join(' union all '),
+    )
+    return {
+      accounts,
+      loadSeconds,
+      rows: Object.fromEntries(counts.rows.map((row) => [row.table, Number(row.rows)])),
+      seconds: {
+        load: seconds(started, loaded),
+        index: seconds(loaded, indexed),
+        analyze: seconds(indexed, analyzed),
+        total: seconds(started, analyzed),
+      },
     }
   })
 }
