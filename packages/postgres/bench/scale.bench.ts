@@ -1,11 +1,14 @@
 // Flat cost from a thousand users to a million: the stores' per-request operations on the scale fixture
 // at 10^3 and at 10^6 accounts (3 x 10^3 and 3 x 10^6 sessions), interleaved in one run, a throughput
-// ratio per operation (budget >= 0.8x), then the sweep of expired rows at 10^6 with each batch's
-// transaction timed (budget <= 100 ms). Counts are bounded: CALLS calls per side per round, ROUNDS rounds.
+// ratio per operation (budget >= 0.8x); the pages two lookups touch at each size; the sweep of expired
+// rows at 10^6 with each batch's transaction timed (budget <= 100 ms); the locks the index migrations take
+// (budget: none blocks a user table > 1 s); and the query-plan audit of every store statement at 10^6.
+// Counts are bounded: CALLS calls per side per round, ROUNDS rounds. Not part of `pnpm test`.
 //   SCALE_ACCOUNTS=1000000 (default) pnpm --filter @portcullis/postgres exec tsx bench/scale.bench.ts
 import { finish, recordComparison, reportTable } from '@portcullis/bench'
 import { fillScaleFixture, scaleIds } from '@portcullis/database-tooling/scale-fixture'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
+import pg from 'pg'
 import {
   createPostgresClient,
   migrate,
@@ -13,6 +16,8 @@ import {
   type PostgresClient,
   PostgresSessionStore,
 } from '../src/index.js'
+import { migratedDatabase } from '../test/support/database.js'
+import { auditPlans, captureStoreStatements } from '../test/support/plan-audit.js'
 import { bufferProfile } from './scale/buffers.js'
 import { measureMigrationLocks } from './scale/migration-locks.js'
 import { scaleOperations } from './scale/operations.js'
@@ -141,6 +146,27 @@ try {
     console.error(`a sweep batch took more than ${SWEEP_BUDGET_MS} ms`)
     process.exitCode = 1
   }
+  // The query-plan test's audit at this size: every store statement on the large fixture against the small.
+  const capturing = await migratedDatabase()
+  const captured = await captureStoreStatements(capturing).finally(() => capturing.close())
+  const [bigConnection, smallConnection] = [large, small].map(
+    (each) => new pg.Client({ connectionString: each.connectionString }),
+  ) as [pg.Client, pg.Client]
+  await Promise.all([bigConnection.connect(), smallConnection.connect()])
+  const audit = await auditPlans(captured, bigConnection, smallConnection, LARGE / SMALL).finally(() =>
+    Promise.all([bigConnection.end(), smallConnection.end()]),
+  )
+  reportTable(
+    `Scale: query plans of every store statement at ${LARGE} accounts (the CI test runs at 10^5)`,
+    [
+      'Statements',
+      'Plans with a scan, an unbounded sort or rows growing with the table',
+      'Stale known exceptions',
+    ],
+    [[String(captured.size), String(audit.failures.length), String(audit.unused.length)]],
+  )
+  for (const failure of audit.failures) console.error(failure)
+  if (audit.failures.length > 0 || audit.unused.length > 0) process.exitCode = 1
   const migrations = await measureMigrationLocks(large.connectionString, large.client)
   const blocking = migrations.locks.filter((lock) => lock.blocks !== 'nothing a request does')
   reportTable(

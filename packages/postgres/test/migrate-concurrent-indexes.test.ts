@@ -88,6 +88,11 @@ describe('migrate builds the indexes of pending migrations concurrently', () => 
       held.release()
     }
     expect(await validIndexes()).toEqual(LOOKUP_INDEXES)
+    // The tables it built on are analyzed, so the planner has the new index's statistics at once.
+    const analyzed = await db.client.pool.query<{ relname: string }>(
+      `select relname from pg_stat_user_tables where relname = 'portcullis_api_keys' and last_analyze is not null`,
+    )
+    expect(analyzed.rows).toHaveLength(1)
   })
 
   it('two instances migrating at once: one builds and applies, the other finds nothing left', async () => {

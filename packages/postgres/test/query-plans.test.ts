@@ -4,76 +4,19 @@
 // scale fixture at CI_ACCOUNTS accounts and at a tenth of that. A plan fails, naming the statement and the
 // table, on a sequential scan of a table that grows with users, a sort of an unbounded set, or a row
 // estimate that grows with the table. `pnpm bench` runs the same judgement at 10^6 accounts.
-import type { ConformanceSuite } from '@portcullis/conformance'
-import { runSuite } from '@portcullis/conformance'
-import {
-  fillScaleFixture,
-  SCALE_GRANT_TABLES,
-  SCALE_TABLES,
-} from '@portcullis/database-tooling/scale-fixture'
+import { fillScaleFixture } from '@portcullis/database-tooling/scale-fixture'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresClient, migrate } from '../src/index.js'
 import { migratedDatabase } from './support/database.js'
-import {
-  type CapturedStatement,
-  captureStatements,
-  describePlan,
-  judgePlan,
-  type PlanNode,
-  planOf,
-} from './support/query-plans.js'
+import { auditPlans, captureStoreStatements, GROWING } from './support/plan-audit.js'
+import { type CapturedStatement, judgePlan, type PlanNode, planOf } from './support/query-plans.js'
 import { STATEMENT_DRIVERS } from './support/statement-drivers.js'
 
 /** Accounts in the CI fixture (10^5: the planner's choices are those of 10^6, in a tenth of the time). */
 const CI_ACCOUNTS = 100_000
 const GROWTH = 10
-/** Tables filled by the fixture that do not grow with users, and why. */
-const NOT_GROWING: Readonly<Record<string, string>> = {
-  portcullis_local_account_invites: 'invites are issued by administrators, a few at a time',
-}
-const GROWING = new Set(
-  [...SCALE_TABLES, ...SCALE_GRANT_TABLES]
-    .map((table) => table.table)
-    .filter((table) => !(table in NOT_GROWING)),
-)
-
-/**
- * Statements whose plan is known to read a share of a table, each with the problems it may have and why.
- * Any other problem of the same statement still fails, and an entry that matches nothing fails too.
- */
-const KNOWN: readonly { statement: RegExp; problems: RegExp; reason: string }[] = [
-  {
-    statement:
-      /^delete from "portcullis_(passkey_challenges|step_up_credentials)" where "portcullis_\w+"\."expires_at" <= \$1$/,
-    problems: /^estimated rows grow with the table/,
-    reason:
-      'purgeExpired of the passkey-challenge and step-up ports: one DELETE of every expired row, through the ' +
-      'expires_at index; sweepExpired deletes the same rows in bounded batches and is the scheduled path',
-  },
-  {
-    statement: /^with "due" as \(select "retry_id" from "portcullis_oauth_revocation_retries"/,
-    problems: /^(Seq Scan on portcullis_oauth_revocation_retries|estimated rows grow with the table)/,
-    reason:
-      'the revocation drain (a job, not a request) joins its leased batch back to the retries table; the ' +
-      'planner hashes the whole table instead of one key lookup per leased row. Found by this test; the ' +
-      'fix is a store change (update ... where retry_id = any(array(select ...))), not an index',
-  },
-  {
-    statement: /^delete from portcullis_\w+ where ctid = any\(array\(/,
-    problems: /^Sort of \d+ rows estimated/,
-    reason:
-      'a sweep batch (sweepExpired, purgeExpiredOAuthTransactions) sorts the expired rows when fewer are ' +
-      'expected than its batch size, then deletes at most the batch; the bench bounds each batch in time',
-  },
-  {
-    statement: /^select case\s+when left\("portcullis_\w+"\."\w+", 4\) <> 'pe1\.'/,
-    problems: /./,
-    reason: 'the envelope inventory counts every sealed value of a table by key version: an operator command',
-  },
-]
-
 const captured = new Map<string, CapturedStatement>()
 const small = await migratedDatabase()
 const fixtures: { big?: TestDatabase; tenth?: TestDatabase } = {}
@@ -100,17 +43,7 @@ async function scaleDatabase(accounts: number): Promise<{ database: TestDatabase
 let big: pg.Client
 let tenth: pg.Client
 beforeAll(async () => {
-  for (const driver of STATEMENT_DRIVERS) {
-    const suites: ConformanceSuite<unknown>[] = driver.suites?.(small) ?? []
-    await captureStatements(captured, driver.name, async () => {
-      for (const suite of suites) {
-        const failed = (await runSuite(suite)).filter((result) => !result.passed)
-        if (failed.length > 0)
-          throw new Error(`${suite.name}: ${failed.map((result) => result.id).join(', ')}`)
-      }
-      await driver.run?.(small)
-    })
-  }
+  for (const [text, statement] of await captureStoreStatements(small)) captured.set(text, statement)
   const [bigOne, tenthOne] = [await scaleDatabase(CI_ACCOUNTS), await scaleDatabase(CI_ACCOUNTS / GROWTH)]
   fixtures.big = bigOne.database
   fixtures.tenth = tenthOne.database
@@ -136,26 +69,9 @@ describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`,
   })
 
   it('plans none with a scan, an unbounded sort or an estimate that grows with the table', async () => {
-    const failures: string[] = []
-    const used = new Set<number>()
-    for (const statement of captured.values()) {
-      const judged = await judge(statement)
-      const plan = judged.plan
-      const problems = judged.problems.filter((problem) => {
-        const known = KNOWN.findIndex(
-          (entry) => entry.statement.test(statement.text) && entry.problems.test(problem),
-        )
-        if (known >= 0) used.add(known)
-        return known < 0
-      })
-      if (problems.length > 0) {
-        failures.push(
-          `[${statement.source}] ${statement.text.slice(0, 300)}\n  ${problems.join('\n  ')}\n${describePlan(plan)}`,
-        )
-      }
-    }
+    const { failures, unused } = await auditPlans(captured, big, tenth, GROWTH)
     expect(failures.join('\n\n')).toBe('')
-    expect(KNOWN.filter((_, index) => !used.has(index)).map((entry) => entry.reason)).toEqual([])
+    expect(unused).toEqual([])
   })
 
   describe('fails, naming the table, on', () => {

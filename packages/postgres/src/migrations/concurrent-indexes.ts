@@ -41,13 +41,14 @@ export function indexBuildsOf(migration: Migration): IndexBuild[] {
  * writes of those tables go on while they build. The migrations then find them (IF NOT EXISTS) and only
  * record their versions. The caller holds the migration advisory lock at session level, so one instance
  * builds while the others wait. A build that fails leaves an invalid index, which the migration drops and
- * builds again inside its transaction; the error is thrown here.
+ * builds again inside its transaction; the error is thrown here. Each table it built on is analyzed.
  */
 export async function buildIndexesConcurrently(
   connection: { query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>> },
   pending: readonly Migration[],
 ): Promise<string[]> {
   const built: string[] = []
+  const tables = new Set<string>()
   for (const build of pending.flatMap(indexBuildsOf)) {
     const state = await connection.query<{ table: string | null; index: string | null }>(
       'select to_regclass($1)::text as table, to_regclass($2)::text as index',
@@ -57,6 +58,10 @@ export async function buildIndexesConcurrently(
     if (row?.table === null || row?.index !== null) continue
     await connection.query(build.concurrently)
     built.push(build.name)
+    tables.add(build.table)
   }
+  // A new expression index has no statistics until the table is analyzed: until then the planner guesses
+  // half a percent of the table for each value. ANALYZE samples the table and blocks neither reads nor writes.
+  for (const table of tables) await connection.query(`analyze "${table}"`)
   return built
 }
