@@ -161,12 +161,12 @@ try {
     [
       'Statements',
       'Plans with a scan, an unbounded sort or rows growing with the table',
-      'Stale known exceptions',
+      'Known exceptions of the CI test (10^5) that this size does not need',
     ],
-    [[String(captured.size), String(audit.failures.length), String(audit.unused.length)]],
+    [[String(captured.size), String(audit.failures.length), audit.unused.join('; ') || '-']],
   )
   for (const failure of audit.failures) console.error(failure)
-  if (audit.failures.length > 0 || audit.unused.length > 0) process.exitCode = 1
+  if (audit.failures.length > 0) process.exitCode = 1
   const migrations = await measureMigrationLocks(large.connectionString, large.client)
   const blocking = migrations.locks.filter((lock) => lock.blocks !== 'nothing a request does')
   reportTable(

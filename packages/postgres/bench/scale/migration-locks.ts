@@ -47,7 +47,7 @@ function rebuildableIndexes(sql: string): string[] | undefined {
   return indexes.length > 0 ? indexes : undefined
 }
 
-/** Samples, every few milliseconds until `until` settles, the granted locks other sessions hold on user tables. */
+/** Samples, every few milliseconds until `until` settles, the granted locks other client sessions (not autovacuum) hold on user tables. */
 async function sampleLocks<T>(
   sampler: pg.Client,
   until: Promise<T>,
@@ -58,7 +58,9 @@ async function sampleLocks<T>(
     while (running) {
       const sampled = await sampler.query<{ table: string; mode: string }>(
         `select c.relname as table, l.mode from pg_locks l join pg_class c on c.oid = l.relation
-          where l.pid <> pg_backend_pid() and l.granted and c.relkind = 'r' and c.relname like 'portcullis_%'`,
+           join pg_stat_activity a on a.pid = l.pid
+          where l.pid <> pg_backend_pid() and a.backend_type = 'client backend' and l.granted
+            and c.relkind = 'r' and c.relname like 'portcullis_%'`,
       )
       const at = performance.now()
       for (const row of sampled.rows) {
