@@ -5,6 +5,8 @@
 // (budget: none blocks a user table > 1 s); and the query-plan audit of every store statement at 10^6.
 // Counts are bounded: CALLS calls per side per round, ROUNDS rounds. Not part of `pnpm test`.
 //   SCALE_ACCOUNTS=1000000 (default) pnpm --filter @portcullis/postgres exec tsx bench/scale.bench.ts
+
+import { loadavg } from 'node:os'
 import { finish, recordComparison, reportTable } from '@portcullis/bench'
 import { fillScaleFixture, scaleIds } from '@portcullis/database-tooling/scale-fixture'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
@@ -203,6 +205,13 @@ try {
     ['Table', `At ${SMALL} accounts`, `At ${LARGE} accounts`],
     [
       ...Object.keys(sizes).map((table) => [table, String(small.report.rows[table]), String(sizes[table])]),
+      [
+        'machine load average (1, 5, 15 min) at the end',
+        '-',
+        loadavg()
+          .map((value) => value.toFixed(1))
+          .join(', '),
+      ],
       [
         'fill seconds (load, index, analyze, total)',
         JSON.stringify(small.report.seconds),
