@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS, MIGRATIONS_TABLE, migrate } from '../src/index.js'
 import { indexBuildsOf } from '../src/migrations/concurrent-indexes.js'
 import { migratedDatabase } from './support/database.js'
+import { pooledDatabase, withoutPgBouncer } from './support/pgbouncer.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
@@ -120,5 +121,29 @@ describe('migrate builds the indexes of pending migrations concurrently', () => 
     }
     expect(await migrate(db.client)).toMatchObject({ applied: [VERSION] })
     expect(await validIndexes()).toEqual(LOOKUP_INDEXES)
+  })
+})
+
+describe.skipIf(withoutPgBouncer !== undefined)('through PgBouncer in transaction mode', () => {
+  it('builds them in the migration transaction instead: no session lock, nothing left on a server session', async () => {
+    const pooled = await pooledDatabase()
+    try {
+      const direct = pooled.direct.client.pool
+      await direct.query(`drop index if exists ${LOOKUP_INDEXES.join(', ')}`)
+      await direct.query(`delete from ${MIGRATIONS_TABLE} where version = $1`, [VERSION])
+      const client = pooled.pooled(2)
+      expect(await migrate(client)).toMatchObject({ applied: [VERSION] })
+      // No server session keeps the migration's advisory lock.
+      const held = await direct.query(`select count(*)::int as n from pg_locks where locktype = 'advisory'`)
+      expect(held.rows[0]?.n).toBe(0)
+      const valid = await direct.query<{ n: number }>(
+        `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indexrelid
+          where c.relname = any($1) and i.indisvalid`,
+        [LOOKUP_INDEXES],
+      )
+      expect(valid.rows[0]?.n).toBe(LOOKUP_INDEXES.length)
+    } finally {
+      await pooled.close()
+    }
   })
 })

@@ -57,10 +57,12 @@ export function checksumOf(migration: Migration): string {
 /**
  * Brings the schema up to date in ONE transaction under an advisory lock: creates the migrations
  * table if needed, refuses to run when an applied migration's SQL has changed since, and applies the
- * missing versions in order. Idempotent; safe to call from every app instance at startup.
+ * missing versions in order. Idempotent; safe to call from every app instance at startup. Before that
+ * transaction, indexes pending migrations add to existing tables are built with CREATE INDEX CONCURRENTLY
+ * (not through a pooler in transaction mode), so writes to large tables go on meanwhile.
  */
 export async function migrate(
-  client: Pick<PostgresClient, 'pool' | 'schema'>,
+  client: Pick<PostgresClient, 'pool' | 'schema'> & { readonly pooler?: PostgresClient['pooler'] },
   options: MigrateOptions = {},
 ): Promise<MigrationReport> {
   const lockTimeoutMs = options.lockTimeoutMs ?? 60_000
@@ -68,15 +70,19 @@ export async function migrate(
     throw new InvalidInputError('postgres.migrate_options', 'lockTimeoutMs must be 1..3600000')
   }
   try {
-    await withConnection(client.pool, async (connection, discard) => {
-      try {
-        await buildPendingIndexes(connection, lockTimeoutMs)
-      } catch (error) {
-        // Never hand back a connection that may still hold the session-level migration lock.
-        discard()
-        throw error
-      }
-    })
+    // Through a pooler in transaction mode no session state survives a statement: the indexes are then
+    // built inside the migration transaction, as its SQL says.
+    if (client.pooler !== 'transaction') {
+      await withConnection(client.pool, async (connection, discard) => {
+        try {
+          await buildPendingIndexes(connection, lockTimeoutMs)
+        } catch (error) {
+          // Never hand back a connection that may still hold the session-level migration lock.
+          discard()
+          throw error
+        }
+      })
+    }
     return await withConnection(client.pool, async (connection, discard) => {
       try {
         return await applyPending(connection, lockTimeoutMs, client.schema)
