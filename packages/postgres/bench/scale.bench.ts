@@ -28,7 +28,7 @@ import { timeSweep } from './scale/sweeps.js'
 const SMALL = 1_000
 const LARGE = Number(process.env.SCALE_ACCOUNTS ?? 1_000_000)
 const CALLS = 200
-const ROUNDS = 5
+const ROUNDS = 9
 const SWEEP_BUDGET_MS = 100
 const opened: { database: TestDatabase; client: PostgresClient }[] = []
 
