@@ -35,6 +35,27 @@ export function indexBuildsOf(migration: Migration): IndexBuild[] {
     })
 }
 
+type Connection = {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>
+}
+
+/** The index builds of `pending` whose table exists and whose index does not (yet). */
+export async function missingIndexBuilds(
+  connection: Connection,
+  pending: readonly Migration[],
+): Promise<IndexBuild[]> {
+  const missing: IndexBuild[] = []
+  for (const build of pending.flatMap(indexBuildsOf)) {
+    const state = await connection.query<{ table: string | null; index: string | null }>(
+      'select to_regclass($1)::text as table, to_regclass($2)::text as index',
+      [build.table, build.name],
+    )
+    const row = state.rows[0]
+    if (row !== undefined && row.table !== null && row.index === null) missing.push(build)
+  }
+  return missing
+}
+
 /**
  * Before the migration transaction: builds the plain indexes pending migrations add to tables that
  * already exist with `CREATE INDEX CONCURRENTLY`, one statement each outside any transaction, so reads and
@@ -44,18 +65,12 @@ export function indexBuildsOf(migration: Migration): IndexBuild[] {
  * builds again inside its transaction; the error is thrown here. Each table it built on is analyzed.
  */
 export async function buildIndexesConcurrently(
-  connection: { query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>> },
+  connection: Connection,
   pending: readonly Migration[],
 ): Promise<string[]> {
   const built: string[] = []
   const tables = new Set<string>()
-  for (const build of pending.flatMap(indexBuildsOf)) {
-    const state = await connection.query<{ table: string | null; index: string | null }>(
-      'select to_regclass($1)::text as table, to_regclass($2)::text as index',
-      [build.table, build.name],
-    )
-    const row = state.rows[0]
-    if (row?.table === null || row?.index !== null) continue
+  for (const build of await missingIndexBuilds(connection, pending)) {
     await connection.query(build.concurrently)
     built.push(build.name)
     tables.add(build.table)

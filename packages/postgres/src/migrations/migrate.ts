@@ -9,7 +9,7 @@ import { stepUp } from './0002-step-up.js'
 import { apiKeys } from './0003-api-keys.js'
 import { oauthTransactions } from './0004-oauth-transactions.js'
 import { localAccounts } from './0005-local-accounts.js'
-import { buildIndexesConcurrently } from './concurrent-indexes.js'
+import { buildIndexesConcurrently, missingIndexBuilds } from './concurrent-indexes.js'
 import { generatedMigrations } from './generated.js'
 import type { Migration } from './migration.js'
 
@@ -123,6 +123,17 @@ function longRunning(pooled: PoolClient) {
  */
 async function buildPendingIndexes(pooled: PoolClient, lockTimeoutMs: number): Promise<void> {
   const connection = longRunning(pooled)
+  const pending = async () => {
+    const exists = await connection.query<{ table: string | null }>('select to_regclass($1)::text as table', [
+      MIGRATIONS_TABLE,
+    ])
+    if (exists.rows[0]?.table === null) return []
+    const recorded = await connection.query<{ version: number }>(`select version from ${MIGRATIONS_TABLE}`)
+    const applied = new Set(recorded.rows.map((row) => row.version))
+    return MIGRATIONS.filter((migration) => !applied.has(migration.version))
+  }
+  // Nothing to build (the usual start): no lock taken here, the migration transaction waits as ever.
+  if ((await missingIndexBuilds(connection, await pending())).length === 0) return
   // Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot, and a concurrent
   // index build waits for every older snapshot, so two instances would deadlock.
   const giveUpAt = Date.now() + lockTimeoutMs
@@ -138,16 +149,8 @@ async function buildPendingIndexes(pooled: PoolClient, lockTimeoutMs: number): P
   }
   try {
     await connection.query('set statement_timeout = 0')
-    const exists = await connection.query<{ table: string | null }>('select to_regclass($1)::text as table', [
-      MIGRATIONS_TABLE,
-    ])
-    if (exists.rows[0]?.table === null) return
-    const recorded = await connection.query<{ version: number }>(`select version from ${MIGRATIONS_TABLE}`)
-    const applied = new Set(recorded.rows.map((row) => row.version))
-    await buildIndexesConcurrently(
-      connection,
-      MIGRATIONS.filter((migration) => !applied.has(migration.version)),
-    )
+    // Another instance may have applied them while this one waited.
+    await buildIndexesConcurrently(connection, await pending())
   } finally {
     await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
     await connection.query('reset statement_timeout')
