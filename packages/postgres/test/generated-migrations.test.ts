@@ -44,6 +44,7 @@ describe('generated migrations', () => {
       { version: 8, name: 'passkeys' },
       { version: 9, name: 'session-handle-tags' },
       { version: 10, name: 'oauth-server-entries' },
+      { version: 11, name: 'store-lookup-indexes' },
     ])
   })
 

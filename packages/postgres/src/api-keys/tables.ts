@@ -32,6 +32,8 @@ export const apiKeysTable = pgTable(
       sql`${table.overlapUntil} is null or (${table.revokedAt} is not null and ${table.overlapUntil} >= ${table.revokedAt} and (${table.expiresAt} is null or ${table.overlapUntil} <= ${table.expiresAt}))`,
     ),
     index('portcullis_api_keys_expires_at_idx').on(table.expiresAt),
+    // An owner's keys: listing them and deleting them with their account.
+    index('portcullis_api_keys_owner_idx').on(table.ownerId, table.ownerKind),
   ],
 )
 

@@ -9,6 +9,7 @@ import { stepUp } from './0002-step-up.js'
 import { apiKeys } from './0003-api-keys.js'
 import { oauthTransactions } from './0004-oauth-transactions.js'
 import { localAccounts } from './0005-local-accounts.js'
+import { buildIndexesConcurrently, missingIndexBuilds } from './concurrent-indexes.js'
 import { generatedMigrations } from './generated.js'
 import type { Migration } from './migration.js'
 
@@ -56,10 +57,12 @@ export function checksumOf(migration: Migration): string {
 /**
  * Brings the schema up to date in ONE transaction under an advisory lock: creates the migrations
  * table if needed, refuses to run when an applied migration's SQL has changed since, and applies the
- * missing versions in order. Idempotent; safe to call from every app instance at startup.
+ * missing versions in order. Idempotent; safe to call from every app instance at startup. Before that
+ * transaction, indexes pending migrations add to existing tables are built with CREATE INDEX CONCURRENTLY
+ * (not through a pooler in transaction mode), so writes to large tables go on meanwhile.
  */
 export async function migrate(
-  client: Pick<PostgresClient, 'pool' | 'schema'>,
+  client: Pick<PostgresClient, 'pool' | 'schema'> & { readonly pooler?: PostgresClient['pooler'] },
   options: MigrateOptions = {},
 ): Promise<MigrationReport> {
   const lockTimeoutMs = options.lockTimeoutMs ?? 60_000
@@ -67,6 +70,19 @@ export async function migrate(
     throw new InvalidInputError('postgres.migrate_options', 'lockTimeoutMs must be 1..3600000')
   }
   try {
+    // Through a pooler in transaction mode no session state survives a statement: the indexes are then
+    // built inside the migration transaction, as its SQL says.
+    if (client.pooler !== 'transaction') {
+      await withConnection(client.pool, async (connection, discard) => {
+        try {
+          await buildPendingIndexes(connection, lockTimeoutMs)
+        } catch (error) {
+          // Never hand back a connection that may still hold the session-level migration lock.
+          discard()
+          throw error
+        }
+      })
+    }
     return await withConnection(client.pool, async (connection, discard) => {
       try {
         return await applyPending(connection, lockTimeoutMs, client.schema)
@@ -86,13 +102,9 @@ export async function migrate(
   }
 }
 
-async function applyPending(
-  pooled: PoolClient,
-  lockTimeoutMs: number,
-  schema: string | undefined,
-): Promise<MigrationReport> {
-  // A migration may legitimately run long: the pool's client-side read timeout does not apply here.
-  const connection = {
+/** The connection with the pool's client-side read timeout lifted: a migration may legitimately run long. */
+function longRunning(pooled: PoolClient) {
+  return {
     query: <R extends QueryResultRow>(text: string, values: unknown[] = []) => {
       // `query_timeout` per query is honoured by pg but missing from its type.
       const config: QueryConfig = Object.assign(
@@ -102,6 +114,55 @@ async function applyPending(
       return pooled.query<R>(config)
     },
   }
+}
+
+/**
+ * Outside any transaction, under the migration lock held at session level: builds the plain indexes that
+ * pending migrations add to existing tables with CREATE INDEX CONCURRENTLY (see concurrent-indexes.ts),
+ * so a large table never stops taking writes while one builds.
+ */
+async function buildPendingIndexes(pooled: PoolClient, lockTimeoutMs: number): Promise<void> {
+  const connection = longRunning(pooled)
+  const pending = async () => {
+    const exists = await connection.query<{ table: string | null }>('select to_regclass($1)::text as table', [
+      MIGRATIONS_TABLE,
+    ])
+    if (exists.rows[0]?.table === null) return []
+    const recorded = await connection.query<{ version: number }>(`select version from ${MIGRATIONS_TABLE}`)
+    const applied = new Set(recorded.rows.map((row) => row.version))
+    return MIGRATIONS.filter((migration) => !applied.has(migration.version))
+  }
+  // Nothing to build (the usual start): no lock taken here, the migration transaction waits as ever.
+  if ((await missingIndexBuilds(connection, await pending())).length === 0) return
+  // Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot, and a concurrent
+  // index build waits for every older snapshot, so two instances would deadlock.
+  const giveUpAt = Date.now() + lockTimeoutMs
+  for (;;) {
+    const tried = await connection.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [
+      MIGRATION_LOCK_KEY,
+    ])
+    if (tried.rows[0]?.locked === true) break
+    if (Date.now() >= giveUpAt) {
+      throw new PostgresUnavailableError('timed out waiting for another instance to finish migrating')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  try {
+    await connection.query('set statement_timeout = 0')
+    // Another instance may have applied them while this one waited.
+    await buildIndexesConcurrently(connection, await pending())
+  } finally {
+    await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    await connection.query('reset statement_timeout')
+  }
+}
+
+async function applyPending(
+  pooled: PoolClient,
+  lockTimeoutMs: number,
+  schema: string | undefined,
+): Promise<MigrationReport> {
+  const connection = longRunning(pooled)
   await connection.query('begin')
   await connection.query(`set local lock_timeout = ${lockTimeoutMs}`)
   await connection.query('set local statement_timeout = 0')

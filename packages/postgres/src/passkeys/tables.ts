@@ -48,5 +48,7 @@ export const passkeyChallengesTable = pgTable(
     ),
     check('portcullis_passkey_challenges_expiry_check', sql`${table.expiresAt} > ${table.createdAt}`),
     index('portcullis_passkey_challenges_expiry_idx').on(table.expiresAt),
+    // An account's registration challenges, deleted with it.
+    index('portcullis_passkey_challenges_account_idx').on(table.accountId),
   ],
 )

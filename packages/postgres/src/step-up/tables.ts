@@ -22,5 +22,7 @@ export const stepUpTable = pgTable(
     check('portcullis_step_up_credentials_security_epoch_check', sql`${table.securityEpoch} >= 0`),
     check('portcullis_step_up_credentials_check', sql`${table.expiresAt} > ${table.issuedAt}`),
     index('portcullis_step_up_credentials_expiry').on(table.expiresAt),
+    // An account's credentials, deleted with it.
+    index('portcullis_step_up_credentials_account_idx').on(table.accountId),
   ],
 )

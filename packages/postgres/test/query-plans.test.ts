@@ -1,0 +1,112 @@
+// Every statement the stores send, planned on a database the size of a real deployment. The statements
+// are captured from the wire while each store's conformance suite (and the maintenance drivers) run on a
+// small database; each is then planned generically (as a prepared statement is, for any values) on the
+// scale fixture at CI_ACCOUNTS accounts and at a tenth of that. A plan fails, naming the statement and the
+// table, on a sequential scan of a table that grows with users, a sort of an unbounded set, or a row
+// estimate that grows with the table. `pnpm bench` runs the same judgement at 10^6 accounts.
+import { fillScaleFixture } from '@portcullis/database-tooling/scale-fixture'
+import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPostgresClient, migrate } from '../src/index.js'
+import { migratedDatabase } from './support/database.js'
+import { auditPlans, captureStoreStatements, GROWING } from './support/plan-audit.js'
+import { type CapturedStatement, judgePlan, type PlanNode, planOf } from './support/query-plans.js'
+import { STATEMENT_DRIVERS } from './support/statement-drivers.js'
+
+/** Accounts in the CI fixture (10^5: the planner's choices are those of 10^6, in a tenth of the time). */
+const CI_ACCOUNTS = 100_000
+const GROWTH = 10
+const captured = new Map<string, CapturedStatement>()
+const small = await migratedDatabase()
+const fixtures: { big?: TestDatabase; tenth?: TestDatabase } = {}
+const connections: pg.Client[] = []
+afterAll(async () => {
+  await Promise.all(connections.map((connection) => connection.end()))
+  await small.close()
+  await fixtures.big?.close()
+  await fixtures.tenth?.close()
+})
+
+async function scaleDatabase(accounts: number): Promise<{ database: TestDatabase; connection: pg.Client }> {
+  const database = await createTestDatabase()
+  const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 1 })
+  await migrate(client)
+  await client.close()
+  await fillScaleFixture(database.connectionString, { accounts })
+  const connection = new pg.Client({ connectionString: database.connectionString })
+  await connection.connect()
+  connections.push(connection)
+  return { database, connection }
+}
+
+let big: pg.Client
+let tenth: pg.Client
+beforeAll(async () => {
+  for (const [text, statement] of await captureStoreStatements(small)) captured.set(text, statement)
+  const [bigOne, tenthOne] = [await scaleDatabase(CI_ACCOUNTS), await scaleDatabase(CI_ACCOUNTS / GROWTH)]
+  fixtures.big = bigOne.database
+  fixtures.tenth = tenthOne.database
+  big = bigOne.connection
+  tenth = tenthOne.connection
+}, 600_000)
+
+type Statement = Pick<CapturedStatement, 'text' | 'values'>
+/** A statement written here, planned generically (for any values). */
+const generic = (text: string): Statement => ({ text, values: [] })
+
+async function judge(statement: Statement): Promise<{ problems: readonly string[]; plan: PlanNode }> {
+  const plan = await planOf(big, statement)
+  return { ...judgePlan(plan, await planOf(tenth, statement), GROWING, GROWTH), plan }
+}
+
+describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`, () => {
+  it('captures the statements of every store', () => {
+    const sources = new Set([...captured.values()].map((statement) => statement.source))
+    expect([...sources].sort()).toEqual(STATEMENT_DRIVERS.map((driver) => driver.name).sort())
+    const tables = new Set([...captured.keys()].flatMap((text) => text.match(/portcullis_[a-z_]+/g) ?? []))
+    for (const table of GROWING) expect(tables, `no captured statement reads ${table}`).toContain(table)
+  })
+
+  it('plans none with a scan, an unbounded sort or an estimate that grows with the table', async () => {
+    const { failures, unused } = await auditPlans(captured, big, tenth, GROWTH)
+    expect(failures.join('\n\n')).toBe('')
+    expect(unused).toEqual([])
+  })
+
+  describe('fails, naming the table, on', () => {
+    it('a statement without an index', async () => {
+      const { problems } = await judge(
+        generic('select digest from portcullis_sessions where user_agent = $1'),
+      )
+      expect(problems.join('\n')).toMatch(/Seq Scan on portcullis_sessions/)
+    })
+
+    it('a store statement whose index is gone', async () => {
+      const statement = [...captured.values()].find((each) =>
+        /from "portcullis_refresh_families" where "portcullis_refresh_families"."account_id" = \$1/i.test(
+          each.text,
+        ),
+      )
+      if (statement === undefined) throw new Error('no captured statement reads families by account')
+      await big.query('begin')
+      try {
+        await big.query('drop index portcullis_refresh_families_account_id_idx')
+        const withoutIndex = await planOf(big, statement, { inTransaction: true })
+        const { problems } = judgePlan(withoutIndex, await planOf(tenth, statement), GROWING, GROWTH)
+        expect(problems.join('\n')).toMatch(/Seq Scan on portcullis_refresh_families/)
+      } finally {
+        await big.query('rollback')
+      }
+      expect((await judge(statement)).problems).toEqual([])
+    })
+
+    it('a sort of an unbounded set', async () => {
+      const { problems } = await judge(
+        generic('select digest from portcullis_sessions where left(handle, 11) > $1 order by created_at'),
+      )
+      expect(problems.join('\n')).toMatch(/an unbounded sort/)
+      expect(problems.join('\n')).toMatch(/estimated rows grow with the table: .*portcullis_sessions/)
+    })
+  })
+})
