@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   PostgresAccountStore,
   PostgresApiKeyStore,
+  PostgresOAuthServerStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
@@ -121,6 +122,19 @@ describe('fillScaleFixture', () => {
       now,
     )
     expect(challenge?.ceremony).toBe('authentication')
+  })
+
+  it('writes grants the authorization server store reads, and interactions it finds by uid', async () => {
+    const store = new PostgresOAuthServerStore({ client, clock: () => now.getTime() })
+    expect(await store.status('grant-11')).toEqual({
+      grantId: 'grant-11',
+      accountId: scaleIds.account(11),
+      clientId: 'https://client.scale.example/11.json',
+    })
+    expect(await store.status('grant-12')).toBeUndefined()
+    const [grant] = await store.list(scaleIds.account(21))
+    expect(grant).toMatchObject({ grantId: 'grant-21', scopes: ['resources:read'] })
+    expect((await store.find('Interaction', { uid: 'uid-102' }))?.id).toBe('interaction-102')
   })
 
   it('writes identity links the OAuth store resolves; their retained tokens open once sealed through the API', async () => {

@@ -7,6 +7,7 @@ import {
   apiKeyDirectoryConformanceSuite,
   apiKeyStoreConformanceSuite,
 } from '@portcullis/conformance/api-keys'
+import { oauthServerStoreSuite } from '@portcullis/conformance/authorization-server'
 import {
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
@@ -17,17 +18,20 @@ import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/confo
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { totpResealingSuite, totpStoreSuite } from '@portcullis/conformance/totp'
+import type { RevocationNotice } from '@portcullis/core/revocation'
 import {
   inspectPostgresOAuthAccountStore,
   PostgresAccountStore,
   PostgresApiKeyStore,
   PostgresEnvelopeInventory,
   PostgresOAuthAccountStore,
+  PostgresOAuthServerStore,
   PostgresOAuthTransactionStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
+  PostgresRevocationNotices,
   PostgresSessionStore,
   PostgresStepUpStore,
   PostgresTotpStore,
@@ -46,10 +50,7 @@ export interface StatementDriver {
 
 const suite = <Context>(value: ConformanceSuite<Context>) => value as unknown as ConformanceSuite<never>
 
-/**
- * One entry per store. The authorization server's grants (`PostgresOAuthServerStore`) are one more entry
- * here, with its conformance suite, once its migration is on this branch.
- */
+/** One entry per store, each with the conformance suite that drives it. */
 export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
   {
     name: 'PostgresAccountStore',
@@ -157,6 +158,26 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
         suite(totpResealingSuite(() => ({ store: new PostgresTotpStore({ client: db.client }) }))),
       ]
     },
+  },
+  {
+    name: 'PostgresOAuthServerStore',
+    suites: (db) => [
+      suite(
+        oauthServerStoreSuite(async ({ clock }) => {
+          // The grant notices are heard through a real listener, started for the case.
+          const heard: RevocationNotice[] = []
+          const listener = new PostgresRevocationNotices({ client: db.client, reconnectDelayMs: 20 })
+          listener.subscribe({ revoked: (notice) => heard.push(notice), flush: () => undefined })
+          await listener.start()
+          return {
+            store: new PostgresOAuthServerStore({ client: db.client, clock }),
+            accounts: new PostgresAccountStore({ client: db.client }),
+            heard: () => heard,
+            dispose: () => listener.close(),
+          }
+        }),
+      ),
+    ],
   },
   {
     name: 'PostgresStepUpStore',

@@ -28,7 +28,7 @@ const now = '$3::timestamptz'
 
 /**
  * Every table the fixture fills, parents before children. Tables another part of the schema adds later
- * (the authorization server's grants) are one more entry here: see `SCALE_GRANT_TABLES`.
+ * (the authorization server's entries) are one more entry here: see `SCALE_GRANT_TABLES`.
  */
 export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
   {
@@ -182,7 +182,34 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
 ])
 
 /**
- * The authorization server's tables (grants and its oidc-provider entries): empty until that store's
- * migration is on this branch; an entry here is filled like every other table.
+ * The authorization server's entries (oidc-provider's models in one table): one in ten accounts connected
+ * an MCP client, so it holds a `Grant` row and that grant's current refresh token; one in a hundred has an
+ * interaction in flight.
  */
-export const SCALE_GRANT_TABLES: readonly ScaleTable[] = Object.freeze([])
+export const SCALE_GRANT_TABLES: readonly ScaleTable[] = Object.freeze([
+  {
+    table: 'portcullis_oauth_server_entries',
+    perAccount: 0.21,
+    insert: `insert into portcullis_oauth_server_entries (model, id, payload, grant_id, uid, user_code, account_id,
+        client_id, security_epoch, consumed_at, expires_at, created_at, last_used_at)
+      select 'Grant', 'grant-' || i,
+             jsonb_build_object('kind', 'Grant', 'jti', 'grant-' || i, 'accountId', 'account-' || i,
+               'clientId', 'https://client.scale.example/' || (i % 50) || '.json',
+               'openid', jsonb_build_object('scope', 'resources:read'),
+               'resources', jsonb_build_object('https://app.scale.example/mcp', 'resources:read')),
+             'grant-' || i, null, null, 'account-' || i, 'https://client.scale.example/' || (i % 50) || '.json', 1,
+             null::timestamptz, ${now} + interval '300 days', ${now} - (i % 86400) * interval '1 second', ${now} - interval '1 hour'
+        ${accounts('i % 10 = 1')}
+      union all
+      select 'RefreshToken', ${hex(`'refresh-entry-' || i`, 43)},
+             jsonb_build_object('kind', 'RefreshToken', 'jti', ${hex(`'refresh-entry-' || i`, 43)}, 'grantId', 'grant-' || i,
+               'accountId', 'account-' || i, 'clientId', 'https://client.scale.example/' || (i % 50) || '.json'),
+             'grant-' || i, null, null, null, null, null, null, ${now} + interval '29 days', ${now} - interval '1 hour', null
+        ${accounts('i % 10 = 1')}
+      union all
+      select 'Interaction', 'interaction-' || i,
+             jsonb_build_object('kind', 'Interaction', 'jti', 'interaction-' || i, 'uid', 'uid-' || i),
+             null, 'uid-' || i, null, null, null, null, null, ${now} + interval '5 minutes', ${now}, null
+        ${accounts('i % 100 = 2')}`,
+  },
+])
