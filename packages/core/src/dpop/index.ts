@@ -1,7 +1,4 @@
-export type { PresentedAccessToken } from './access-token-header.js'
-export { confirmationOf, extractAccessToken } from './access-token-header.js'
-export type { DPoPBinding, DPoPOptions } from './dpop-binding.js'
-export { dpopBinding } from './dpop-binding.js'
+export type { DPoPOptions } from './dpop-binding.js'
 export type { DPoPNoncesOptions } from './dpop-nonces.js'
 export { DPoPNonces } from './dpop-nonces.js'
 export type { DPoPProofExpectations, DPoPProofVerification, VerifiedDPoPProof } from './dpop-proof.js'
