@@ -12,7 +12,7 @@ import express, { type Express } from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSecurity } from '../../src/index.js'
-import { createMCPEndpoint } from '../../src/mcp/index.js'
+import { createMCPEndpoint, mcpResource } from '../../src/mcp/index.js'
 import { call, rpc } from '../mcp/fixture.js'
 import { es256Key, type JwksEndpoint, signEs256, startJwksEndpoint } from './jwt-support.js'
 
@@ -148,6 +148,13 @@ beforeAll(async () => {
     },
   })
   mcpApp.use(mcp)
+  const router = security.router()
+  router.get(
+    '/notes',
+    { auth: required('oauth') },
+    mcpResource('notes')((req, res) => res.json({ owner: req.security?.principal?.id })),
+  )
+  mcpApp.use(router)
   await mcp.attach(mcpApp)
 })
 
@@ -238,13 +245,24 @@ describe('the MCP endpoint with DPoP required', () => {
     })
   })
 
-  it('serves a bound token with its proof, and refuses the copied token with a DPoP challenge', async () => {
-    const { token } = await boundToken()
+  it('serves a bound token with its proof (list and read), and refuses the copied token with a DPoP challenge', async () => {
+    const { accountId, token } = await boundToken()
     const served = await rpc(mcpApp, call('resources/list'), {
       Authorization: `DPoP ${token}`,
       DPoP: proof(client, 'POST', RESOURCE, token),
     })
     expect(served.status).toBe(200)
+    const uri = (served.body.result.resources as { name: string; uri: string }[]).find(
+      (resource) => resource.name === 'notes',
+    )?.uri
+    expect(uri).toBeTypeOf('string')
+    // The read runs the route in process on the caller's verified request: one proof, for POST /mcp.
+    const read = await rpc(mcpApp, call('resources/read', { uri }), {
+      Authorization: `DPoP ${token}`,
+      DPoP: proof(client, 'POST', RESOURCE, token),
+    })
+    expect(read.status).toBe(200)
+    expect(JSON.parse(read.body.result.contents[0].text)).toEqual({ owner: accountId })
     const copied = await rpc(mcpApp, call('resources/list'), { Authorization: `Bearer ${token}` })
     expect(copied.status).toBe(401)
     expect(copied.body.code).toBe('dpop.invalid_token')
