@@ -119,7 +119,7 @@ export function dpopBinding(options: DPoPOptions, prefix: string, clock: () => n
     const proof = source.header('dpop')
     if (proof === undefined) return refuse('dpop.proof_missing')
     const nowMs = clock()
-    const verified = await verifyDPoPProof(proof, {
+    const verified = verifyDPoPProof(proof, {
       method: source.method.toUpperCase(),
       urls: new Set(bases.map((base) => normalizeHtu(`${base}${source.path}`) ?? '')),
       accessToken: token,

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto'
-import { calculateJwkThumbprint, compactVerify, importJWK, type JWK } from 'jose'
 import type { JWKSAlgorithm } from '../jwks/jwks-provider.js'
 import { isJsonObject } from '../jwks/strict-json.js'
 import { type JsonObject, parseCompactJwt } from '../workload-jwt/compact-jwt.js'
+import { type PublicJwk, proofKeys, thumbprintOf, verifySignature } from './proof-key.js'
 
 /** Members that only a private (or symmetric) JWK has: a proof carrying one is refused. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const
-const KEY_TYPES = new Set(['EC', 'RSA', 'OKP'])
 const JTI = /^[\x21-\x7e]{1,256}$/
 const MAX_PROOF_BYTES = 8192
 
@@ -66,13 +65,12 @@ export function accessTokenHash(token: string): string {
 }
 
 /** The public key in the header, or why it is refused. */
-function publicJwk(header: JsonObject): JWK | string {
+function publicJwk(header: JsonObject): PublicJwk | string {
   const { jwk } = header
   if (!isJsonObject(jwk)) return 'dpop.missing_jwk'
   for (const member of PRIVATE_MEMBERS) if (Object.hasOwn(jwk, member)) return 'dpop.private_key_in_jwk'
-  if (typeof jwk.kty !== 'string' || !KEY_TYPES.has(jwk.kty)) return 'dpop.bad_jwk'
   if (jwk.alg !== undefined && jwk.alg !== header.alg) return 'dpop.bad_jwk'
-  return jwk as JWK
+  return thumbprintOf(jwk, header.alg as JWKSAlgorithm) ?? 'dpop.bad_jwk'
 }
 
 function checkHeader(header: JsonObject, algorithms: ReadonlySet<string>): string | undefined {
@@ -103,12 +101,10 @@ function checkClaims(payload: JsonObject, expected: DPoPProofExpectations): stri
  * Verifies a DPoP proof JWT (RFC 9449 section 4.3) except for `jti` replay and the server nonce, which
  * need state: structure, `typ: dpop+jwt`, an allow-listed asymmetric `alg` (never `none` or HMAC), a
  * public `jwk` only, the claims (`htm`, `htu`, `iat`, `ath`), then the signature by exactly that key and
- * algorithm. Cheap checks come first, so a malformed proof costs no signature verification.
+ * algorithm (keys imported once per thumbprint, kept in a bounded cache). Cheap checks come first, so a
+ * malformed proof costs no signature verification.
  */
-export async function verifyDPoPProof(
-  proof: string,
-  expected: DPoPProofExpectations,
-): Promise<DPoPProofVerification> {
+export function verifyDPoPProof(proof: string, expected: DPoPProofExpectations): DPoPProofVerification {
   const parsed = parseCompactJwt(proof, MAX_PROOF_BYTES)
   if (!parsed.ok) return refuse(`dpop.${parsed.reason.replace(/^jwt\./, '')}`)
   const { header, payload } = parsed.jwt
@@ -119,16 +115,13 @@ export async function verifyDPoPProof(
   const claimProblem = checkClaims(payload, expected)
   if (claimProblem !== undefined) return refuse(claimProblem)
   const alg = header.alg as JWKSAlgorithm
-  try {
-    const key = await importJWK({ ...jwk, alg }, alg)
-    await compactVerify(proof, key, { algorithms: [alg] })
-  } catch {
-    return refuse('dpop.bad_signature')
-  }
+  const key = proofKeys.get(jwk)
+  if (key === undefined) return refuse('dpop.bad_jwk')
+  if (!verifySignature(proof, alg, key)) return refuse('dpop.bad_signature')
   return {
     ok: true,
     proof: {
-      thumbprint: await calculateJwkThumbprint(jwk, 'sha256'),
+      thumbprint: jwk.thumbprint,
       jti: payload.jti as string,
       iat: payload.iat as number,
       nonce: payload.nonce as string | undefined,

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
+import { calculateJwkThumbprint, type JWK } from 'jose'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type AccessTokenFixture, startAccessTokenFixture } from '../../test/support/access-token-fixture.js'
 import {
@@ -175,6 +176,29 @@ describe('DPoP at the resource: adversarial proofs', () => {
       await present(mech, token, proofFor(token, { header: { jwk: undefined } })),
       'dpop.missing_jwk',
     )
+  })
+
+  it('accepts RS256, PS256 and EdDSA proofs; refuses a key that does not fit the alg, or a short RSA key', async () => {
+    const mech = mechanism()
+    for (const alg of ['RS256', 'PS256', 'EdDSA'] as const) {
+      const key = await dpopClientKey(alg)
+      const token = await boundToken(key.thumbprint)
+      expect((await present(mech, token, proofFor(token, {}, key))).kind, alg).toBe('authenticated')
+    }
+    const rsa = await dpopClientKey('RS256')
+    const token = await boundToken(rsa.thumbprint)
+    // An RSA key in an ES256 proof (signed RS256): the key type does not fit the header algorithm.
+    const confused = proofFor(token, { header: { alg: 'ES256' }, signWith: rsa.key }, rsa)
+    expectRefused(await present(mech, token, confused), 'dpop.bad_jwk')
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 })
+    const { kty, n, e } = short.publicKey.export({ format: 'jwk' })
+    const shortKey: DPoPClientKey = {
+      key: { kid: 'short', alg: 'RS256', privateKey: short.privateKey, publicKey: short.publicKey, jwk: {} },
+      publicJwk: { kty, n, e },
+      thumbprint: await calculateJwkThumbprint({ kty, n, e } as JWK),
+    }
+    const shortToken = await boundToken(shortKey.thumbprint)
+    expectRefused(await present(mech, shortToken, proofFor(shortToken, {}, shortKey)), 'dpop.bad_jwk')
   })
 
   it('refuses a wrong typ and a signature by a key other than the jwk', async () => {
