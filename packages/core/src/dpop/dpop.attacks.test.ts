@@ -253,6 +253,23 @@ describe('DPoP at the resource: adversarial proofs', () => {
     expect(outcome).toEqual({ kind: 'invalid', reason: 'oauth: token.unsupported_confirmation' })
   })
 
+  it('refuses malformed input: two proofs joined by a proxy, a garbage proof, a malformed DPoP header', async () => {
+    const mech = mechanism()
+    const token = await boundToken()
+    const joined = `${proofFor(token)}, ${proofFor(token)}`
+    expectRefused(await present(mech, token, joined), 'dpop.malformed')
+    expectRefused(await present(mech, token, 'not-a-jwt'), 'dpop.malformed')
+    expectRefused(await present(mech, token, proofFor(token, { claims: { jti: 5 } })), 'dpop.bad_jti')
+    expectRefused(
+      await present(mech, token, proofFor(token, { claims: { htu: 'not a url' } })),
+      'dpop.htu_mismatch',
+    )
+    const doubleSpace = await mech.authenticate(
+      requestSource({ authorization: `DPoP  ${token}`, dpop: proofFor(token) }),
+    )
+    expect(doubleSpace).toEqual({ kind: 'invalid', reason: 'oauth: malformed bearer header' })
+  })
+
   it('answers unavailable when the jti store is down', async () => {
     const replay = {
       consume: () => Promise.reject(new Error('down')),
