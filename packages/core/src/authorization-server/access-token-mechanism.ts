@@ -112,9 +112,9 @@ type Verification = VerifiedToken | AuthenticationOutcome
 
 /**
  * Authenticates users by the RFC 9068 JWT access tokens of Portcullis's own authorization server
- * (`@portcullis/authorization-server`): `Authorization: Bearer <at+jwt>` from the pinned issuer and key
- * set, `aud` exactly this resource, and a `grant_id` whose grant is still active for the token's `sub`
- * and `client_id`. The principal is the account (`kind: 'user'`, id = `sub`); the token's scopes become
+ * (`@portcullis/authorization-server`): `Authorization: Bearer <at+jwt>` (or `DPoP <at+jwt>` with a proof,
+ * when the `dpop` option is set and the token is bound) from the pinned issuer and key set, `aud` exactly
+ * this resource, and a `grant_id` whose grant is still active for the token's `sub` and `client_id`. The principal is the account (`kind: 'user'`, id = `sub`); the token's scopes become
  * credential restrictions, so they only narrow what the account may do.
  */
 export function oauthAccessTokens(options: OAuthAccessTokensOptions): AuthenticationMechanism {
