@@ -145,7 +145,14 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       ...local.mechanisms,
       apiKeyMechanism(service, usage),
       workloadMechanism(jwks, options.selfUrl),
-      oauthAccessTokenMechanism({ grants, publicOrigin, selfUrl: options.selfUrl, jwks, notices }),
+      oauthAccessTokenMechanism({
+        grants,
+        publicOrigin,
+        selfUrl: options.selfUrl,
+        jwks,
+        notices,
+        dpopReplay: new PostgresRateLimitStore({ client: postgres }),
+      }),
     ],
     authorizationResolver: directory.resolver(),
     // Step-up credentials (the OAuth reauthentication, the password before linking) are bound to the

@@ -96,6 +96,7 @@ export {
   requireApiKeyListRequest,
 } from './api-keys/index.js'
 export type {
+  AuthenticationChallenge,
   AuthenticationEvidence,
   AuthenticationMechanism,
   AuthenticationOutcome,
@@ -184,6 +185,14 @@ export {
   oauthAccessTokens,
   oauthServerEntryIndex,
 } from './authorization-server/index.js'
+export type {
+  DPoPNoncesOptions,
+  DPoPOptions,
+  DPoPProofExpectations,
+  DPoPProofVerification,
+  VerifiedDPoPProof,
+} from './dpop/index.js'
+export { accessTokenHash, DPoPNonces, normalizeHtu, verifyDPoPProof } from './dpop/index.js'
 export type {
   ConfigurationErrorOptions,
   ErrorClass,

@@ -135,6 +135,7 @@ export { RouteRegistry } from './routing/route-registry.js'
 export type { OpenApiConfig, RejectionEvent, SecurityOptions, StepUpConfig } from './security/config.js'
 export type { RawRequestHead } from './security/credential-source.js'
 export { parseCookies, RawCredentialSource, rawHeader } from './security/credential-source.js'
+export { dpopProblem } from './security/dpop-challenge.js'
 export type {
   RouteAuthorizer,
   RouteOutcome,

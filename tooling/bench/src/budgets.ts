@@ -31,6 +31,12 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/express/bench/access-tokens.bench.ts',
   },
   {
+    id: 'dpop-route',
+    what: 'DPoP-bound access-token route (ES256 proof verified per request) vs the same route with a bearer token',
+    budget: 0.6,
+    bench: 'packages/express/bench/dpop.bench.ts',
+  },
+  {
     id: 'protector',
     what: 'Protector seal+open vs raw node:crypto AES-256-GCM on the same payload',
     budget: 1.0,

@@ -87,6 +87,9 @@ function sourceClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
   return claims
 }
 
+/** The proof algorithms the token endpoint accepts (`dpop_signing_alg_values_supported`). */
+export const DPOP_ALGORITHMS = Object.freeze(['ES256', 'EdDSA', 'PS256', 'RS256'] as const)
+
 /** oidc-provider's configuration: its features switched on and bounded; no OAuth logic of our own. */
 export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
   const { options, ring, outbound, accounts, oidc } = input
@@ -156,7 +159,12 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       ctx.type = 'application/problem+json'
       ctx.body = problemBody(status, String(out.error ?? 'server_error'), out.error_description)
     },
+    // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets `token_type: DPoP` and a
+    // `cnf.jkt` in the access token; a public client's refresh tokens are bound to the same key. The
+    // algorithms are those `oauthAccessTokens({ dpop })` accepts by default.
+    enabledJWA: { dPoPSigningAlgValues: [...DPOP_ALGORITHMS] },
     features: {
+      dPoP: { enabled: true, allowReplay: false },
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },

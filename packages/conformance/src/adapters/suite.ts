@@ -1,5 +1,6 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
+import { dpopCases } from './dpop-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
@@ -17,7 +18,8 @@ import { uncompiledCases } from './uncompiled-cases.js'
  * routes declared where the adapter never compiles them (never served without their policy), problem
  * bodies, body limits naming the limit, the OpenAPI document, the passkey and TOTP routes (registration
  * and sign-in with a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery
- * codes), and 503 with `Retry-After` when a dependency is down.
+ * codes), 503 with `Retry-After` when a dependency is down, and DPoP-bound tokens (RFC 9449: proofs for
+ * the public URL behind a proxy, challenges, server nonces).
  */
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
   return {
@@ -30,6 +32,7 @@ export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterF
       ...totpCases,
       ...mcpCases,
       ...outageCases,
+      ...dpopCases,
     ],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),

@@ -1,4 +1,4 @@
-import type { AuthenticationMechanism } from '../authentication/mechanism.js'
+import type { AuthenticationMechanism, CredentialSource } from '../authentication/mechanism.js'
 import {
   type AuthenticationOutcome,
   authenticated,
@@ -9,10 +9,11 @@ import {
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
 import { ACR_ATTRIBUTE, AUTH_TIME_ATTRIBUTE } from '../authorization/user-authentication.js'
 import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheOptions } from '../cache/verified-cache.js'
+import { confirmationOf, extractAccessToken } from '../dpop/access-token-header.js'
+import { DPOP_OPTIONS, type DPoPOptions, dpopBinding } from '../dpop/dpop-binding.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
-import { extractBearer } from '../workload-jwt/bearer.js'
 import { type JsonObject, parseCompactJwt } from '../workload-jwt/compact-jwt.js'
 import { readScopes } from '../workload-jwt/jwt-claims.js'
 import { createJwtVerifier } from '../workload-jwt/jwt-verifier.js'
@@ -63,6 +64,12 @@ export interface OAuthAccessTokensOptions {
    * otherwise). Default on (10,000 entries, 300 s); `false` reads the grant on every request.
    */
   readonly grantCache?: false | VerifiedCacheOptions
+  /**
+   * DPoP (RFC 9449): accept `Authorization: DPoP <token>` with a `DPoP` proof for tokens bound by
+   * `cnf.jkt`, and optionally require bound tokens. Without it, `DPoP` authorization is not this
+   * mechanism's, and a bound token is refused (it is never accepted as a bearer token).
+   */
+  readonly dpop?: DPoPOptions
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number
 }
@@ -83,6 +90,7 @@ const OPTIONS: OptionsShape<OAuthAccessTokensOptions> = {
   shareBearerHeader: { kind: 'boolean' },
   cache: { kind: ['false', 'object'], shape: verifiedCacheOptions(OAUTH_ACCESS_TOKENS_INVALID) },
   grantCache: { kind: ['false', 'object'], shape: verifiedCacheOptions(OAUTH_ACCESS_TOKENS_INVALID) },
+  dpop: { kind: 'object', shape: DPOP_OPTIONS },
   clock: { kind: 'function' },
 }
 
@@ -94,6 +102,8 @@ interface VerifiedToken {
   readonly grantId: string
   readonly subject: string
   readonly clientId: string
+  /** The bound key's thumbprint (`cnf.jkt`), undefined for a bearer token. */
+  readonly jkt: string | undefined
   readonly outcome: AuthenticationOutcome
 }
 
@@ -102,9 +112,9 @@ type Verification = VerifiedToken | AuthenticationOutcome
 
 /**
  * Authenticates users by the RFC 9068 JWT access tokens of Portcullis's own authorization server
- * (`@portcullis/authorization-server`): `Authorization: Bearer <at+jwt>` from the pinned issuer and key
- * set, `aud` exactly this resource, and a `grant_id` whose grant is still active for the token's `sub`
- * and `client_id`. The principal is the account (`kind: 'user'`, id = `sub`); the token's scopes become
+ * (`@portcullis/authorization-server`): `Authorization: Bearer <at+jwt>` (or `DPoP <at+jwt>` with a proof,
+ * when the `dpop` option is set and the token is bound) from the pinned issuer and key set, `aud` exactly
+ * this resource, and a `grant_id` whose grant is still active for the token's `sub` and `client_id`. The principal is the account (`kind: 'user'`, id = `sub`); the token's scopes become
  * credential restrictions, so they only narrow what the account may do.
  */
 export function oauthAccessTokens(options: OAuthAccessTokensOptions): AuthenticationMechanism {
@@ -113,6 +123,7 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
   const clock = options.clock ?? Date.now
   const name = options.name ?? 'oauth'
   const { issuer, resource } = options
+  const dpop = options.dpop === undefined ? undefined : dpopBinding(options.dpop, 'oauth', clock)
   options.jwks.register({ issuer, jwksUri: options.jwksUri, algorithms: settings.algorithms })
   const verify = createJwtVerifier({
     issuer,
@@ -153,6 +164,8 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
     const scopes = readScopes(payload, 'scope')
     if (!scopes.ok) return invalid(`oauth: ${scopes.reason}`)
     if (scopes.scopes === undefined) return invalid('oauth: jwt.missing_scope')
+    const confirmation = confirmationOf(payload)
+    if (confirmation.kind === 'unsupported') return invalid('oauth: token.unsupported_confirmation')
     const clientId = payload.client_id as string
     const grantId = payload.grant_id as string
     const principal: Principal = { id: result.claims.subject, kind: 'user' }
@@ -164,6 +177,7 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
       kid: result.key.kid,
       alg: result.key.alg,
     }
+    if (confirmation.kind === 'jkt') attributes.dpopJkt = confirmation.jkt
     if (typeof payload.acr === 'string') attributes[ACR_ATTRIBUTE] = payload.acr
     if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) {
       attributes[AUTH_TIME_ATTRIBUTE] = payload.auth_time
@@ -179,6 +193,7 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
       grantId,
       subject: result.claims.subject,
       clientId,
+      jkt: confirmation.kind === 'jkt' ? confirmation.jkt : undefined,
       outcome: Object.freeze(authenticated(Object.freeze(principal), Object.freeze(evidence))),
     }
     tokens?.set(VerifiedCache.keyOf(token), verified, result.claims.expiresAt * 1000)
@@ -206,6 +221,22 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
     )
   }
 
+  /** The DPoP side of the presentation, then the grant. */
+  const confirm = (
+    source: CredentialSource,
+    scheme: 'bearer' | 'dpop',
+    token: string,
+    verified: VerifiedToken,
+  ): AuthenticationOutcome | Promise<AuthenticationOutcome> => {
+    if (dpop === undefined) {
+      return verified.jkt === undefined ? checkGrant(verified) : invalid('oauth: dpop.bound_token_as_bearer')
+    }
+    const refused = dpop.check(source, scheme, token, verified.jkt)
+    if (refused === undefined) return checkGrant(verified)
+    if (refused instanceof Promise) return refused.then((settled) => settled ?? checkGrant(verified))
+    return refused
+  }
+
   return {
     name,
     default: options.default ?? true,
@@ -213,16 +244,17 @@ export function oauthAccessTokens(options: OAuthAccessTokensOptions): Authentica
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: `OAuth access token from ${issuer} for ${resource}`,
+      description: `OAuth access token from ${issuer} for ${resource}${dpop === undefined ? '' : dpop.required ? ' (DPoP-bound, RFC 9449)' : ' (bearer or DPoP-bound, RFC 9449)'}`,
     },
     authenticate(source) {
-      const bearer = extractBearer(source.header('authorization'))
-      if (bearer.kind === 'absent') return none()
-      if (bearer.kind === 'malformed') return invalid('oauth: malformed bearer header')
-      const cached = tokens?.get(VerifiedCache.keyOf(bearer.token))
-      if (cached !== undefined) return checkGrant(cached)
-      return verifyToken(bearer.token).then((verified) =>
-        'grantId' in verified ? checkGrant(verified) : verified,
+      const presented = extractAccessToken(source.header('authorization'), dpop !== undefined)
+      if (presented.kind === 'absent') return none()
+      if (presented.kind === 'malformed') return invalid('oauth: malformed bearer header')
+      const { scheme, token } = presented
+      const cached = tokens?.get(VerifiedCache.keyOf(token))
+      if (cached !== undefined) return confirm(source, scheme, token, cached)
+      return verifyToken(token).then((verified) =>
+        'grantId' in verified ? confirm(source, scheme, token, verified) : verified,
       )
     },
   }

@@ -1,4 +1,5 @@
 import type {
+  AuthenticationChallenge,
   AuthenticationEvidence,
   AuthenticationMechanism,
   AuthenticationOutcome,
@@ -24,7 +25,12 @@ export type AuthenticationResult =
       /** Names of the mechanisms whose credential verified. */
       readonly mechanisms: ReadonlySet<string>
     }
-  | { readonly kind: 'invalid'; readonly reasons: readonly string[] }
+  | {
+      readonly kind: 'invalid'
+      readonly reasons: readonly string[]
+      /** The first refused credential's challenge (a DPoP error or nonce), for `WWW-Authenticate`. */
+      readonly challenge?: AuthenticationChallenge
+    }
   | { readonly kind: 'unavailable'; readonly reasons: readonly string[]; readonly retryAfterSeconds?: number }
 
 type Authenticated = Extract<AuthenticationOutcome, { kind: 'authenticated' }>
@@ -110,6 +116,7 @@ function classify(
   // common request has one verified credential and nothing else.
   let unavailable: string[] | undefined
   let invalid: string[] | undefined
+  let challenge: AuthenticationChallenge | undefined
   let verified: Authenticated[] | undefined
   let first: Authenticated | undefined
   let firstName = ''
@@ -126,6 +133,7 @@ function classify(
     } else if (outcome.kind === 'invalid') {
       invalid ??= []
       invalid.push(outcome.reason)
+      challenge ??= outcome.challenge
     } else if (outcome.kind === 'authenticated') {
       if (first === undefined) {
         first = outcome
@@ -141,7 +149,11 @@ function classify(
       ? { kind: 'unavailable', reasons: unavailable }
       : { kind: 'unavailable', reasons: unavailable, retryAfterSeconds }
   }
-  if (invalid !== undefined) return { kind: 'invalid', reasons: invalid }
+  if (invalid !== undefined) {
+    return challenge === undefined
+      ? { kind: 'invalid', reasons: invalid }
+      : { kind: 'invalid', reasons: invalid, challenge }
+  }
   if (first === undefined) return ANONYMOUS
   const principal = first.principal
   if (verified === undefined) {

@@ -1,4 +1,8 @@
-import type { AuthenticationMechanism, CredentialSource } from '../authentication/index.js'
+import type {
+  AuthenticationChallenge,
+  AuthenticationMechanism,
+  CredentialSource,
+} from '../authentication/index.js'
 import {
   type AuthorizationResolver,
   type AuthorizationResult,
@@ -22,13 +26,14 @@ export type PolicyOutcome =
       /** Internal reason for logs and metrics; never rendered to clients. */
       readonly reason: string
       readonly retryAfterSeconds?: number
+      /** What a refused credential asks of the client (a DPoP error or nonce), for `WWW-Authenticate`. */
+      readonly challenge?: AuthenticationChallenge
     }
 
-const required = (reason: string): PolicyOutcome => ({
-  kind: 'rejected',
-  code: 'authentication.required',
-  reason,
-})
+const required = (reason: string, challenge?: AuthenticationChallenge): PolicyOutcome =>
+  challenge === undefined
+    ? { kind: 'rejected', code: 'authentication.required', reason }
+    : { kind: 'rejected', code: 'authentication.required', reason, challenge }
 
 function unavailable(reason: string, retryAfterSeconds?: number): PolicyOutcome {
   return retryAfterSeconds === undefined
@@ -92,7 +97,7 @@ export class RequestEvaluation {
       case 'unavailable':
         return unavailable(result.reasons.join('; '), result.retryAfterSeconds)
       case 'invalid':
-        return required(result.reasons.join('; '))
+        return required(result.reasons.join('; '), result.challenge)
       case 'anonymous':
         return policy.optional ? GRANTED_ANONYMOUS : required('authentication.no_credentials')
     }

@@ -1,11 +1,12 @@
-import type { AuthenticationMechanism } from '../authentication/mechanism.js'
+import type { AuthenticationMechanism, CredentialSource } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid, none } from '../authentication/outcome.js'
 import type { AuthenticationEvidence, Principal } from '../authentication/principal.js'
 import { ACR_ATTRIBUTE, AUTH_TIME_ATTRIBUTE } from '../authorization/user-authentication.js'
 import { VerifiedCache, type VerifiedCacheOptions, verifiedCacheOptions } from '../cache/verified-cache.js'
+import { confirmationOf, extractAccessToken } from '../dpop/access-token-header.js'
+import { DPOP_OPTIONS, type DPoPOptions, dpopBinding } from '../dpop/dpop-binding.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { JWKSAlgorithm, JWKSProvider } from '../jwks/jwks-provider.js'
-import { extractBearer } from './bearer.js'
 import { parseCompactJwt } from './compact-jwt.js'
 import { readScopes } from './jwt-claims.js'
 import { createJwtVerifier } from './jwt-verifier.js'
@@ -47,6 +48,11 @@ export interface WorkloadJwtOptions {
   readonly shareBearerHeader?: boolean
   /** Verified-token cache (successes only, keyed by token hash, never past `exp`). Default off. */
   readonly cache?: false | VerifiedCacheOptions
+  /**
+   * DPoP (RFC 9449) for tokens bound by `cnf.jkt`: `Authorization: DPoP <token>` with a `DPoP` proof,
+   * optionally required. Without it a bound token is refused (never accepted as a bearer token).
+   */
+  readonly dpop?: DPoPOptions
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number
 }
@@ -79,7 +85,14 @@ export const WORKLOAD_JWT_OPTIONS: OptionsShape<WorkloadJwtOptions> = {
   maxTokenBytes: { kind: 'number', code: INVALID },
   shareBearerHeader: { kind: 'boolean' },
   cache: { kind: ['false', 'object'], shape: verifiedCacheOptions(INVALID) },
+  dpop: { kind: 'object', shape: DPOP_OPTIONS },
   clock: { kind: 'function' },
+}
+
+/** A verified token: its outcome and the bound key's thumbprint (`cnf.jkt`, undefined for bearer). */
+interface Verified {
+  readonly outcome: AuthenticationOutcome
+  readonly jkt: string | undefined
 }
 
 /**
@@ -98,6 +111,7 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
   const profile = options.profile ?? accessTokenProfile
   const clock = options.clock ?? Date.now
   const name = options.name ?? 'workload-jwt'
+  const dpop = options.dpop === undefined ? undefined : dpopBinding(options.dpop, 'workload-jwt', clock)
   options.jwks.register({ issuer: options.issuer, jwksUri: options.jwksUri, algorithms: config.algorithms })
   const verify = createJwtVerifier({
     issuer: options.issuer,
@@ -118,16 +132,44 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
   const cache =
     config.cache === undefined
       ? undefined
-      : new VerifiedCache<AuthenticationOutcome>(config.cache.maxEntries, config.cache.maxTtlMs, clock)
+      : new VerifiedCache<Verified>(config.cache.maxEntries, config.cache.maxTtlMs, clock)
 
-  // A cached verdict answers synchronously; everything else verifies against the JWKS.
-  const authenticateToken = (token: string): AuthenticationOutcome | Promise<AuthenticationOutcome> => {
-    const cacheKey = cache === undefined ? undefined : VerifiedCache.keyOf(token)
-    const hit = cacheKey === undefined ? undefined : cache?.get(cacheKey)
-    return hit ?? verifyToken(token, cacheKey)
+  /** The DPoP side of the presentation of a verified token. */
+  const confirm = (
+    source: CredentialSource,
+    scheme: 'bearer' | 'dpop',
+    token: string,
+    verified: Verified,
+  ): AuthenticationOutcome | Promise<AuthenticationOutcome> => {
+    if (dpop === undefined) {
+      return verified.jkt === undefined
+        ? verified.outcome
+        : invalid('workload-jwt: dpop.bound_token_as_bearer')
+    }
+    const refused = dpop.check(source, scheme, token, verified.jkt)
+    if (refused === undefined) return verified.outcome
+    if (refused instanceof Promise) return refused.then((settled) => settled ?? verified.outcome)
+    return refused
   }
 
-  const verifyToken = async (token: string, cacheKey: string | undefined): Promise<AuthenticationOutcome> => {
+  // A cached verdict answers synchronously (unless a DPoP proof is to check); the rest verifies.
+  const authenticateToken = (
+    source: CredentialSource,
+    scheme: 'bearer' | 'dpop',
+    token: string,
+  ): AuthenticationOutcome | Promise<AuthenticationOutcome> => {
+    const cacheKey = cache === undefined ? undefined : VerifiedCache.keyOf(token)
+    const hit = cacheKey === undefined ? undefined : cache?.get(cacheKey)
+    if (hit !== undefined) return confirm(source, scheme, token, hit)
+    return verifyToken(token, cacheKey).then((verified) =>
+      'jkt' in verified ? confirm(source, scheme, token, verified) : verified,
+    )
+  }
+
+  const verifyToken = async (
+    token: string,
+    cacheKey: string | undefined,
+  ): Promise<Verified | AuthenticationOutcome> => {
     const result = await verify(token)
     if (result.kind === 'invalid') {
       if (options.shareBearerHeader === true && !namesIssuer(token, options.issuer, config.maxTokenBytes)) {
@@ -142,6 +184,9 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
       return invalid('workload-jwt: jwt.missing_scope')
 
     const { payload } = result.jwt
+    const confirmation = confirmationOf(payload)
+    if (confirmation.kind === 'unsupported') return invalid('workload-jwt: token.unsupported_confirmation')
+    const jkt = confirmation.kind === 'jkt' ? confirmation.jkt : undefined
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined
     const principal: Principal = {
       id: result.claims.subject,
@@ -157,6 +202,7 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
     }
     if (clientId !== undefined) attributes.clientId = clientId
     if (typeof payload.jti === 'string') attributes.jti = payload.jti
+    if (jkt !== undefined) attributes.dpopJkt = jkt
     // What `acrAtLeast` / `authenticatedWithin` read (user access tokens carry them; workloads rarely do).
     if (typeof payload.acr === 'string') attributes[ACR_ATTRIBUTE] = payload.acr
     if (typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time)) {
@@ -169,10 +215,10 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
       expiresAt: new Date(result.claims.expiresAt * 1000),
       ...(scopes.scopes === undefined ? {} : { restrictions: { scopes: scopes.scopes } }),
     }
-    const outcome = authenticated(principal, evidence)
+    const verified: Verified = { outcome: authenticated(principal, evidence), jkt }
     if (cache !== undefined && cacheKey !== undefined)
-      cache.set(cacheKey, outcome, result.claims.expiresAt * 1000)
-    return outcome
+      cache.set(cacheKey, verified, result.claims.expiresAt * 1000)
+    return verified
   }
 
   return {
@@ -185,10 +231,10 @@ export function workloadJwtMechanism(options: WorkloadJwtOptions): Authenticatio
       description: `Workload JWT from ${options.issuer}`,
     },
     authenticate(source) {
-      const bearer = extractBearer(source.header('authorization'))
-      if (bearer.kind === 'absent') return none()
-      if (bearer.kind === 'malformed') return invalid('workload-jwt: malformed bearer header')
-      return authenticateToken(bearer.token)
+      const presented = extractAccessToken(source.header('authorization'), dpop !== undefined)
+      if (presented.kind === 'absent') return none()
+      if (presented.kind === 'malformed') return invalid('workload-jwt: malformed bearer header')
+      return authenticateToken(source, presented.scheme, presented.token)
     },
   }
 }

@@ -15,6 +15,13 @@ export interface ProtectedResourceOptions {
   readonly scopesSupported?: readonly string[]
   readonly resourceName?: string
   readonly resourceDocumentation?: string
+  /**
+   * RFC 9728 `dpop_bound_access_tokens_required`: set when the endpoint's mechanism is configured with
+   * `dpop: { required: true }`, so clients obtain DPoP-bound tokens.
+   */
+  readonly dpopBoundAccessTokensRequired?: boolean
+  /** RFC 9728 `dpop_signing_alg_values_supported`: the proof algorithms the endpoint accepts. */
+  readonly dpopSigningAlgValuesSupported?: readonly string[]
 }
 
 export interface ProtectedResource {
@@ -88,6 +95,10 @@ export function protectedResource(options: ProtectedResourceOptions): ProtectedR
   }
   if (options.scopesSupported !== undefined) document.scopes_supported = [...options.scopesSupported]
   if (options.resourceName !== undefined) document.resource_name = options.resourceName
+  if (options.dpopSigningAlgValuesSupported !== undefined) {
+    document.dpop_signing_alg_values_supported = [...options.dpopSigningAlgValuesSupported]
+  }
+  if (options.dpopBoundAccessTokensRequired === true) document.dpop_bound_access_tokens_required = true
   if (options.resourceDocumentation !== undefined) {
     document.resource_documentation = httpUrl(options.resourceDocumentation, 'resourceDocumentation').href
   }
@@ -171,4 +182,14 @@ export const PROTECTED_RESOURCE_OPTIONS: OptionsShape<ProtectedResourceOptions> 
   scopesSupported: { kind: 'array', elements: { kind: 'string' } },
   resourceName: { kind: 'string' },
   resourceDocumentation: { kind: 'string', code: PROTECTED_RESOURCE_INVALID },
+  dpopBoundAccessTokensRequired: { kind: 'boolean' },
+  dpopSigningAlgValuesSupported: {
+    kind: 'array',
+    elements: {
+      kind: 'string',
+      check: (value) =>
+        /^[A-Za-z0-9]{2,16}$/.test(value as string) ? undefined : 'must be an algorithm name',
+    },
+    code: PROTECTED_RESOURCE_INVALID,
+  },
 }

@@ -3,6 +3,7 @@
 export type { OpenApiConfig, RejectionEvent, SecurityOptions, StepUpConfig } from './config.js'
 export type { RawRequestHead } from './credential-source.js'
 export { parseCookies, RawCredentialSource, rawHeader } from './credential-source.js'
+export { dpopProblem } from './dpop-challenge.js'
 export type {
   RouteAuthorizer,
   RouteOutcome,

@@ -8,6 +8,7 @@ import type { CompiledPolicy, PolicyOutcome, RequestEvaluation } from '@portcull
 import type { StepUpCookies } from '../cookies/cookies.js'
 import { type ProblemInit, problems } from '../problem/problem.js'
 import type { RejectionEvent } from './config.js'
+import { dpopProblem } from './dpop-challenge.js'
 import { insufficientUserAuthentication, isBearerRequest } from './user-authentication-challenge.js'
 
 /** What every secured route shares from the security instance. */
@@ -57,7 +58,9 @@ export type RouteOutcome =
   | { readonly granted: false; readonly problem: ProblemInit; readonly setCookie: string | undefined }
 
 function policyRejection(outcome: Extract<PolicyOutcome, { kind: 'rejected' }>): ProblemInit {
-  if (outcome.code === 'authentication.required') return problems.authenticationRequired
+  if (outcome.code === 'authentication.required') {
+    return outcome.challenge === undefined ? problems.authenticationRequired : dpopProblem(outcome.challenge)
+  }
   return outcome.retryAfterSeconds === undefined
     ? problems.authenticationUnavailable
     : { ...problems.authenticationUnavailable, retryAfterSeconds: outcome.retryAfterSeconds }
@@ -101,7 +104,8 @@ function reject(
   setCookie: string | undefined,
   bearerChallenge?: string,
 ): RouteOutcome {
-  const wwwAuthenticate = problem.status === 401 ? (bearerChallenge ?? route.challenge) : undefined
+  const own = problem.headers?.['WWW-Authenticate']
+  const wwwAuthenticate = problem.status === 401 ? (bearerChallenge ?? own ?? route.challenge) : undefined
   try {
     runtime.onRejection?.({
       status: problem.status,
@@ -118,7 +122,7 @@ function reject(
     problem:
       wwwAuthenticate === undefined
         ? problem
-        : { ...problem, headers: { 'WWW-Authenticate': wwwAuthenticate } },
+        : { ...problem, headers: { ...problem.headers, 'WWW-Authenticate': wwwAuthenticate } },
     setCookie,
   }
 }

@@ -11,7 +11,7 @@ export const CLIENT_ID = 'mcp-client-1'
 export interface TestAuthorizationServer {
   readonly jwksUri: string
   /** An access token for `accountId` under `grantId`, valid for five minutes from now. */
-  token(accountId: string, grantId: string): string
+  token(accountId: string, grantId: string, extra?: Record<string, unknown>): string
   close(): Promise<void>
 }
 
@@ -26,7 +26,7 @@ export async function startTestAuthorizationServer(): Promise<TestAuthorizationS
   const b64u = (value: string | Buffer) => Buffer.from(value).toString('base64url')
   return {
     jwksUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
-    token(accountId, grantId) {
+    token(accountId, grantId, extra = {}) {
       const now = Math.floor(Date.now() / 1000)
       const header = { alg: 'ES256', typ: 'at+jwt', kid: 'as-1' }
       const claims = {
@@ -39,6 +39,7 @@ export async function startTestAuthorizationServer(): Promise<TestAuthorizationS
         grant_id: grantId,
         iat: now,
         exp: now + 300,
+        ...extra,
       }
       const input = `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(claims))}`
       const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' })

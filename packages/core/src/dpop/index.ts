@@ -1,0 +1,5 @@
+export type { DPoPOptions } from './dpop-binding.js'
+export type { DPoPNoncesOptions } from './dpop-nonces.js'
+export { DPoPNonces } from './dpop-nonces.js'
+export type { DPoPProofExpectations, DPoPProofVerification, VerifiedDPoPProof } from './dpop-proof.js'
+export { accessTokenHash, normalizeHtu, verifyDPoPProof } from './dpop-proof.js'

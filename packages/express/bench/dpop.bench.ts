@@ -1,0 +1,203 @@
+// DPoP-bound access tokens at a resource (issue 35):
+// - a route behind `oauthAccessTokens({ dpop })` with a bound token and a proof vs the same route with a
+//   bearer token (budget >= 0.6x). The load generator repeats one request, so the proof's `jti` check goes
+//   to a store that accepts every use here; its cost is measured on its own below;
+// - what each part costs next to one bearer-token authentication (report only): the proof (parse, key
+//   import, ES256 signature, thumbprint), the `jti` check in the memory store, and a server nonce check.
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { compareHttp, compareOps, finish, listen } from '@portcullis/bench'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
+import type { CredentialSource } from '@portcullis/core/authentication'
+import {
+  MemoryOAuthServerStore,
+  type OAuthAccessTokensOptions,
+  oauthAccessTokens,
+} from '@portcullis/core/authorization-server'
+import { DPoPNonces } from '@portcullis/core/dpop'
+import { CachedJWKSProvider } from '@portcullis/core/jwks'
+import { MemoryRateLimitStore, type RateLimitStore } from '@portcullis/core/local-accounts'
+import { required } from '@portcullis/core/policy'
+import { MemoryRevocationNotices } from '@portcullis/core/revocation'
+import { createSecurity } from '@portcullis/express'
+import express from 'express'
+
+const ISSUER = 'https://auth.bench'
+const ORIGIN = 'https://app.bench'
+const RESOURCE = `${ORIGIN}/mcp`
+const b64u = (value: string | Buffer) => Buffer.from(value).toString('base64url')
+const es256 = (input: string, key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
+  `${input}.${b64u(sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }))}`
+
+const signer = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+const jwk = { ...signer.publicKey.export({ format: 'jwk' }), kid: 'as-1', alg: 'ES256', use: 'sig' }
+const jwksServer = createServer((_request, response) => {
+  response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' })
+  response.end(JSON.stringify({ keys: [jwk] }))
+})
+await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve))
+const jwksUri = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`
+
+const notices = new MemoryRevocationNotices()
+const accounts = new MemoryAccountStore({ notices })
+const grants = new MemoryOAuthServerStore({ accounts, notices })
+const accountId = randomUUID()
+await accounts.createAccount({ accountId, username: 'bench', passwordHash: '$bench$x', now: new Date() })
+const grantId = `grant-${randomUUID()}`
+await grants.upsert({
+  model: 'Grant',
+  id: grantId,
+  payload: { accountId, clientId: 'bench-client', resources: { [RESOURCE]: 'mcp:read' } },
+  expiresAt: new Date(Date.now() + 3_600_000),
+})
+
+const client = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+const { crv, kty, x, y } = client.publicKey.export({ format: 'jwk' })
+const clientJwk = { crv, kty, x, y }
+const jkt = createHash('sha256').update(JSON.stringify(clientJwk)).digest('base64url')
+
+const now = Math.floor(Date.now() / 1000)
+const accessToken = (cnf?: object) =>
+  es256(
+    `${b64u(JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: 'as-1' }))}.${b64u(
+      JSON.stringify({
+        iss: ISSUER,
+        aud: RESOURCE,
+        sub: accountId,
+        client_id: 'bench-client',
+        jti: randomUUID(),
+        scope: 'mcp:read',
+        grant_id: grantId,
+        iat: now,
+        exp: now + 3600,
+        ...(cnf === undefined ? {} : { cnf }),
+      }),
+    )}`,
+    signer.privateKey,
+  )
+const bearerToken = accessToken()
+const boundToken = accessToken({ jkt })
+const proof = (method: string, url: string) =>
+  es256(
+    `${b64u(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: clientJwk }))}.${b64u(
+      JSON.stringify({
+        jti: randomUUID(),
+        htm: method,
+        htu: url,
+        iat: Math.floor(Date.now() / 1000),
+        ath: createHash('sha256').update(boundToken).digest('base64url'),
+      }),
+    )}`,
+    client.privateKey,
+  )
+
+/** Accepts every use: the HTTP load repeats one proof (the real check is measured separately). */
+const acceptEveryUse: RateLimitStore = {
+  consume: async ({ now: at }) => ({ allowed: true, count: 1, resetAt: at }),
+  reset: async () => {},
+}
+
+const jwks = new CachedJWKSProvider({ allowInsecureLoopback: true })
+const mechanism = (options: Partial<OAuthAccessTokensOptions> = {}) =>
+  oauthAccessTokens({ issuer: ISSUER, resource: RESOURCE, jwksUri, jwks, grants, notices, ...options })
+const dpopOptions = { origins: [ORIGIN], maxAgeSeconds: 600 }
+
+const handler: express.RequestHandler = (_request, response) => {
+  response.json({ items: [1, 2, 3] })
+}
+const bearerMechanism = mechanism()
+const uncachedBearer = mechanism({ cache: false })
+const dpopMechanism = mechanism({ dpop: { ...dpopOptions, replay: acceptEveryUse } })
+// One mechanism per app: every configured mechanism runs on every request.
+function app(accessTokens: typeof bearerMechanism) {
+  const security = createSecurity({ mechanisms: [accessTokens] })
+  const router = security.router()
+  router.get('/items', { auth: required('oauth') }, handler)
+  const served = express()
+  served.use(security.middleware)
+  served.use(router)
+  return served
+}
+
+const [bearerServer, boundServer, uncachedServer] = await Promise.all([
+  listen(app(bearerMechanism)),
+  listen(app(dpopMechanism)),
+  listen(app(uncachedBearer)),
+])
+await jwks.warmup()
+const source = (authorization: string, dpop?: string): CredentialSource => ({
+  header: (name) => (name === 'authorization' ? authorization : name === 'dpop' ? dpop : undefined),
+  cookie: () => undefined,
+  method: 'GET',
+  path: '/items',
+})
+const bearerSource = source(`Bearer ${bearerToken}`)
+const boundSource = source(`DPoP ${boundToken}`, proof('GET', `${ORIGIN}/items`))
+const memoryStore = new MemoryRateLimitStore({ capacity: 1_000_000 })
+const nonces = new DPoPNonces({ secret: randomBytes(32) })
+const nonce = nonces.current(Date.now())
+let counter = 0
+try {
+  await compareHttp({
+    id: 'dpop-route',
+    title: 'DPoP-bound route (ES256 proof verified per request) vs the same route with a bearer token',
+    baseline: {
+      name: 'bearer',
+      url: `${bearerServer.url}/items`,
+      headers: { authorization: `Bearer ${bearerToken}` },
+    },
+    candidate: {
+      name: 'DPoP-bound',
+      url: `${boundServer.url}/items`,
+      headers: { authorization: `DPoP ${boundToken}`, dpop: proof('GET', `${ORIGIN}/items`) },
+    },
+    budget: 0.6,
+  })
+  await compareHttp({
+    title: 'DPoP-bound route vs a bearer route verifying its token signature on every request (report only)',
+    baseline: {
+      name: 'bearer, cache: false',
+      url: `${uncachedServer.url}/items`,
+      headers: { authorization: `Bearer ${bearerToken}` },
+    },
+    candidate: {
+      name: 'DPoP-bound',
+      url: `${boundServer.url}/items`,
+      headers: { authorization: `DPoP ${boundToken}`, dpop: proof('GET', `${ORIGIN}/items`) },
+    },
+  })
+  const bearerOp = { name: 'bearer authenticate', fn: () => bearerMechanism.authenticate(bearerSource) }
+  await compareOps({
+    title: 'The proof: parse, key import, ES256 signature, thumbprint (report only)',
+    baseline: bearerOp,
+    candidate: { name: 'DPoP authenticate', fn: () => dpopMechanism.authenticate(boundSource) },
+  })
+  await compareOps({
+    title: 'The jti check in MemoryRateLimitStore, one new key per request (report only)',
+    baseline: bearerOp,
+    candidate: {
+      name: 'jti consume',
+      fn: () => {
+        counter += 1
+        return memoryStore.consume({
+          key: `dpop-jti:${counter % 500_000}`,
+          limit: 1,
+          windowSeconds: 70,
+          now: new Date(),
+        })
+      },
+    },
+  })
+  await compareOps({
+    title: 'A server nonce check (HMAC of the current and previous window) (report only)',
+    baseline: bearerOp,
+    candidate: { name: 'nonce check', fn: () => nonces.accepts(nonce, Date.now()) },
+  })
+} finally {
+  await Promise.all([bearerServer.close(), boundServer.close(), uncachedServer.close()])
+  await jwks.close()
+  jwksServer.closeAllConnections()
+  jwksServer.close()
+}
+finish()
