@@ -1,11 +1,52 @@
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')
+/**
+ * A self-signed P-256 certificate for 127.0.0.1, [::1], localhost and the test host names, made by
+ * `openssl` when the tests load (no key is ever committed) and valid for two days.
+ */
+function selfSignedLoopbackCertificate(): { readonly key: string; readonly cert: string } {
+  const folder = mkdtempSync(join(tmpdir(), 'portcullis-cimd-cert-'))
+  try {
+    const key = join(folder, 'key.pem')
+    const cert = join(folder, 'cert.pem')
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=portcullis test loopback',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:docs.test,DNS:private.test,DNS:mapped.test',
+      ],
+      { stdio: 'ignore' },
+    )
+    return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') }
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+const certificate = selfSignedLoopbackCertificate()
 
 /** The test certificate's PEM (trusted by the servers under test through `clientIdMetadataDocuments.ca`). */
-export const TEST_CA = fixture('loopback-cert.pem')
+export const TEST_CA = certificate.cert
 
 export interface DocumentRoute {
   readonly status?: number
@@ -28,7 +69,7 @@ export class DocumentServer {
   origin = ''
 
   async start(): Promise<this> {
-    this.#server = createServer({ key: fixture('loopback-key.pem'), cert: TEST_CA }, (req, res) => {
+    this.#server = createServer({ key: certificate.key, cert: TEST_CA }, (req, res) => {
       const path = req.url ?? '/'
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1)
       const route = this.routes.get(path)
