@@ -4,6 +4,7 @@ import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import { MemoryOAuthServerStore, oauthAccessTokens } from '@portcullis/core/authorization-server'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { afterAll, describe, expect, it } from 'vitest'
+import { seedGrant } from '../../core/test/support/seed-grant.js'
 import { PostgresRevocationNotices } from '../src/index.js'
 import { AS_ISSUER, CLIENT_ID, RESOURCE, startTestAuthorizationServer } from './support/access-tokens.js'
 import { migratedDatabase } from './support/database.js'
@@ -52,20 +53,10 @@ async function instance() {
 }
 
 async function grant() {
-  const accountId = randomUUID()
-  await accounts.createAccount({
-    accountId,
-    username: `user${accountId.slice(0, 8)}`,
-    passwordHash: '$test$x',
-    now: new Date(),
-  })
-  const grantId = `grant-${randomUUID()}`
-  await grants.upsert({
-    model: 'Grant',
-    id: grantId,
-    payload: { accountId, clientId: CLIENT_ID, resources: { [RESOURCE]: 'mcp:read' } },
-    expiresAt: new Date(Date.now() + 3_600_000),
-  })
+  const { accountId, grantId } = await seedGrant(
+    { accounts, grants },
+    { clientId: CLIENT_ID, resource: RESOURCE },
+  )
   return { accountId, grantId, token: as.token(accountId, grantId) }
 }
 

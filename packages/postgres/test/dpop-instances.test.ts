@@ -4,6 +4,7 @@ import { MemoryOAuthServerStore, oauthAccessTokens } from '@portcullis/core/auth
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import { afterAll, describe, expect, it } from 'vitest'
+import { seedGrant } from '../../core/test/support/seed-grant.js'
 import { PostgresRateLimitStore } from '../src/index.js'
 import { CLIENT_ID, RESOURCE, startTestAuthorizationServer } from './support/access-tokens.js'
 import { migratedDatabase } from './support/database.js'
@@ -62,20 +63,10 @@ function instance() {
 }
 
 async function boundToken() {
-  const accountId = randomUUID()
-  await accounts.createAccount({
-    accountId,
-    username: `user${accountId.slice(0, 8)}`,
-    passwordHash: '$test$x',
-    now: new Date(),
-  })
-  const grantId = `grant-${randomUUID()}`
-  await grants.upsert({
-    model: 'Grant',
-    id: grantId,
-    payload: { accountId, clientId: CLIENT_ID, resources: { [RESOURCE]: 'mcp:read' } },
-    expiresAt: new Date(Date.now() + 3_600_000),
-  })
+  const { accountId, grantId } = await seedGrant(
+    { accounts, grants },
+    { clientId: CLIENT_ID, resource: RESOURCE },
+  )
   return as.token(accountId, grantId, { cnf: { jkt: thumbprint } })
 }
 

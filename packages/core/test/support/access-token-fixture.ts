@@ -14,6 +14,7 @@ import { CachedJWKSProvider } from '../../src/jwks/cached-jwks-provider.js'
 import { MemoryRevocationNotices } from '../../src/revocation/memory-revocation-notices.js'
 import { type JwksServer, startJwksServer } from './jwks-server.js'
 import { generateTestKey, type TestKey } from './jwt.js'
+import { seedGrant } from './seed-grant.js'
 
 export const AS_ISSUER = 'https://auth.app.example'
 export const RESOURCE = 'https://app.example/mcp'
@@ -70,23 +71,17 @@ export async function startAccessTokenFixture(): Promise<AccessTokenFixture> {
         ...options,
       })
     },
-    async grant() {
-      const accountId = randomUUID()
-      const now = new Date(clock())
-      await accounts.createAccount({
-        accountId,
-        username: `user${accountId.slice(0, 8)}`,
-        passwordHash: '$test$x',
-        now,
-      })
-      const grantId = `grant-${randomUUID()}`
-      await grants.upsert({
-        model: 'Grant',
-        id: grantId,
-        payload: { accountId, clientId: CLIENT_ID, resources: { [RESOURCE]: 'mcp:read mcp:write' } },
-        expiresAt: new Date(clock() + 86_400_000),
-      })
-      return { accountId, grantId }
+    grant() {
+      return seedGrant(
+        { accounts, grants },
+        {
+          clientId: CLIENT_ID,
+          resource: RESOURCE,
+          scope: 'mcp:read mcp:write',
+          now: clock(),
+          lifetimeMs: 86_400_000,
+        },
+      )
     },
     sign(claims, header = {}) {
       return new SignJWT(claims)

@@ -11,6 +11,7 @@ import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import express, { type Express } from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { seedGrant } from '../../../core/test/support/seed-grant.js'
 import { createSecurity } from '../../src/index.js'
 import { createMCPEndpoint, mcpResource } from '../../src/mcp/index.js'
 import { call, rpc } from '../mcp/fixture.js'
@@ -60,20 +61,10 @@ function proof(holder: ClientKey, method: string, url: string, token: string, cl
 }
 
 async function boundToken(jkt: string | undefined = client.thumbprint) {
-  const accountId = randomUUID()
-  await accounts.createAccount({
-    accountId,
-    username: `user${accountId.slice(0, 8)}`,
-    passwordHash: '$test$x',
-    now: new Date(),
-  })
-  const grantId = `grant-${randomUUID()}`
-  await grants.upsert({
-    model: 'Grant',
-    id: grantId,
-    payload: { accountId, clientId: CLIENT_ID, resources: { [RESOURCE]: 'mcp:read' } },
-    expiresAt: new Date(Date.now() + 3_600_000),
-  })
+  const { accountId, grantId } = await seedGrant(
+    { accounts, grants },
+    { clientId: CLIENT_ID, resource: RESOURCE },
+  )
   const now = Math.floor(Date.now() / 1000)
   const claims = {
     iss: AS_ISSUER,

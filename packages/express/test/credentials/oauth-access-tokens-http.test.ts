@@ -10,6 +10,7 @@ import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import express, { type Express } from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { seedGrant } from '../../../core/test/support/seed-grant.js'
 import { createSecurity } from '../../src/index.js'
 import { createMCPEndpoint, mcpResource } from '../../src/mcp/index.js'
 import { call, rpc } from '../mcp/fixture.js'
@@ -31,20 +32,10 @@ let app: Express
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 async function grant() {
-  const accountId = randomUUID()
-  await accounts.createAccount({
-    accountId,
-    username: `user${accountId.slice(0, 8)}`,
-    passwordHash: '$test$x',
-    now: new Date(),
-  })
-  const grantId = `grant-${randomUUID()}`
-  await grants.upsert({
-    model: 'Grant',
-    id: grantId,
-    payload: { accountId, clientId: CLIENT_ID, resources: { [RESOURCE]: 'mcp:read' } },
-    expiresAt: new Date(Date.now() + 3_600_000),
-  })
+  const { accountId, grantId } = await seedGrant(
+    { accounts, grants },
+    { clientId: CLIENT_ID, resource: RESOURCE },
+  )
   return { accountId, grantId }
 }
 
