@@ -12,6 +12,8 @@ export interface WebExchangeInit<N> {
   readonly security: SecurityContext
   readonly requestInfo: LocalRequestInfo
   readonly native: N
+  /** Where `appendSetCookie` sends a value; default: collected in `setCookies`. */
+  readonly appendSetCookie?: (value: string) => void
 }
 
 /** An exchange over a Web `Request`, and the `Set-Cookie` values added while it was handled. */
@@ -41,9 +43,11 @@ export function webExchange<N>(init: WebExchangeInit<N>): WebExchange<N> {
     requestInfo: init.requestInfo,
     wantsJson: prefersJson(request.headers.get('accept') ?? undefined),
     body: (limit) => readWebRequestBody(request, limit),
-    appendSetCookie: (value) => {
-      setCookies.push(value)
-    },
+    appendSetCookie:
+      init.appendSetCookie ??
+      ((value) => {
+        setCookies.push(value)
+      }),
     native: init.native,
   }
   return { exchange, setCookies }
