@@ -16,7 +16,7 @@ export type {
   FetchSecurity,
   FetchSecurityOptions,
 } from './fetch/index.js'
-export { createFetchSecurity } from './fetch/index.js'
+export { createFetchSecurity, readBody } from './fetch/index.js'
 export { healthRoute } from './health/health-route.js'
 export type { EpochChange, LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
 export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'

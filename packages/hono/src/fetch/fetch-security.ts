@@ -1,22 +1,48 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
 import type { HealthRouteOptions } from '@portcullis/http/health'
+import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
+import type { TotpRouteTableOptions } from '@portcullis/http/totp'
 import { problemResponse } from '@portcullis/http/web'
 import { Hono } from 'hono'
+import { createAccountRoutes } from '../accounts/routes.js'
 import { healthRoute } from '../health/health-route.js'
 import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
 import { mcpEndpoint } from '../mcp/endpoint.js'
 import type { MCPEndpointOptions } from '../mcp/options.js'
+import {
+  type CurrentSession,
+  createOAuthRoutes,
+  currentLocalSession,
+  type OAuthRoutesOptions,
+} from '../oauth/routes.js'
+import { passkeyRoutes } from '../passkeys/routes.js'
 import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
+import { totpRoutes } from '../totp/routes.js'
 
 export interface FetchSecurityOptions extends HonoSecurityOptions {
   /** Prefix of the generated routes: `{base}/auth/...`, `{base}/mcp`. Default none. */
   readonly base?: string
   /** Serves the local-account routes (`{base}/auth/login`, ...) and their CSRF check. */
   readonly local?: LocalAccounts
+  /** Serves the account routes (`{base}/auth/account`, `{base}/auth/step-up/{purpose}`, ...). */
+  readonly accounts?: Omit<AccountRouteTableOptions, 'base'>
+  /** Serves the passkey routes (after the local-account routes). */
+  readonly passkeys?: Omit<PasskeyRouteTableOptions, 'base'>
+  /** Serves the TOTP routes (after the local-account routes). */
+  readonly totp?: Omit<TotpRouteTableOptions, 'base'>
+  /**
+   * Serves the OAuth / OIDC routes (`{base}/auth/oauth/{provider}/...`). Its callbacks receive the Hono
+   * `Context` of the request: set a cookie with `c.header('set-cookie', value, { append: true })`.
+   * `currentSession` defaults to `currentLocalSession` over this instance and the routes' `auth`.
+   */
+  readonly oauth?: Omit<OAuthRoutesOptions, 'base' | 'currentSession'> & {
+    readonly currentSession?: CurrentSession
+  }
   /** Serves the MCP endpoint at `{base}/mcp` (or its own `path`) publishing the routes marked `mcpResource`. */
   readonly mcp?: MCPEndpointOptions
   /** Serves a health route (`{base}/healthz` unless its own `path`). */
@@ -60,7 +86,7 @@ const NOT_FOUND = { status: 404, code: 'request.not_found', detail: 'No route ma
  * underneath; you write no Hono code.
  */
 export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurity {
-  const { base = '', local, mcp, health, ...securityOptions } = options
+  const { base = '', local, accounts, passkeys, totp, oauth, mcp, health, ...securityOptions } = options
   if (base !== '' && (!base.startsWith('/') || base.endsWith('/'))) {
     throw new ConfigurationError('route.invalid_prefix', 'base must start with "/" and not end with "/"')
   }
@@ -70,6 +96,13 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   app.onError(security.onError)
   app.notFound(() => problemResponse(NOT_FOUND))
   const localRoutes = local === undefined ? undefined : localAccountRoutes(app, security, { local, base })
+  if (accounts !== undefined) createAccountRoutes(app, security, { ...accounts, base })
+  if (passkeys !== undefined) passkeyRoutes(app, security, { ...passkeys, base })
+  if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
+  if (oauth !== undefined) {
+    const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
+    createOAuthRoutes(app, security, { ...oauth, currentSession, base })
+  }
   if (mcp !== undefined) mcpEndpoint(app, security, { path: `${base}/mcp`, ...mcp })
   if (health !== undefined) healthRoute(app, { path: `${base}/healthz`, ...health })
 

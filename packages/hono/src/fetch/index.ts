@@ -1,5 +1,7 @@
 // The fetch form: Portcullis as `(request: Request) => Promise<Response>` handlers, for Next.js App
 // Router route handlers, `Bun.serve` and `Deno.serve`.
+
+export { readWebRequestBody as readBody } from '@portcullis/http/web'
 export type {
   FetchRoute,
   FetchRouteContext,

@@ -44,7 +44,10 @@ function answer(c: Context, mcp: MCPAnswer): Response {
   const status = mcp.status as 200
   return mcp.body === undefined
     ? c.body(null, status)
-    : c.body(new Uint8Array(mcp.body.buffer, mcp.body.byteOffset, mcp.body.byteLength) as Uint8Array<ArrayBuffer>, status)
+    : c.body(
+        new Uint8Array(mcp.body.buffer, mcp.body.byteOffset, mcp.body.byteLength) as Uint8Array<ArrayBuffer>,
+        status,
+      )
 }
 
 function localAddressOf(c: Context): string | undefined {

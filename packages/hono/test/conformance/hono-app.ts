@@ -67,14 +67,21 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   return listen(app)
 }
 
-function declare(app: AnyHono, security: HonoSecurity, route: ScenarioRoute, limit: number | undefined): void {
+function declare(
+  app: AnyHono,
+  security: HonoSecurity,
+  route: ScenarioRoute,
+  limit: number | undefined,
+): void {
   const limits =
     limit === undefined
       ? []
       : [bodyLimit({ maxSize: limit, onError: (c) => sendProblem(c, bodyTooLargeProblem(limit)) })]
   app.on(route.method, route.path, security.route(route.options), ...limits, async (c) => {
     if (route.method !== 'GET') await c.req.text()
-    return c.json(route.respond({ security: securityOf(c), params: c.req.param() as Record<string, string> }) as object)
+    return c.json(
+      route.respond({ security: securityOf(c), params: c.req.param() as Record<string, string> }) as object,
+    )
   })
 }
 
