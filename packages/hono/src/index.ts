@@ -9,6 +9,7 @@ export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@por
 export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
+export { limitBody } from './body/limit-body.js'
 export type {
   FetchRoute,
   FetchRouteContext,

@@ -15,7 +15,7 @@ const packages = publishedPackages(repoRoot)
 const surfaces = exportSurfaces(packages.map((pkg) => pkg.root))
 
 describe('the published export surface', () => {
-  it('covers the nine published packages', () => {
+  it('covers the eleven published packages', () => {
     expect(packages.map((pkg) => pkg.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/authorization-server',
@@ -23,6 +23,7 @@ describe('the published export surface', () => {
       '@portcullis/core',
       '@portcullis/express',
       '@portcullis/fastify',
+      '@portcullis/hono',
       '@portcullis/http',
       '@portcullis/passkeys',
       '@portcullis/postgres',

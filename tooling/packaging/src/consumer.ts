@@ -12,7 +12,7 @@ export interface ConsumerProject {
 }
 
 /** Third-party packages the consumer app and the examples import themselves. */
-const THIRD_PARTY = { express: '5.2.1', fastify: '5.12.8' }
+const THIRD_PARTY = { express: '5.2.1', fastify: '5.12.8', hono: '4.13.19' }
 
 /**
  * Creates a fresh project under the OS temporary folder and `npm install`s the tarballs there. Every

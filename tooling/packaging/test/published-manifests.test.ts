@@ -24,6 +24,7 @@ describe('every published package', () => {
       '@portcullis/core',
       '@portcullis/express',
       '@portcullis/fastify',
+      '@portcullis/hono',
       '@portcullis/http',
       '@portcullis/passkeys',
       '@portcullis/postgres',

@@ -65,8 +65,8 @@ export type FetchRoute = (request: Request) => Promise<Response>
 export interface FetchSecurity {
   /**
    * Declares a secured route and returns a handler that serves it (and, like `fetch`, every other route):
-   * its policy and guards run first, then `handler(request, { security, params })`. Declare every route
-   * at module load, before the first request.
+   * its policy and guards run first, then `handler(request, { security, params })`. The route is compiled
+   * here: a mistake in its options throws from this call. Declare every route at module load.
    */
   route(method: HttpMethod, path: string, options: RouteOptions, handler: FetchRouteHandler): FetchRoute
   /** Serves everything: the generated routes, the MCP endpoint, the OpenAPI document and every `route`. */
@@ -106,20 +106,15 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (mcp !== undefined) mcpEndpoint(app, security, { path: `${base}/mcp`, ...mcp })
   if (health !== undefined) healthRoute(app, { path: `${base}/healthz`, ...health })
 
-  let compiled = false
-  const fetch: FetchRoute = async (request) => {
-    if (!compiled) {
-      security.ready(app)
-      compiled = true
-    }
-    return app.fetch(request)
-  }
+  // Every declaration is compiled at once, so a mistake throws where the route is declared.
+  security.ready(app)
+  const fetch: FetchRoute = async (request) => app.fetch(request)
   return {
     route(method, path, routeOptions, handler) {
       app.on(method, path, security.route(routeOptions), (c) =>
         handler(c.req.raw, { security: securityOf(c), params: c.req.param() as Record<string, string> }),
       )
-      compiled = false
+      security.ready(app)
       return fetch
     },
     fetch,
