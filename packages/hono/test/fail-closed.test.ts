@@ -199,6 +199,46 @@ describe('a marked route ready() never compiled is never served', () => {
   })
 })
 
+describe('ready() over routes sharing a mark, several methods, a second call', () => {
+  it('one security.route() middleware on two routes secures both; app.on with two methods both', async () => {
+    const security = secured()
+    const app = application(security)
+    const signedIn = security.route({ auth: required('api-key') })
+    app.get('/a', signedIn, (c) => c.text('a'))
+    app.get('/b', signedIn, (c) => c.text('b'))
+    app.on(['PUT', 'DELETE'], '/c', security.route({ auth: required('api-key') }), (c) =>
+      c.text(c.req.method),
+    )
+    security.ready(app)
+    for (const [method, path] of [
+      ['GET', '/a'],
+      ['GET', '/b'],
+      ['PUT', '/c'],
+      ['DELETE', '/c'],
+    ] as const) {
+      expect((await app.request(path, { method })).status, `${method} ${path}`).toBe(401)
+      const granted = await app.request(path, { method, headers: { 'x-api-key': 'alice-key' } })
+      expect(granted.status, `${method} ${path}`).toBe(200)
+    }
+    const documented = security.openapi().paths as Record<string, Record<string, unknown>>
+    expect(Object.keys(documented['/c'] ?? {}).sort()).toEqual(['delete', 'put'])
+  })
+
+  it('a second ready(app) is harmless, and compiles the routes declared since', async () => {
+    const security = secured()
+    const app = application(security)
+    app.get('/first', security.route({ auth: required('api-key') }), (c) => c.text('first'))
+    security.ready(app)
+    app.get('/second', security.route({ auth: required('api-key') }), (c) => c.text('second'))
+    expect(readyRefusal(security, app)).toBeUndefined()
+    expect(security.routes.list().map((route) => route.path)).toEqual(['/first', '/second'])
+    expect((await app.request('/second')).status).toBe(401)
+    expect(await (await app.request('/second', { headers: { 'x-api-key': 'alice-key' } })).text()).toBe(
+      'second',
+    )
+  })
+})
+
 describe('startup errors at ready()', () => {
   it('guards reading a parameter the path lacks', () => {
     const security = secured()

@@ -1,6 +1,7 @@
 // The Web-standard path of the HTTP layer, over real `Request`, `Response`, `Headers` and `ReadableStream`
 // objects: bodies with limits, the credential source, answers and problems, in-process reads.
 import { describe, expect, it } from 'vitest'
+import { IN_PROCESS_DROPPED_HEADERS } from '../src/mcp/in-process-headers.js'
 import { HttpProblem } from '../src/problem/index.js'
 import {
   answerResponse,
@@ -460,6 +461,15 @@ describe('inProcessRequest', () => {
     ]) {
       expect(request.headers.get(dropped), dropped).toBeNull()
     }
+  })
+
+  it('drops every listed header a caller can carry', () => {
+    const headers = new Headers({ authorization: 'Bearer alice-token' })
+    for (const name of IN_PROCESS_DROPPED_HEADERS) headers.set(name, 'from-the-caller')
+    const request = inProcessRequest(new Request(`${ORIGIN}/mcp`, { headers }), '/catalog')
+    const kept = [...request.headers.keys()].sort()
+    expect(kept).toEqual(['accept', 'authorization'])
+    expect(request.headers.get('accept')).toBe('*/*')
   })
 
   it('keeps a duplicated credential duplicated', () => {
