@@ -316,11 +316,12 @@ describe('Hono path syntax in the OpenAPI document and at run time', () => {
     app.get('/items/:id{[0-9]+}', security.route(auth), (c) => c.json({ id: c.req.param('id') }))
     app.get('/files/:name?', security.route(auth), (c) => c.json({ name: c.req.param('name') ?? null }))
     app.get('/static/*', security.route(auth), (c) => c.json({ path: c.req.path }))
+    app.get('/lang/:code{[a-z]{2}}', security.route(auth), (c) => c.json({ code: c.req.param('code') }))
     security.ready(app)
     return { app, security }
   }
 
-  it('documents :id{regex} as {id}, an optional last :id? as two paths, a trailing * as {wildcard}', () => {
+  it('documents :id{regex} (braces inside too) as {id}, an optional last :id? as two paths, a trailing * as {wildcard}', () => {
     const { security } = pathsApp()
     const paths = security.openapi().paths as Record<
       string,
@@ -330,6 +331,7 @@ describe('Hono path syntax in the OpenAPI document and at run time', () => {
       '/files',
       '/files/{name}',
       '/items/{id}',
+      '/lang/{code}',
       '/static/{wildcard}',
     ])
     expect(paths['/items/{id}']?.get?.parameters).toEqual([
@@ -349,7 +351,7 @@ describe('Hono path syntax in the OpenAPI document and at run time', () => {
   it('secures every form of each route', async () => {
     const { app } = pathsApp()
     const alice = { 'x-api-key': 'alice-key' }
-    for (const path of ['/items/12', '/files', '/files/a.txt', '/static/css/site.css']) {
+    for (const path of ['/items/12', '/files', '/files/a.txt', '/static/css/site.css', '/lang/fr']) {
       const refused = await app.request(path)
       expect(refused.status).toBe(401)
       expect(await refused.json()).toMatchObject({ code: 'authentication.required' })
@@ -361,8 +363,10 @@ describe('Hono path syntax in the OpenAPI document and at run time', () => {
     expect(await (await app.request('/static/css/site.css', { headers: alice })).json()).toEqual({
       path: '/static/css/site.css',
     })
+    expect(await (await app.request('/lang/fr', { headers: alice })).json()).toEqual({ code: 'fr' })
     // a path the regular expression does not match is no route at all
     expect((await app.request('/items/abc', { headers: alice })).status).toBe(404)
+    expect((await app.request('/lang/fra', { headers: alice })).status).toBe(404)
   })
 })
 

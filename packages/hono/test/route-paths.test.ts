@@ -12,6 +12,9 @@ describe('routePattern: Hono route paths in the route-path syntax of the HTTP la
   it('drops the regular expression of a parameter', () => {
     expect(routePattern('/items/:id{[0-9]+}')).toBe('/items/:id')
     expect(routePattern('/t/:tenant{[a-z]+}/f/:file{.+\\.png}')).toBe('/t/:tenant/f/:file')
+    // an expression with braces of its own
+    expect(routePattern('/i18n/:lang{[a-z]{2}}/docs')).toBe('/i18n/:lang/docs')
+    expect(routePattern('/codes/:code{[A-Z]{2,3}}/:n{\\d{1,4}}')).toBe('/codes/:code/:n')
   })
 
   it('makes an optional last parameter an optional group', () => {

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@portcullis/core/errors'
 
-const REGEX_PARAMETER = /:([A-Za-z_$][A-Za-z0-9_$]*)\{[^}]*\}/g
+// the expression may hold one level of braces itself (`:code{[a-z]{2}}`)
+const REGEX_PARAMETER = /:([A-Za-z_$][A-Za-z0-9_$]*)\{(?:[^{}]|\{[^{}]*\})*\}/g
 const OPTIONAL_LAST = /\/:([A-Za-z_$][A-Za-z0-9_$]*)\?$/
 
 /**
