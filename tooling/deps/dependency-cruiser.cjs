@@ -3,7 +3,9 @@
  * - core is pure: no framework, driver or network-server module, no other workspace package, and of npm
  *   packages only jose and openid-client;
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
- * - adapters (express, fastify, postgres, argon2, passkeys, totp) depend on core (the HTTP adapters also
+ *   its Web Request/Response path (http/src/web) reaches no Node server module (node:http, node:https,
+ *   node:http2, node:net), so it runs wherever `fetch` does;
+ * - adapters (express, fastify, hono, postgres, argon2, passkeys, totp) depend on core (the HTTP adapters also
  *   on http), never on each other; the conformance kit imports core, http and the capability packages,
  *   never an adapter; the capability packages (passkeys, totp) hold their own
  *   library (@simplewebauthn/server, otpauth), which nothing else ships;
@@ -14,6 +16,11 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const FORBIDDEN_IN_CORE = '(express|pg|pg-[a-z-]+|drizzle-orm|drizzle-kit|hono|fastify|koa)'
+/** Scoped packages of server frameworks (plugins, servers): as forbidden as the frameworks. */
+const FRAMEWORK_SCOPES = '@(fastify|hono)/'
+const FORBIDDEN_FRAMEWORKS = `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)|(^|/)node_modules/${FRAMEWORK_SCOPES}|^${FRAMEWORK_SCOPES}`
+/** The adapters: each depends on core (and http), never on another. */
+const ADAPTERS = '(express|fastify|hono|postgres|argon2|passkeys|totp)'
 
 module.exports = {
   forbidden: [
@@ -22,7 +29,7 @@ module.exports = {
       comment: 'core must not import express, pg, drizzle or another framework or driver',
       severity: 'error',
       from: { path: '^packages/core/' },
-      to: { path: `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)` },
+      to: { path: FORBIDDEN_FRAMEWORKS },
     },
     {
       name: 'core-no-node-network-server',
@@ -85,9 +92,15 @@ module.exports = {
       comment: 'the HTTP layer is framework-neutral: it must not import a server framework',
       severity: 'error',
       from: { path: '^packages/http/' },
-      to: {
-        path: `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)|(^|/)node_modules/@fastify/|^@fastify/`,
-      },
+      to: { path: FORBIDDEN_FRAMEWORKS },
+    },
+    {
+      name: 'http-web-no-node-server',
+      comment:
+        'the Web Request/Response path of the HTTP layer runs on any fetch runtime: nothing reachable from it imports node:http, node:https, node:http2 or node:net',
+      severity: 'error',
+      from: { path: '^packages/http/src/web/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(node:)?(http|https|http2|net)$', reachable: true },
     },
     {
       name: 'http-only-core',
@@ -116,11 +129,11 @@ module.exports = {
         'an adapter must not import another adapter; the application composes them (and so may a benchmark or a test, which are applications measuring or exercising them together)',
       severity: 'error',
       from: {
-        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp)/',
+        path: `^packages/${ADAPTERS}/`,
         pathNot: '^packages/[^/]+/(bench|test)/|\\.test\\.ts$',
       },
       to: {
-        path: '^packages/(express|fastify|postgres|argon2|passkeys|totp|conformance)/',
+        path: '^packages/(express|fastify|hono|postgres|argon2|passkeys|totp|conformance)/',
         pathNot: '^packages/($1|conformance)/',
       },
     },
@@ -130,14 +143,14 @@ module.exports = {
         'the conformance kit runs against the adapter under test, which its caller passes in: it imports core, the HTTP layer and the capability packages (real passkey and TOTP ceremonies), never an adapter',
       severity: 'error',
       from: { path: '^packages/conformance/', pathNot: '^packages/conformance/test/|\\.test\\.ts$' },
-      to: { path: '^packages/(express|fastify|postgres|argon2)/' },
+      to: { path: '^packages/(express|fastify|hono|postgres|argon2)/' },
     },
     {
       name: 'adapter-no-test-kit-in-production',
       comment: 'adapters may run the conformance kit in their tests, never ship it in their own code',
       severity: 'error',
       from: {
-        path: '^packages/(express|fastify|http|postgres|passkeys|totp)/src/',
+        path: '^packages/(express|fastify|hono|http|postgres|passkeys|totp)/src/',
         pathNot: '\\.test\\.ts$',
       },
       to: { path: '^packages/conformance/' },

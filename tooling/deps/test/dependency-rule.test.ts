@@ -32,19 +32,24 @@ describe('dependency rule', () => {
     expect(found).toEqual([
       'adapter-no-other-adapter packages/express/src/uses-postgres.ts',
       'adapter-no-other-adapter packages/fastify/src/uses-express-adapter.ts',
+      'adapter-no-other-adapter packages/hono/src/uses-fastify-adapter.ts',
       'conformance-no-adapter packages/conformance/src/uses-express-adapter.ts',
       'core-no-framework-or-driver packages/core/src/uses-express.ts',
+      'core-no-framework-or-driver packages/core/src/uses-hono-server.ts',
       'core-no-node-network-server packages/core/src/uses-http.ts',
       'core-no-workspace-package packages/core/src/uses-adapter.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-express.ts',
+      'core-only-allowed-npm-packages packages/core/src/uses-hono-server.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-otpauth.ts',
       'http-no-framework packages/http/src/uses-express.ts',
+      'http-no-framework packages/http/src/uses-hono-server.ts',
       'http-only-core packages/http/src/uses-fastify-adapter.ts',
+      'http-web-no-node-server packages/http/src/web/index.ts',
       'no-circular packages/express/src/endpoint-options.ts',
       'one-time-codes-library-in-totp-only packages/core/src/uses-otpauth.ts',
       'webauthn-library-in-passkeys-only packages/http/src/uses-webauthn.ts',
     ])
-    expect(status).toBe(13)
+    expect(status).toBe(18)
     expect(violations.some((v) => v.from?.endsWith('clean.ts'))).toBe(false)
     expect(violations.some((v) => v.from?.startsWith('packages/passkeys/'))).toBe(false)
     expect(violations.some((v) => v.from?.endsWith('uses-passkeys.ts'))).toBe(false)
@@ -58,5 +63,15 @@ describe('dependency rule', () => {
       from: 'packages/express/src/endpoint-options.ts',
       to: 'packages/express/src/endpoint.ts',
     })
+  })
+
+  it('follows the Web path of the HTTP layer through every import to a Node server module', () => {
+    const { violations } = cruise(fixtures, ['packages'])
+    // web/index.ts imports nothing from node:http itself: a module outside web/ it imports does
+    expect(violations.filter((v) => v.rule === 'http-web-no-node-server')).toEqual([
+      { rule: 'http-web-no-node-server', from: 'packages/http/src/web/index.ts', to: 'http' },
+    ])
+    // the module that imports node:http is outside web/ and breaks no rule of its own
+    expect(violations.some((v) => v.from === 'packages/http/src/status-titles.ts')).toBe(false)
   })
 })

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@portcullis/core/errors'
 
-const REGEX_PARAMETER = /:([A-Za-z_$][A-Za-z0-9_$]*)\{[^}]*\}/g
+// the expression may hold one level of braces itself (`:code{[a-z]{2}}`)
+const REGEX_PARAMETER = /:([A-Za-z_$][A-Za-z0-9_$]*)\{(?:[^{}]|\{[^{}]*\})*\}/g
 const OPTIONAL_LAST = /\/:([A-Za-z_$][A-Za-z0-9_$]*)\?$/
 
 /**
@@ -11,10 +12,12 @@ const OPTIONAL_LAST = /\/:([A-Za-z_$][A-Za-z0-9_$]*)\?$/
  */
 export function routePattern(path: string): string {
   let pattern = path.replace(REGEX_PARAMETER, ':$1').replace(OPTIONAL_LAST, '{/:$1}')
-  if (pattern.endsWith('/*')) pattern = `${pattern.slice(0, -1)}*wildcard`
+  const wildcard = pattern.endsWith('/*')
+  if (wildcard) pattern = pattern.slice(0, -1)
   if (pattern === '') return '/'
-  if (!pattern.startsWith('/') || pattern.slice(0, -1).includes('*')) {
+  // any other `*` (one inside the path, or the name `*wildcard` written out) is not Hono's trailing one
+  if (!pattern.startsWith('/') || pattern.includes('*')) {
     throw new ConfigurationError('route.invalid_path', `route path "${path}" cannot carry Portcullis options`)
   }
-  return pattern
+  return wildcard ? `${pattern}*wildcard` : pattern
 }

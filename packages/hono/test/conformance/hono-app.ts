@@ -1,7 +1,7 @@
 import { type ServerType, serve } from '@hono/node-server'
 import type { AdapterApp, AdapterScenario, ScenarioRoute } from '@portcullis/conformance/adapters'
 import { bodyTooLargeProblem } from '@portcullis/http/body'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import {
   type AnyHono,
@@ -18,12 +18,26 @@ import {
   totpRoutes,
 } from '../../src/index.js'
 
-/** What a broken-adapter test may change: after the routes are declared, and before `ready`. */
+/** What a broken-adapter test may change of the application `honoApp` builds. */
 export interface AppChanges {
+  /** Runs before the generated routes are declared. */
   readonly beforeRoutes?: (app: AnyHono, security: HonoSecurity) => void
+  /** Runs after every route is declared, before `ready`. */
   readonly afterRoutes?: (app: AnyHono, security: HonoSecurity) => void
+  /** Runs after `ready(app)` compiled the app (and after the scenario's uncompiled routes). */
+  readonly afterReady?: (app: AnyHono, security: HonoSecurity) => void
   /** Leaves out `app.onError(security.onError)`. */
   readonly errorHandler?: boolean
+  /**
+   * The body limit in front of the application's own routes. Default: `hono/body-limit` answering the
+   * 413 problem that names the limit.
+   */
+  readonly bodyLimit?: (limit: number) => MiddlewareHandler
+}
+
+/** `hono/body-limit` answering the 413 problem that names the limit, as the documentation shows. */
+export function namedBodyLimit(limit: number): MiddlewareHandler {
+  return bodyLimit({ maxSize: limit, onError: (c) => sendProblem(c, bodyTooLargeProblem(limit)) })
 }
 
 /** Builds the scenario's application the way a Hono user would, and serves it on loopback. */
@@ -59,11 +73,14 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
       },
     })
   }
-  for (const route of scenario.routes) declare(app, security, route, scenario.bodyLimit)
+  const limit = changes.bodyLimit ?? namedBodyLimit
+  for (const route of scenario.routes) declare(app, security, route, scenario.bodyLimit, limit)
   changes.afterRoutes?.(app, security)
   security.ready(app)
   // the mistake the uncompiled routes stand for: declared after `ready(app)` compiled the app
-  for (const route of scenario.uncompiledRoutes ?? []) declare(app, security, route, scenario.bodyLimit)
+  for (const route of scenario.uncompiledRoutes ?? [])
+    declare(app, security, route, scenario.bodyLimit, limit)
+  changes.afterReady?.(app, security)
   return listen(app)
 }
 
@@ -72,11 +89,9 @@ function declare(
   security: HonoSecurity,
   route: ScenarioRoute,
   limit: number | undefined,
+  limiter: (limit: number) => MiddlewareHandler,
 ): void {
-  const limits =
-    limit === undefined
-      ? []
-      : [bodyLimit({ maxSize: limit, onError: (c) => sendProblem(c, bodyTooLargeProblem(limit)) })]
+  const limits = limit === undefined ? [] : [limiter(limit)]
   app.on(route.method, route.path, security.route(route.options), ...limits, async (c) => {
     if (route.method !== 'GET') await c.req.text()
     return c.json(

@@ -24,7 +24,19 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * `Content-Length` over the limit is refused before reading, a stream that grows past the limit as soon
  * as it does (the stream is then cancelled, so nothing more is buffered). No body is zero bytes.
  */
-export async function readWebBody(request: WebBodySource, limit: number): Promise<Uint8Array | undefined> {
+export function readWebBody(request: WebBodySource, limit: number): Promise<Uint8Array | undefined> {
+  return readLimitedWebBody(request, limit, undefined)
+}
+
+/**
+ * `readWebBody` that `signal` can stop: on abort the stream is cancelled (a locked stream can be
+ * cancelled only through its reader) and the read ends with undefined.
+ */
+export async function readLimitedWebBody(
+  request: WebBodySource,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array | undefined> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   const stream = request.body
   if (Number.isFinite(declared) && declared > limit) {
@@ -33,19 +45,27 @@ export async function readWebBody(request: WebBodySource, limit: number): Promis
   }
   if (stream === null) return new Uint8Array(0)
   const reader = stream.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
+  const stop = () => {
+    reader.cancel().catch(() => {})
   }
-  return concat(chunks, size)
+  signal?.addEventListener('abort', stop, { once: true })
+  try {
+    const chunks: Uint8Array[] = []
+    let size = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limit) {
+        await reader.cancel().catch(() => {})
+        return undefined
+      }
+      chunks.push(value)
+    }
+    return signal?.aborted === true ? undefined : concat(chunks, size)
+  } finally {
+    signal?.removeEventListener('abort', stop)
+  }
 }
 
 /**

@@ -8,10 +8,16 @@ export interface WebRequestHead {
   readonly headers: Headers
 }
 
-/** The path of an absolute or origin-form request URL, without its query. */
+/** The path of an absolute or origin-form request URL, without its query and fragment. */
 export function pathOf(url: string): string {
-  const start = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('//') + 2)
-  if (start === -1) return '/'
+  let start = 0
+  if (!url.startsWith('/')) {
+    // the path begins at the first `/` after the authority, unless a query or fragment comes first
+    const authority = url.indexOf('//') + 2
+    const end = url.slice(authority).search(/[/?#]/)
+    if (end === -1 || url.charAt(authority + end) !== '/') return '/'
+    start = authority + end
+  }
   const query = url.indexOf('?', start)
   const hash = url.indexOf('#', start)
   const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash)

@@ -1,7 +1,7 @@
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 import { resourceProblem, statusOf } from '../in-process/resource-problem.js'
 import { IN_PROCESS_DROPPED_HEADERS } from '../mcp/in-process-headers.js'
-import { readWebBody } from './body.js'
+import { readLimitedWebBody } from './body.js'
 import type { WebRequestHead } from './credential-source.js'
 
 /** A Web-standard request handler: `app.fetch`, a Next.js route handler, `Bun.serve`'s `fetch`. */
@@ -27,7 +27,12 @@ export function inProcessRequest(caller: Request, path: string): Request {
     if (!IN_PROCESS_DROPPED_HEADERS.has(name)) headers.set(name, value)
   })
   headers.set('accept', '*/*')
-  const request = new Request(new URL(path, caller.url), { method: 'GET', headers })
+  // the caller's origin whatever `path` holds (`//host/...` would otherwise name another authority)
+  const { origin } = new URL(caller.url)
+  const request = new Request(`${origin}${path.startsWith('/') ? '' : '/'}${path}`, {
+    method: 'GET',
+    headers,
+  })
   callers.set(request, caller)
   return request
 }
@@ -65,10 +70,12 @@ export async function readThroughFetch(
       )
       return resourceProblem(504, 'Gateway Timeout')
     }
-    const read = readWebBody(response, limits.maxBytes)
+    const stop = new AbortController()
+    const read = readLimitedWebBody(response, limits.maxBytes, stop.signal)
     const body = await Promise.race([read, expired])
     if (body === TIMED_OUT) {
-      response.body?.cancel().catch(() => {})
+      // the body is locked to the reader: only the reader can cancel it
+      stop.abort()
       return resourceProblem(504, 'Gateway Timeout')
     }
     if (body === undefined) return resourceProblem(413, 'Content Too Large')

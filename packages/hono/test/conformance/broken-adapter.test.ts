@@ -1,0 +1,108 @@
+import { runSuite } from '@portcullis/conformance'
+import { adapterSuite } from '@portcullis/conformance/adapters'
+import { localRouteTable } from '@portcullis/http/local-accounts'
+import { bodyLimit } from 'hono/body-limit'
+import { describe, expect, it } from 'vitest'
+import { securityOf } from '../../src/index.js'
+import { registerNeutralRoutes } from '../../src/routing/neutral-routes.js'
+import { honoApp } from './hono-app.js'
+
+/** The ids of the cases the suite failed, in suite order. */
+async function failedCases(suite: Parameters<typeof runSuite>[0]): Promise<string[]> {
+  const results = await runSuite(suite)
+  return results.filter((result) => !result.passed).map((result) => result.id)
+}
+
+describe('the adapter suite against deliberately broken Hono adapters', () => {
+  it('fails an adapter that drops route guards, naming the guard and tenant invariants', async () => {
+    const failed = await failedCases(
+      adapterSuite((scenario) =>
+        honoApp({
+          ...scenario,
+          routes: scenario.routes.map(({ options: { guards: _dropped, ...options }, ...route }) => ({
+            ...route,
+            options,
+          })),
+        }),
+      ),
+    )
+    // the OpenAPI document of a guard-less route lacks its 403 answer, a passkey step-up guards nothing
+    // then, and MCP reads obey the same routes
+    expect(failed).toEqual([
+      'adapter.guard-forbidden',
+      'adapter.tenant-path-forgery',
+      'adapter.step-up-one-use',
+      'adapter.openapi',
+      'adapter.passkey-step-up',
+      'adapter.mcp-list-read',
+    ])
+  })
+
+  it('fails an adapter whose error handler renders the error message', async () => {
+    const failed = await failedCases(
+      adapterSuite((scenario) =>
+        honoApp(scenario, {
+          errorHandler: false,
+          beforeRoutes: (app) => {
+            app.onError((error, c) =>
+              c.json({ message: error.message }, 500, { 'content-type': 'application/problem+json' }),
+            )
+          },
+        }),
+      ),
+    )
+    // only the thrown errors of the application's own routes reach `app.onError`: the generated routes
+    // render their own problems, and the 413 of the application's routes is answered by the body-limit
+    // middleware's `onError`, never thrown
+    expect(failed).toEqual(['adapter.problem-bodies'])
+  })
+
+  it('fails an adapter whose 413 does not name the limit', async () => {
+    const failed = await failedCases(
+      adapterSuite((scenario) =>
+        // `hono/body-limit` without its `onError`: Hono's HTTPException 413 reaches `security.onError`,
+        // which knows no limit
+        honoApp(scenario, { bodyLimit: (limit) => bodyLimit({ maxSize: limit }) }),
+      ),
+    )
+    // still a 413 `request.body_too_large` problem (so `adapter.body-limits` passes), but its detail
+    // names no limit; the generated routes read their bodies themselves and keep naming theirs
+    expect(failed).toEqual(['adapter.body-limit-named'])
+  })
+
+  it('fails an adapter that serves a route it never compiled without its policy', async () => {
+    const failed = await failedCases(
+      adapterSuite(({ uncompiledRoutes, ...scenario }) =>
+        honoApp(scenario, {
+          afterReady: (app) => {
+            // declared after `ready`, without `security.route(...)`: a plain route, served as is
+            for (const route of uncompiledRoutes ?? []) {
+              app.get(route.path, (c) =>
+                c.json(route.respond({ security: securityOf(c), params: {} }) as object),
+              )
+            }
+          },
+        }),
+      ),
+    )
+    // every other route is compiled: only the case that requests the uncompiled route sees it served
+    expect(failed).toEqual(['adapter.uncompiled-route'])
+  })
+
+  it('fails an adapter that serves the local-account routes without the CSRF check', async () => {
+    const failed = await failedCases(
+      adapterSuite(({ local, ...scenario }) =>
+        honoApp(scenario, {
+          beforeRoutes: (app, security) => {
+            // the route table alone, without the CSRF middleware `localAccountRoutes` puts in front
+            if (local !== undefined)
+              registerNeutralRoutes(app, security, localRouteTable({ local }), undefined)
+          },
+        }),
+      ),
+    )
+    // the routes themselves still work (sign-in, tokens, body limits): only a cross-site unsafe request
+    // carrying the session cookie gets through
+    expect(failed).toEqual(['adapter.csrf'])
+  })
+})
