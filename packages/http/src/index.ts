@@ -29,7 +29,8 @@ export { securityHeaderBaseline, securityHeaders } from './headers/security-head
 export type { HealthAnswer, HealthCheck, HealthRouteOptions } from './health/health.js'
 export { HEALTH_ROUTE_OPTIONS, healthHandler } from './health/health.js'
 export type { CapturingResponse } from './in-process/capture.js'
-export { CAPTURING_METHODS, capturingResponse, resourceProblem, statusOf } from './in-process/capture.js'
+export { CAPTURING_METHODS, capturingResponse } from './in-process/capture.js'
+export { resourceProblem, statusOf } from './in-process/resource-problem.js'
 export { SyntheticRequest } from './in-process/synthetic-request.js'
 export type { CsrfInput } from './local-accounts/csrf.js'
 export { localCsrf } from './local-accounts/csrf.js'
@@ -156,3 +157,24 @@ export {
   TOTP_ROUTE_TABLE_OPTIONS,
   totpRouteTable,
 } from './totp/routes.js'
+export type {
+  FetchHandler,
+  FetchReadLimits,
+  WebBodySource,
+  WebExchange,
+  WebExchangeInit,
+  WebRequestHead,
+} from './web/index.js'
+export {
+  answerResponse,
+  callerOf,
+  inProcessRequest,
+  pathOf,
+  problemResponse,
+  readThroughFetch,
+  readWebBody,
+  readWebRequestBody,
+  WebCredentialSource,
+  webExchange,
+  webRouteRequest,
+} from './web/index.js'

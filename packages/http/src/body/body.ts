@@ -69,7 +69,7 @@ async function readRaw(
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-function text(raw: Buffer): string {
+function text(raw: Uint8Array): string {
   try {
     return utf8.decode(raw)
   } catch {
@@ -91,7 +91,7 @@ export class RepeatedFormFieldProblem extends HttpProblem {
   }
 }
 
-function form(raw: Buffer): Record<string, string> {
+function form(raw: Uint8Array): Record<string, string> {
   const fields: Record<string, string> = Object.create(null)
   for (const [key, value] of new URLSearchParams(text(raw))) {
     if (Object.hasOwn(fields, key)) throw new RepeatedFormFieldProblem(key)
@@ -100,7 +100,7 @@ function form(raw: Buffer): Record<string, string> {
   return fields
 }
 
-function json(raw: Buffer): unknown {
+function json(raw: Uint8Array): unknown {
   try {
     return JSON.parse(text(raw))
   } catch (error) {
@@ -114,7 +114,7 @@ function json(raw: Buffer): unknown {
  * UTF-8. An empty body is `undefined`. Anything else is a 400 problem (`request.invalid_json`,
  * `request.invalid_body`) or 415 (`request.unsupported_media_type`).
  */
-export function parseRequestBody(raw: Buffer, contentType: string | undefined): unknown {
+export function parseRequestBody(raw: Uint8Array, contentType: string | undefined): unknown {
   if (raw.byteLength === 0) return undefined
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase()
   if (type === 'application/json' || (type !== undefined && /^application\/[a-z0-9.+-]*\+json$/.test(type))) {

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http'
+import { STATUS_TITLES } from './status-titles.js'
 
 /** An RFC 9457 problem details body with the stable Portcullis `code` extension member. */
 export interface ProblemBody {
@@ -78,14 +78,11 @@ export const problems = {
   },
 } as const satisfies Record<string, ProblemInit>
 
-/** Titles RFC 9110 renamed (Node still uses the older reason phrase). */
-const RFC_9110_TITLES: Readonly<Record<number, string>> = { 413: 'Content Too Large' }
-
 /** Renders the problem body for `init`. */
 export function problemBody(init: ProblemInit): ProblemBody {
   const base = {
     type: 'about:blank',
-    title: RFC_9110_TITLES[init.status] ?? STATUS_CODES[init.status] ?? 'Error',
+    title: STATUS_TITLES[init.status] ?? 'Error',
     status: init.status,
     code: init.code,
   }

@@ -1,0 +1,129 @@
+import type { SecurityContext } from '@portcullis/core/authorization'
+import { ConfigurationError } from '@portcullis/core/errors'
+import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
+import type { HealthRouteOptions } from '@portcullis/http/health'
+import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
+import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
+import type { TotpRouteTableOptions } from '@portcullis/http/totp'
+import { problemResponse } from '@portcullis/http/web'
+import { Hono } from 'hono'
+import { createAccountRoutes } from '../accounts/routes.js'
+import { healthRoute } from '../health/health-route.js'
+import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
+import { mcpEndpoint } from '../mcp/endpoint.js'
+import type { MCPEndpointOptions } from '../mcp/options.js'
+import {
+  type CurrentSession,
+  createOAuthRoutes,
+  currentLocalSession,
+  type OAuthRoutesOptions,
+} from '../oauth/routes.js'
+import { passkeyRoutes } from '../passkeys/routes.js'
+import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
+import { securityOf } from '../security/request-context.js'
+import { totpRoutes } from '../totp/routes.js'
+
+export interface FetchSecurityOptions extends HonoSecurityOptions {
+  /** Prefix of the generated routes: `{base}/auth/...`, `{base}/mcp`. Default none. */
+  readonly base?: string
+  /** Serves the local-account routes (`{base}/auth/login`, ...) and their CSRF check. */
+  readonly local?: LocalAccounts
+  /** Serves the account routes (`{base}/auth/account`, `{base}/auth/step-up/{purpose}`, ...). */
+  readonly accounts?: Omit<AccountRouteTableOptions, 'base'>
+  /** Serves the passkey routes (after the local-account routes). */
+  readonly passkeys?: Omit<PasskeyRouteTableOptions, 'base'>
+  /** Serves the TOTP routes (after the local-account routes). */
+  readonly totp?: Omit<TotpRouteTableOptions, 'base'>
+  /**
+   * Serves the OAuth / OIDC routes (`{base}/auth/oauth/{provider}/...`). Its callbacks receive the Hono
+   * `Context` of the request: set a cookie with `c.header('set-cookie', value, { append: true })`.
+   * `currentSession` defaults to `currentLocalSession` over this instance and the routes' `auth`.
+   */
+  readonly oauth?: Omit<OAuthRoutesOptions, 'base' | 'currentSession'> & {
+    readonly currentSession?: CurrentSession
+  }
+  /** Serves the MCP endpoint at `{base}/mcp` (or its own `path`) publishing the routes marked `mcpResource`. */
+  readonly mcp?: MCPEndpointOptions
+  /** Serves a health route (`{base}/healthz` unless its own `path`). */
+  readonly health?: HealthRouteOptions
+}
+
+/** What a secured handler of the fetch form receives besides the request. */
+export interface FetchRouteContext {
+  /** The verified security context of the route. */
+  readonly security: SecurityContext
+  /** The path parameters (`/api/reports/:id`). */
+  readonly params: Readonly<Record<string, string>>
+}
+
+export type FetchRouteHandler = (request: Request, context: FetchRouteContext) => Response | Promise<Response>
+
+/** A Web-standard handler: a Next.js route handler, `Bun.serve`'s or `Deno.serve`'s `fetch`. */
+export type FetchRoute = (request: Request) => Promise<Response>
+
+export interface FetchSecurity {
+  /**
+   * Declares a secured route and returns a handler that serves it (and, like `fetch`, every other route):
+   * its policy and guards run first, then `handler(request, { security, params })`. Declare every route
+   * at module load, before the first request.
+   */
+  route(method: HttpMethod, path: string, options: RouteOptions, handler: FetchRouteHandler): FetchRoute
+  /** Serves everything: the generated routes, the MCP endpoint, the OpenAPI document and every `route`. */
+  readonly fetch: FetchRoute
+  /** The sign-in helpers of the local-account routes, when `local` is given. */
+  readonly local: LocalAccountRoutes | undefined
+  /** The Hono security instance underneath (its registry, OpenAPI document and evaluation). */
+  readonly security: HonoSecurity
+}
+
+const NOT_FOUND = { status: 404, code: 'request.not_found', detail: 'No route matches the request' } as const
+
+/**
+ * The fetch form of Portcullis, for frameworks without middleware (Next.js App Router route handlers,
+ * `Bun.serve`, `Deno.serve`): every entry point is `(request: Request) => Promise<Response>`, the
+ * security context reaches each handler as an argument, errors are problem+json. It is a Hono app
+ * underneath; you write no Hono code.
+ */
+export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurity {
+  const { base = '', local, accounts, passkeys, totp, oauth, mcp, health, ...securityOptions } = options
+  if (base !== '' && (!base.startsWith('/') || base.endsWith('/'))) {
+    throw new ConfigurationError('route.invalid_prefix', 'base must start with "/" and not end with "/"')
+  }
+  const security = createSecurity(securityOptions)
+  const app = new Hono()
+  app.use(security.middleware)
+  app.onError(security.onError)
+  app.notFound(() => problemResponse(NOT_FOUND))
+  const localRoutes = local === undefined ? undefined : localAccountRoutes(app, security, { local, base })
+  if (accounts !== undefined) createAccountRoutes(app, security, { ...accounts, base })
+  if (passkeys !== undefined) passkeyRoutes(app, security, { ...passkeys, base })
+  if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
+  if (oauth !== undefined) {
+    const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
+    createOAuthRoutes(app, security, { ...oauth, currentSession, base })
+  }
+  if (mcp !== undefined) mcpEndpoint(app, security, { path: `${base}/mcp`, ...mcp })
+  if (health !== undefined) healthRoute(app, { path: `${base}/healthz`, ...health })
+
+  let compiled = false
+  const fetch: FetchRoute = async (request) => {
+    if (!compiled) {
+      security.ready(app)
+      compiled = true
+    }
+    return app.fetch(request)
+  }
+  return {
+    route(method, path, routeOptions, handler) {
+      app.on(method, path, security.route(routeOptions), (c) =>
+        handler(c.req.raw, { security: securityOf(c), params: c.req.param() as Record<string, string> }),
+      )
+      compiled = false
+      return fetch
+    },
+    fetch,
+    local: localRoutes,
+    security,
+  }
+}

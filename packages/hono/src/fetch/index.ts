@@ -1,0 +1,12 @@
+// The fetch form: Portcullis as `(request: Request) => Promise<Response>` handlers, for Next.js App
+// Router route handlers, `Bun.serve` and `Deno.serve`.
+
+export { readWebRequestBody as readBody } from '@portcullis/http/web'
+export type {
+  FetchRoute,
+  FetchRouteContext,
+  FetchRouteHandler,
+  FetchSecurity,
+  FetchSecurityOptions,
+} from './fetch-security.js'
+export { createFetchSecurity } from './fetch-security.js'

@@ -1,0 +1,200 @@
+import { ConfigurationError, readOptions } from '@portcullis/core/errors'
+import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
+import { exclude } from '@portcullis/core/policy'
+import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
+import {
+  type DeclaredResource,
+  declarationMark,
+  declaredRoutes,
+  endpointChallenges,
+  loadSkills,
+  type MCPAnswer,
+  type MCPRouteDeclaration,
+  originRefusal,
+  protectedResource,
+  type ResourceRoutePath,
+  readableBy,
+  resolveSetup,
+  resourceCacheScope,
+  resourceRoute,
+  resultAnswer,
+  rpcErrorAnswer,
+  scopesOf,
+  serverInfoOf,
+  TRANSPORT_ERROR,
+} from '@portcullis/http/mcp'
+import { inProcessRequest, problemResponse, readThroughFetch, readWebBody } from '@portcullis/http/web'
+import type { Context } from 'hono'
+import type { HonoSecurity } from '../security/create-security.js'
+import type { AnyHono } from '../security/types.js'
+import { MCP_ENDPOINT_OPTIONS, type MCPEndpointOptions } from './options.js'
+
+const DOCUMENTATION = {
+  summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
+  tags: ['mcp'],
+  responses: {
+    '200': { description: 'A JSON-RPC response.', content: { 'application/json': {} } },
+    '202': { description: 'A notification was accepted.' },
+    '413': bodyTooLargeResponse(),
+  },
+}
+
+function answer(c: Context, mcp: MCPAnswer): Response {
+  for (const [name, value] of Object.entries(mcp.headers)) c.header(name, value)
+  const status = mcp.status as 200
+  return mcp.body === undefined
+    ? c.body(null, status)
+    : c.body(
+        new Uint8Array(mcp.body.buffer, mcp.body.byteOffset, mcp.body.byteLength) as Uint8Array<ArrayBuffer>,
+        status,
+      )
+}
+
+function localAddressOf(c: Context): string | undefined {
+  const incoming = (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming
+  return incoming?.socket?.localAddress
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }
+}
+
+/**
+ * Adds the stateless Streamable HTTP endpoint `POST {path}` (a Portcullis route with its `auth` policy
+ * and `guards`; declare it before `security.ready(app)`): both protocol eras of the core dispatcher, 202
+ * for notifications, 405 with `Allow: POST` for other methods, 403 for a foreign `Origin` or `Host`, 413
+ * problem+json for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
+ * `mcpResource` are published; each read runs the marked route in-process through the app's own fetch
+ * handler (`app.fetch`: its middleware, the route's policy and guards, its handler) with the caller's
+ * headers and evaluation, and no socket.
+ */
+export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEndpointOptions = {}): void {
+  readOptions(options, 'mcpEndpoint', MCP_ENDPOINT_OPTIONS)
+  const path = options.path ?? '/mcp'
+  if (!path.startsWith('/')) throw new ConfigurationError('mcp.option_invalid', 'path must start with "/"')
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new ConfigurationError('mcp.option_invalid', 'maxBodyBytes must be a positive integer')
+  }
+  const setup = resolveSetup<Context>(
+    {
+      openapi: () => security.openapi(),
+      ...options,
+      routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
+    },
+    'hono',
+  )
+  const resource =
+    options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
+  const scopes = scopesOf(options.guards ?? [])
+  security.routes.onRegister((route) => {
+    const mark = declarationMark(route)
+    if (mark !== undefined) resourceRoute(route.method, route.path, mark)
+  })
+
+  // Built on the first request, once `ready(app)` compiled every route.
+  let built: Promise<{ dispatcher: MCPDispatcher<ResourceRoutePath, Context>; open: boolean }> | undefined
+  const build = async () => {
+    const route = security.routes.find('POST', path)
+    // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
+    const open = route !== undefined && !route.policy.authenticates && !route.policy.excluded
+    const skills = setup.skills === undefined ? undefined : await loadSkills(setup.skills)
+    const registry = new MCPResourceRegistry<ResourceRoutePath>({
+      scheme: setup.scheme,
+      skillsEnabled: skills !== undefined,
+    })
+    const runtimes = new Map<string, DeclaredResource>()
+    for (const declaration of declaredRoutes(setup.routes) as Iterable<MCPRouteDeclaration>) {
+      const mark = declarationMark(declaration)
+      if (mark === undefined) continue
+      registry.register({ ...mark, target: resourceRoute(declaration.method, declaration.path, mark) })
+      runtimes.set(mark.name, { declaration })
+    }
+    const openapi = setup.openapi ?? (() => security.openapi())
+    const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
+    const limits = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
+    const dispatcher = new MCPDispatcher<ResourceRoutePath, Context>({
+      registry,
+      serverInfo,
+      openapi,
+      reader: (entry, params, c) =>
+        readThroughFetch(
+          (request) => app.fetch(request, c.env),
+          inProcessRequest(c.req.raw, entry.target.build(params)),
+          limits,
+        ),
+      ...(skills === undefined ? {} : { skills }),
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.visible === undefined ? {} : { visible: options.visible }),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      listing: options.listing ?? 'all',
+      readable: readableBy(runtimes, security),
+      cacheScope: (entry) => resourceCacheScope(runtimes.get(entry.name)?.declaration),
+      sharedCacheScope: open ? 'public' : 'private',
+      maxBlobBytes: setup.maxResourceBytes,
+    })
+    return { dispatcher, open }
+  }
+
+  const refused = (c: Context): string | undefined =>
+    originRefusal(
+      {
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+        localAddress: localAddressOf(c),
+        trustProxy: false,
+      },
+      options,
+    )
+
+  // Origin and Host first: a foreign page never reaches authentication.
+  app.post(path, async (c, next) => {
+    const reason = refused(c)
+    if (reason !== undefined) return answer(c, rpcErrorAnswer(403, TRANSPORT_ERROR, reason))
+    await next()
+    if ((await built)?.open === true) return
+    const existing = c.res.headers.get('www-authenticate')
+    const values = endpointChallenges(
+      c.res.status,
+      existing === null ? [] : [existing],
+      resource?.metadataUrl,
+      scopes,
+    )
+    if (values === undefined) return
+    c.res.headers.delete('www-authenticate')
+    for (const value of values) c.res.headers.append('www-authenticate', value)
+  })
+  app.post(
+    path,
+    security.route({
+      ...(options.auth === undefined ? {} : { auth: options.auth }),
+      ...(options.guards === undefined ? {} : { guards: options.guards }),
+      openapi: DOCUMENTATION,
+    }),
+    async (c) => {
+      built ??= build()
+      const { dispatcher } = await built
+      const body = await readWebBody(c.req.raw, maxBodyBytes)
+      if (body === undefined) return problemResponse(bodyTooLargeProblem(maxBodyBytes))
+      security.shareEvaluation(c)
+      const result = await dispatcher.handleText(body, {
+        context: c,
+        ...optional('protocolVersion', c.req.header('mcp-protocol-version')),
+        ...optional('mcpMethod', c.req.header('mcp-method')),
+        ...optional('mcpName', c.req.header('mcp-name')),
+      })
+      return answer(c, resultAnswer(result, c.req.header('accept')))
+    },
+  )
+  app.on(['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'], path, security.route({ auth: exclude() }), (c) => {
+    c.header('allow', 'POST')
+    return answer(c, rpcErrorAnswer(405, TRANSPORT_ERROR, 'Method not allowed.'))
+  })
+  if (resource !== undefined) {
+    app.get(resource.metadataPath, security.route({ auth: exclude() }), (c) => {
+      c.header('cache-control', 'public, max-age=3600')
+      c.header('access-control-allow-origin', '*')
+      return c.json(resource.document)
+    })
+  }
+}

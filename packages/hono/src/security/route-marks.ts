@@ -1,0 +1,108 @@
+import { anonymousContext } from '@portcullis/core/authorization'
+import { ConfigurationError } from '@portcullis/core/errors'
+import type { RequestEvaluation } from '@portcullis/core/policy'
+import { problems } from '@portcullis/http/problem'
+import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
+import type { CompiledRoute, SecurityCore } from '@portcullis/http/security'
+import { problemResponse, webRouteRequest } from '@portcullis/http/web'
+import type { Context, MiddlewareHandler, Next } from 'hono'
+import { observe } from '../problem/problems.js'
+import { routePattern } from './paths.js'
+
+/** A Hono handler or middleware, as `app.routes` lists them. */
+export type HonoHandler = (c: Context, next: Next) => unknown
+
+/** What `ready` reads of a Hono app: its route list (every `app.get/post/...`, `app.use`, in order). */
+export interface HonoApp {
+  readonly routes: readonly {
+    readonly method: string
+    readonly path: string
+    readonly handler: HonoHandler
+  }[]
+}
+
+const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+interface Mark {
+  readonly options: RouteOptions
+  /** Compiled routes by `METHOD path` (the path as declared in Hono). */
+  readonly compiled: Map<string, CompiledRoute>
+}
+
+/** The refusal of a route whose options `ready` never compiled (declared after it, or on another app). */
+function notSecured(label: string): ConfigurationError {
+  return new ConfigurationError(
+    'configuration.route_not_secured',
+    `route ${label} carries Portcullis route options that security.ready(app) never compiled: it was ` +
+      'declared after ready(), or on an app never passed to it. Declare every route, then call ready(app)',
+    { option: `route ${label}` },
+  )
+}
+
+/**
+ * The route middleware of `security.route(options)` and `security.ready(app)`: each route middleware is
+ * marked with its options; `ready` compiles every marked route of the app's route list; at request time
+ * the middleware runs the compiled route's decision, or refuses a route it finds uncompiled.
+ */
+export function routeMarks(
+  core: SecurityCore<HonoHandler>,
+  evaluationOf: (c: Context) => RequestEvaluation,
+  onError: ((error: unknown, c: Context) => void) | undefined,
+) {
+  const marks = new WeakMap<HonoHandler, Mark>()
+
+  const route = (options: RouteOptions = {}): MiddlewareHandler => {
+    core.checkOptions(options, 'security.route')
+    const mark: Mark = { options, compiled: new Map() }
+    const middleware: MiddlewareHandler = async (c, next) => {
+      const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
+      const compiled = mark.compiled.get(`${method} ${c.req.routePath}`)
+      if (compiled === undefined) {
+        observe(onError, notSecured(`${method} ${c.req.routePath}`), c)
+        return problemResponse(problems.routeNotSecured)
+      }
+      c.set('security', anonymousContext)
+      const { authorizer } = compiled
+      if (authorizer === undefined) return next()
+      const decided = authorizer(evaluationOf(c), webRouteRequest(c.req.raw, c.req.param()))
+      const outcome = decided instanceof Promise ? await decided : decided
+      const cookies = outcome.setCookie === undefined ? [] : [outcome.setCookie]
+      if (!outcome.granted) return problemResponse(outcome.problem, cookies)
+      c.set('security', outcome.context)
+      await next()
+      for (const cookie of cookies) c.header('set-cookie', cookie, { append: true })
+      if (outcome.noStore) c.header('cache-control', 'no-store')
+    }
+    marks.set(middleware as HonoHandler, mark)
+    return middleware
+  }
+
+  const ready = (app: HonoApp): void => {
+    const entries = app.routes
+    entries.forEach((entry, index) => {
+      const mark = marks.get(entry.handler)
+      if (mark === undefined) return
+      const label = `${entry.method} ${entry.path}`
+      if (!METHODS.has(entry.method)) {
+        throw new ConfigurationError(
+          'route.invalid_options',
+          `${label}: security.route() is the middleware of one route (app.get, app.post, ...), not of app.use or app.all`,
+        )
+      }
+      const key = `${entry.method} ${entry.path}`
+      if (mark.compiled.has(key)) return
+      const method = entry.method as HttpMethod
+      const compiled = core.compileRoute(method, routePattern(entry.path), mark.options)
+      const handlers = entries
+        .slice(index + 1)
+        .filter(
+          (later) => later.method === entry.method && later.path === entry.path && !marks.has(later.handler),
+        )
+        .map((later) => later.handler)
+      core.record(compiled, mark.options, handlers)
+      mark.compiled.set(key, compiled)
+    })
+  }
+
+  return { route, ready }
+}

@@ -1,0 +1,82 @@
+import type { MCPResourceResponse } from '@portcullis/core/mcp'
+import { resourceProblem, statusOf } from '../in-process/resource-problem.js'
+import { IN_PROCESS_DROPPED_HEADERS } from '../mcp/in-process-headers.js'
+import { readWebBody } from './body.js'
+import type { WebRequestHead } from './credential-source.js'
+
+/** A Web-standard request handler: `app.fetch`, a Next.js route handler, `Bun.serve`'s `fetch`. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>
+
+/** Bounds of one in-process read. */
+export interface FetchReadLimits {
+  readonly timeoutMs: number
+  readonly maxBytes: number
+}
+
+const callers = new WeakMap<Request, Request>()
+
+/**
+ * The in-process `GET path` made for `caller` (an MCP read): the caller's origin, its headers but the
+ * dropped ones (hop-by-hop, body, conditional and range, MCP transport headers) and `Accept: *\/*`, no
+ * body. It is linked to the caller (`callerOf`), so an adapter can share the caller's per-request
+ * evaluation and no mechanism runs twice.
+ */
+export function inProcessRequest(caller: Request, path: string): Request {
+  const headers = new Headers()
+  caller.headers.forEach((value, name) => {
+    if (!IN_PROCESS_DROPPED_HEADERS.has(name)) headers.set(name, value)
+  })
+  headers.set('accept', '*/*')
+  const request = new Request(new URL(path, caller.url), { method: 'GET', headers })
+  callers.set(request, caller)
+  return request
+}
+
+/** The request an in-process request was made for, or undefined for a request from a client. */
+export function callerOf(request: WebRequestHead): Request | undefined {
+  return callers.get(request as Request)
+}
+
+const TIMED_OUT: unique symbol = Symbol('portcullis.timed-out')
+
+/**
+ * Runs `request` through the application's own fetch handler (its routing, middleware, the route's
+ * policy and guards, its handler) with no socket, and captures status, content type and body. An
+ * answer later than `timeoutMs` is 504, a body over `maxBytes` 413, a throw 500 or the status the
+ * error carries (never a stack).
+ */
+export async function readThroughFetch(
+  fetch: FetchHandler,
+  request: Request,
+  limits: FetchReadLimits,
+): Promise<MCPResourceResponse> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), limits.timeoutMs)
+  })
+  try {
+    const answered = Promise.resolve().then(() => fetch(request))
+    const response = await Promise.race([answered, expired])
+    if (response === TIMED_OUT) {
+      // a late answer's body is never read
+      answered.then(
+        (late) => late.body?.cancel().catch(() => {}),
+        () => {},
+      )
+      return resourceProblem(504, 'Gateway Timeout')
+    }
+    const read = readWebBody(response, limits.maxBytes)
+    const body = await Promise.race([read, expired])
+    if (body === TIMED_OUT) {
+      response.body?.cancel().catch(() => {})
+      return resourceProblem(504, 'Gateway Timeout')
+    }
+    if (body === undefined) return resourceProblem(413, 'Content Too Large')
+    const contentType = response.headers.get('content-type')
+    return { status: response.status, ...(contentType === null ? {} : { contentType }), body }
+  } catch (error) {
+    return resourceProblem(statusOf(error), 'Resource read failed')
+  } finally {
+    clearTimeout(timer)
+  }
+}
