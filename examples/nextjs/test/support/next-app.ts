@@ -62,14 +62,15 @@ export interface RunningApp {
 }
 
 /**
- * `next start -H 127.0.0.1 -p <free port>`, resolved once `GET /` answers 200 (polled, bounded by
+ * `next start -H 127.0.0.1 -p <port>` (a free one unless given), resolved once `GET /` answers 200 (polled, bounded by
  * `readyTimeoutMs`). The server runs in its own process group, which `stop` signals as a whole.
  */
 export async function nextStart(
   env: Readonly<Record<string, string>>,
   readyTimeoutMs: number,
+  port?: number,
 ): Promise<RunningApp> {
-  const port = await freePort()
+  port ??= await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], {
     cwd: exampleRoot,
