@@ -1,14 +1,16 @@
 // Every secured route of the application, declared in one module: the catch-all route handler imports it,
 // so the MCP endpoint knows every published route before the first request.
 import { anyOf, required } from '@portcullis/core/policy'
+import { HttpProblem, problems } from '@portcullis/hono'
 import { NOTES, noteById } from './notes'
 import { local, portcullis } from './portcullis'
 
 // #region me
 /** GET /api/me: the signed-in account. `security` is the verified context; no session, no call. */
 export const me = portcullis.route('GET', '/api/me', { auth: required() }, async (_request, { security }) => {
+  // `required()` lets no anonymous request through; the context type still allows one, so say what it is.
   const principal = security.principal
-  if (principal === null) throw new Error('required() lets no anonymous request through')
+  if (principal === null) throw new HttpProblem(problems.authenticationRequired)
   return Response.json({ account: principal.id, email: await local.usernameOf(principal.id) })
 })
 // #endregion me
@@ -37,12 +39,10 @@ export const note = portcullis.route(
   },
   (_request, { params }) => {
     const found = params.id === undefined ? undefined : noteById(params.id)
-    return found === undefined
-      ? Response.json(
-          { type: 'about:blank', title: 'Not Found', status: 404, code: 'note.not_found' },
-          { status: 404, headers: { 'content-type': 'application/problem+json' } },
-        )
-      : Response.json(found)
+    // A thrown HttpProblem becomes application/problem+json (so does any other error, as a 500).
+    if (found === undefined)
+      throw new HttpProblem({ status: 404, code: 'note.not_found', detail: 'No such note' })
+    return Response.json(found)
   },
 )
 // #endregion notes

@@ -118,6 +118,7 @@ describe('the Next.js example, built and started', () => {
     expect(note.status).toBe(200)
     expect(await note.json()).toMatchObject({ id: '2', title: 'Agents' })
     await expectProblem(await fetch(url('/api/notes/2')), 401, 'authentication.required')
+    await expectProblem(await fetch(url('/api/notes/99'), { headers: { cookie } }), 404, 'note.not_found')
     await expectProblem(await fetch(url('/api/nowhere'), { headers: { cookie } }), 404, 'request.not_found')
   })
 
@@ -138,6 +139,25 @@ describe('the Next.js example, built and started', () => {
       title: 'Welcome',
     })
     await client.close()
+  })
+
+  it('lets an MCP client signed in with the session read the same resources', async () => {
+    const cookie = sessionCookieOf(await signIn())
+    // A cookie-authenticated POST passes the CSRF check like any other: the browser's same-origin headers.
+    const client = await mcpClient({ cookie, origin, 'sec-fetch-site': 'same-origin' })
+    const one = await client.readResource({ uri: 'example://notes/2' })
+    expect(one.contents[0]).toMatchObject({ uri: 'example://notes/2', mimeType: 'application/json' })
+    await client.close()
+    const crossSite = await mcpClient({
+      cookie,
+      origin: 'https://evil.example',
+      'sec-fetch-site': 'cross-site',
+    }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    expect(crossSite).toBeInstanceOf(StreamableHTTPError)
+    expect((crossSite as StreamableHTTPError).code).toBe(403)
   })
 
   it('refuses the MCP endpoint without credentials and with an unknown API key', async () => {
