@@ -62,10 +62,11 @@ async function expectProblem(response: Response, status: number, code: string): 
 }
 
 async function mcpClient(headers: Record<string, string>): Promise<Client> {
+  // #region mcp-client
   const client = new Client({ name: 'example-test', version: '1.0.0' })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url('/api/mcp')), { requestInit: { headers } }),
-  )
+  const transport = new StreamableHTTPClientTransport(new URL(url('/api/mcp')), { requestInit: { headers } })
+  await client.connect(transport)
+  // #endregion mcp-client
   return client
 }
 

@@ -1,6 +1,4 @@
-// #region dedicated
-// A route with its own file: export the value `route(...)` returned. It runs the route's policy first.
+// A route with its own file: export the handler `route(...)` returned. Its policy runs first.
 import { me } from '../../../lib/routes'
 
 export const GET = me
-// #endregion dedicated
