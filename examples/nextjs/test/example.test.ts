@@ -4,6 +4,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort, nextBuild, nextStart, type RunningApp } from './support/next-app.js'
 
@@ -18,7 +19,7 @@ let origin: string
 
 beforeAll(async () => {
   // `next build` evaluates the route modules; the demo data is only created by `next start`.
-  await nextBuild({}, 240_000)
+  await nextBuild({}, 300_000)
   const port = await freePort()
   origin = `http://127.0.0.1:${port}`
   app = await nextStart(
@@ -26,7 +27,7 @@ beforeAll(async () => {
     60_000,
     port,
   )
-}, 330_000)
+}, 400_000)
 
 afterAll(async () => {
   await app?.stop()
@@ -88,6 +89,23 @@ describe('the Next.js example, built and started', () => {
     expect(body.account).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  it('signs out through the catch-all: the session no longer reads /api/me', async () => {
+    const cookie = sessionCookieOf(await signIn())
+    expect((await fetch(url('/api/me'), { headers: { cookie } })).status).toBe(200)
+    const crossSite = await fetch(url('/api/auth/logout'), {
+      method: 'POST',
+      headers: { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    })
+    await expectProblem(crossSite, 403, 'local.csrf_refused')
+    expect((await fetch(url('/api/me'), { headers: { cookie } })).status).toBe(200)
+    const logout = await fetch(url('/api/auth/logout'), {
+      method: 'POST',
+      headers: { cookie, origin, 'sec-fetch-site': 'same-origin' },
+    })
+    expect(logout.status).toBe(204)
+    await expectProblem(await fetch(url('/api/me'), { headers: { cookie } }), 401, 'authentication.required')
+  })
+
   it('refuses /api/me without a session, and with a forged one, as problem+json 401', async () => {
     await expectProblem(await fetch(url('/api/me')), 401, 'authentication.required')
     const forged = `${SESSION_COOKIE}=${randomBytes(32).toString('base64url')}`
@@ -139,6 +157,8 @@ describe('the Next.js example, built and started', () => {
       id: '1',
       title: 'Welcome',
     })
+    // A read runs the route: its 404 is a failed read, not a resource.
+    await expect(client.readResource({ uri: 'example://notes/99' })).rejects.toBeInstanceOf(McpError)
     await client.close()
   })
 
