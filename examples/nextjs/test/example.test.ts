@@ -38,7 +38,7 @@ function url(path: string): string {
   return `${app.url}${path}`
 }
 
-/** A sign-in as the browser sends it (same origin), answering the session cookie `name=value`. */
+/** A sign-in as a page of the site sends it (same origin). */
 async function signIn(password = PASSWORD): Promise<Response> {
   return fetch(url('/api/auth/login'), {
     method: 'POST',
@@ -47,6 +47,7 @@ async function signIn(password = PASSWORD): Promise<Response> {
   })
 }
 
+/** The session cookie a response sets, as `name=value` for a `Cookie` header. */
 function sessionCookieOf(response: Response): string {
   const cookie = response.headers
     .getSetCookie()
@@ -82,6 +83,8 @@ describe('the Next.js example, built and started', () => {
     const login = await signIn()
     expect(login.status).toBe(200)
     const cookie = sessionCookieOf(login)
+    const setCookie = login.headers.getSetCookie().find((header) => header.startsWith(`${SESSION_COOKIE}=`))
+    expect(setCookie).toMatch(/; HttpOnly; Secure; SameSite=(Lax|Strict)/)
     const me = await fetch(url('/api/me'), { headers: { cookie } })
     expect(me.status).toBe(200)
     const body = (await me.json()) as { account: string; email: string }
