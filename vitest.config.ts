@@ -7,6 +7,7 @@ export default defineConfig({
       'packages/*',
       'docs',
       'apps/*',
+      'examples/*',
       'tooling/api-surface',
       'tooling/database',
       'tooling/bench',

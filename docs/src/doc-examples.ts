@@ -137,13 +137,20 @@ export function exampleText(source: string, region?: string): string {
 
 /**
  * Resolves a marker's file, which must be a .ts file under one of the source folders: docs/examples/, or
- * the sources of an application the repository compiles and tests (the reference app).
+ * the sources of an application the repository compiles and tests (the reference app, the examples),
+ * never inside installed packages (`node_modules`) or a build's output (`.next`).
  */
 function markerFile(markdownFile: string, marker: ExampleMarker, sourceDirs: readonly string[]): string {
   const file = resolve(dirname(markdownFile), marker.path)
   const inside = sourceDirs.some((dir) => {
     const path = relative(dir, file)
-    return !path.startsWith('..') && !isAbsolute(path) && !path.split(sep).includes('node_modules')
+    const parts = path.split(sep)
+    return (
+      !path.startsWith('..') &&
+      !isAbsolute(path) &&
+      !parts.includes('node_modules') &&
+      !parts.includes('.next')
+    )
   })
   if (!inside) throw new Error(`${marker.path} is not under ${sourceDirs.join(' or ')}`)
   if (!file.endsWith('.ts')) throw new Error(`${marker.path} is not a .ts file`)

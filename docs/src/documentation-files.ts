@@ -11,7 +11,7 @@ export function documentationFiles(repoRoot: string): string[] {
           .sort()
           .map((name) => join(dir, name))
       : []
-  const readmes = ['packages', 'apps', 'tooling'].flatMap((group) => {
+  const readmes = ['packages', 'apps', 'examples', 'tooling'].flatMap((group) => {
     const dir = join(repoRoot, group)
     if (!existsSync(dir)) return []
     return readdirSync(dir)
@@ -23,11 +23,16 @@ export function documentationFiles(repoRoot: string): string[] {
 }
 
 /**
- * Where blocks may copy from: docs/examples/ (typechecked by docs/examples/tsconfig.json), and the reference
- * app's sources, which reference-app.md quotes (typechecked and tested by the app itself).
+ * Where blocks may copy from: docs/examples/ (typechecked by docs/examples/tsconfig.json), the reference
+ * app's sources, which reference-app.md quotes, and the example applications under examples/ (each
+ * typechecked, built and tested by its own package).
  */
 export function exampleSourceDirs(repoRoot: string): string[] {
-  return [join(repoRoot, 'docs', 'examples'), join(repoRoot, 'apps', 'reference', 'src')]
+  return [
+    join(repoRoot, 'docs', 'examples'),
+    join(repoRoot, 'apps', 'reference', 'src'),
+    join(repoRoot, 'examples'),
+  ]
 }
 
 /** Every disagreement between the documentation and the files its blocks copy. */

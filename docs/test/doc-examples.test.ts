@@ -94,6 +94,22 @@ describe('checkMarkdown', () => {
     ])
   })
 
+  it('refuses a file inside installed packages or a build output, even under the examples folder', () => {
+    const markdown = page(
+      '<!-- example: examples/node_modules/next/index.ts -->',
+      `${fence}ts`,
+      fence,
+      '<!-- example: examples/app/.next/types/routes.ts -->',
+      `${fence}ts`,
+      fence,
+    )
+    const messages = checkMarkdown(markdownFile, markdown, examplesDir).map((problem) => problem.message)
+    expect(messages).toEqual([
+      `examples/node_modules/next/index.ts is not under ${fixtures}examples`,
+      `examples/app/.next/types/routes.ts is not under ${fixtures}examples`,
+    ])
+  })
+
   it('ignores other languages, and TypeScript and markers shown inside another fence', () => {
     const markdown = page(
       '````md',

@@ -12,7 +12,7 @@
  * - the authorization server (authorization-server) builds on core and oidc-provider only, never on an
  *   adapter or the HTTP layer (applications mount it);
  * - no import circle anywhere, type-only imports included.
- * Applications (apps/*) compose adapters and may import any package.
+ * Applications (apps/*) and examples (examples/*) compose adapters and may import any package.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const FORBIDDEN_IN_CORE = '(express|pg|pg-[a-z-]+|drizzle-orm|drizzle-kit|hono|fastify|koa)'
@@ -166,13 +166,13 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist|\\.turbo)/|fixtures/violations/' },
+    exclude: { path: '(^|/)(node_modules|dist|\\.turbo|\\.next)/|fixtures/violations/' },
     tsPreCompilationDeps: true,
     combinedDependencies: true,
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['@portcullis/source', 'import', 'types', 'default'],
-      extensions: ['.ts', '.js', '.d.ts'],
+      extensions: ['.ts', '.tsx', '.js', '.d.ts'],
       mainFields: ['module', 'main', 'types'],
     },
   },
