@@ -32,7 +32,7 @@ import {
 } from '@portcullis/http/mcp'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
-import { routeRead } from './reader.js'
+import { routeReader } from './reader.js'
 
 export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
   /** Path of the endpoint. Default `/mcp`. */
@@ -152,12 +152,12 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
     }
     const openapi = setup.openapi ?? (() => security.openapi())
     const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
-    const limits = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
+    const read = routeReader(fastify, { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes })
     dispatcher = new MCPDispatcher<ResourceRoutePath, FastifyRequest>({
       registry,
       serverInfo,
       openapi,
-      reader: (entry, params, request) => routeRead(fastify, request, entry.target.build(params), limits),
+      reader: (entry, params, request) => read(request, entry.target.build(params)),
       ...(skills === undefined ? {} : { skills }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.visible === undefined ? {} : { visible: options.visible }),

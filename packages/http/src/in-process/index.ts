@@ -3,3 +3,4 @@
 export type { CapturingResponse } from './capture.js'
 export { CAPTURING_METHODS, capturingResponse, resourceProblem, statusOf } from './capture.js'
 export { SyntheticRequest } from './synthetic-request.js'
+export { DeadlineQueue, Deadlined } from './deadlines.js'
