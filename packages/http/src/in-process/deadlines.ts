@@ -1,4 +1,8 @@
-/** Something that expires when its deadline passes, unless it leaves its queue first. */
+/**
+ * Something that expires when its deadline passes, unless it leaves its `DeadlineQueue` first.
+ *
+ * @internal For adapters: an in-process read in flight.
+ */
 export abstract class Deadlined {
   /** @internal Queue links and the deadline (`performance.now()` milliseconds). */
   deadline = 0
@@ -18,6 +22,8 @@ export abstract class Deadlined {
  * linked list with one timer for the oldest entry, instead of a timer per entry (a timer costs every read
  * an allocation and two trips through Node's timer lists). Leaving the queue is O(1); an entry expires no
  * earlier than `timeoutMs` after it joined. The timer keeps the process alive only while entries wait.
+ *
+ * @internal For adapters: the timeouts of in-process reads.
  */
 export class DeadlineQueue {
   readonly #timeoutMs: number
