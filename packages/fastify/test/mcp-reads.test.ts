@@ -28,7 +28,10 @@ async function start(routes: (app: FastifyInstance) => void, options: Options = 
         authenticate: (source) => {
           authentications += 1
           return source.header('authorization') === 'Bearer alice'
-            ? authenticated({ id: 'alice', kind: 'user' }, { mechanism: 'bearer', credentialType: 'bearer-token' })
+            ? authenticated(
+                { id: 'alice', kind: 'user' },
+                { mechanism: 'bearer', credentialType: 'bearer-token' },
+              )
             : none()
         },
       },
@@ -138,10 +141,14 @@ describe('MCP resource reads on Fastify', () => {
 
   it('captures a streamed body, chunk by chunk', async () => {
     const { read } = await start((app) => {
-      app.get('/stream', { config: { auth: anonymous(), mcpResource: 'stream' } }, async (_request, reply) => {
-        reply.type('text/plain')
-        return reply.send(Readable.from(['one ', 'two ', 'three']))
-      })
+      app.get(
+        '/stream',
+        { config: { auth: anonymous(), mcpResource: 'stream' } },
+        async (_request, reply) => {
+          reply.type('text/plain')
+          return reply.send(Readable.from(['one ', 'two ', 'three']))
+        },
+      )
     })
     const answer = await read('fastify://stream')
     expect(answer.result?.contents[0]).toMatchObject({ mimeType: 'text/plain', text: 'one two three' })

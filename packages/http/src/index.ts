@@ -30,7 +30,7 @@ export type { HealthAnswer, HealthCheck, HealthRouteOptions } from './health/hea
 export { HEALTH_ROUTE_OPTIONS, healthHandler } from './health/health.js'
 export type { CapturingResponse } from './in-process/capture.js'
 export { CAPTURING_METHODS, capturingResponse, resourceProblem, statusOf } from './in-process/capture.js'
-export { DeadlineQueue, Deadlined } from './in-process/deadlines.js'
+export { Deadlined, DeadlineQueue } from './in-process/deadlines.js'
 export { SyntheticRequest } from './in-process/synthetic-request.js'
 export type { CsrfInput } from './local-accounts/csrf.js'
 export { localCsrf } from './local-accounts/csrf.js'

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { DeadlineQueue, Deadlined } from '../src/in-process/index.js'
+import { Deadlined, DeadlineQueue } from '../src/in-process/index.js'
 
 class Entry extends Deadlined {
   expiredAt: number | undefined
-  constructor(readonly name: string, readonly log: string[]) {
+  constructor(
+    readonly name: string,
+    readonly log: string[],
+  ) {
     super()
   }
   expire(): void {

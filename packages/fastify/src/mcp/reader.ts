@@ -3,8 +3,8 @@ import type { MCPResourceResponse } from '@portcullis/core/mcp'
 import {
   CAPTURING_METHODS,
   capturingResponse,
-  DeadlineQueue,
   Deadlined,
+  DeadlineQueue,
   resourceProblem,
   statusOf,
 } from '@portcullis/http/in-process'

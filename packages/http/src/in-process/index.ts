@@ -2,5 +2,5 @@
 // caller's headers and addresses, and a response that captures instead of writing to a socket.
 export type { CapturingResponse } from './capture.js'
 export { CAPTURING_METHODS, capturingResponse, resourceProblem, statusOf } from './capture.js'
+export { Deadlined, DeadlineQueue } from './deadlines.js'
 export { SyntheticRequest } from './synthetic-request.js'
-export { DeadlineQueue, Deadlined } from './deadlines.js'
