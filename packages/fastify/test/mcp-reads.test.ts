@@ -13,6 +13,7 @@ afterEach(async () => {
 interface Options {
   readonly readTimeoutMs?: number
   readonly maxResourceBytes?: number
+  readonly maxBodyBytes?: number
 }
 
 /** An app with a counting bearer mechanism, the endpoint, and `routes` added before it is ready. */
@@ -219,5 +220,34 @@ describe('MCP resource reads on Fastify', () => {
     expect(seen.distinct).toMatchObject({ accept: ['*/*'], 'x-trace': ['abc'] })
     expect(seen.distinct).not.toHaveProperty('mcp-protocol-version')
     expect(seen.ip).toBe('127.0.0.1')
+  })
+
+  it('takes the body as bytes whatever its media type, JSON or not, and refuses one over maxBodyBytes', async () => {
+    const { url } = await start(
+      (app) => {
+        app.get('/plain', { config: { auth: anonymous(), mcpResource: 'plain' } }, async () => 'ok')
+      },
+      { maxBodyBytes: 256 },
+    )
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain']) {
+      const response = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json' },
+        body: message,
+      })
+      expect(response.status, type).toBe(200)
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
+    }
+    for (const type of ['application/json', 'text/plain']) {
+      const response = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300) } }),
+      })
+      expect(response.status, type).toBe(413)
+      expect(response.headers.get('content-type')).toContain('application/problem+json')
+      expect(((await response.json()) as { code?: string }).code).toBe('request.body_too_large')
+    }
   })
 })
