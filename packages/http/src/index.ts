@@ -30,6 +30,7 @@ export type { HealthAnswer, HealthCheck, HealthRouteOptions } from './health/hea
 export { HEALTH_ROUTE_OPTIONS, healthHandler } from './health/health.js'
 export type { CapturingResponse } from './in-process/capture.js'
 export { CAPTURING_METHODS, capturingResponse } from './in-process/capture.js'
+export { Deadlined, DeadlineQueue } from './in-process/deadlines.js'
 export { resourceProblem, statusOf } from './in-process/resource-problem.js'
 export { SyntheticRequest } from './in-process/synthetic-request.js'
 export type { CsrfInput } from './local-accounts/csrf.js'

@@ -54,7 +54,9 @@ export function isTextMediaType(essence: string): boolean {
 /** The body as a string when it is valid UTF-8 (a leading byte order mark removed), otherwise undefined. */
 export function decodeUtf8(body: Uint8Array): string | undefined {
   if (!isUtf8(body)) return undefined
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  // toString() without arguments is Node's direct UTF-8 path; a Buffer needs no view made first
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const text = bytes.toString()
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 

@@ -32,7 +32,7 @@ import {
 } from '@portcullis/http/mcp'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
-import { routeRead } from './reader.js'
+import { routeReader } from './reader.js'
 
 export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
   /** Path of the endpoint. Default `/mcp`. */
@@ -152,12 +152,12 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
     }
     const openapi = setup.openapi ?? (() => security.openapi())
     const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
-    const limits = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
+    const read = routeReader(fastify, { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes })
     dispatcher = new MCPDispatcher<ResourceRoutePath, FastifyRequest>({
       registry,
       serverInfo,
       openapi,
-      reader: (entry, params, request) => routeRead(fastify, request, entry.target.build(params), limits),
+      reader: (entry, params, request) => read(request, entry.target.build(params)),
       ...(skills === undefined ? {} : { skills }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
       ...(options.visible === undefined ? {} : { visible: options.visible }),
@@ -184,9 +184,13 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
 
   fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_request, body, done) =>
-      done(null, body),
-    )
+    const bytes = { parseAs: 'buffer', bodyLimit: maxBodyBytes } as const
+    const keep = (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) =>
+      done(null, body)
+    // every media type reaches the dispatcher as bytes; JSON by name too, so Fastify finds its parser in
+    // its cache instead of parsing the Content-Type header of every request to fall back to the catch-all
+    scope.addContentTypeParser('application/json', bytes, keep)
+    scope.addContentTypeParser('*', bytes, keep)
     scope.route({
       method: 'POST',
       url: path,
@@ -203,19 +207,14 @@ export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOption
         else send(reply, rpcErrorAnswer(403, TRANSPORT_ERROR, reason))
       },
       onSend: (_request, reply, payload, done) => {
+        if (open) return done(null, payload)
         const existing = reply.getHeader('www-authenticate')
-        const values = open
-          ? undefined
-          : endpointChallenges(
-              reply.statusCode,
-              existing === undefined
-                ? []
-                : Array.isArray(existing)
-                  ? existing.map(String)
-                  : [String(existing)],
-              resource?.metadataUrl,
-              scopes,
-            )
+        const values = endpointChallenges(
+          reply.statusCode,
+          existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)],
+          resource?.metadataUrl,
+          scopes,
+        )
         if (values !== undefined) reply.header('www-authenticate', values.length === 1 ? values[0] : values)
         done(null, payload)
       },

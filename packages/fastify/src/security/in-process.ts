@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify'
  * `instanceof` costs every request less than a `WeakMap` lookup (and every read less than an insert).
  */
 export class InProcessRequest extends SyntheticRequest {
-  readonly parent: FastifyRequest
+  declare readonly parent: FastifyRequest
 
   constructor(parent: FastifyRequest, path: string) {
     super(parent.raw, path)

@@ -2,5 +2,6 @@
 // caller's headers and addresses, and a response that captures instead of writing to a socket.
 export type { CapturingResponse } from './capture.js'
 export { CAPTURING_METHODS, capturingResponse } from './capture.js'
+export { Deadlined, DeadlineQueue } from './deadlines.js'
 export { resourceProblem, statusOf } from './resource-problem.js'
 export { SyntheticRequest } from './synthetic-request.js'
