@@ -1,8 +1,9 @@
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 import { resourceProblem, statusOf } from '../in-process/resource-problem.js'
 import { IN_PROCESS_DROPPED_HEADERS } from '../mcp/in-process-headers.js'
-import { readWebBody } from './body.js'
+import { readStream } from './body.js'
 import type { WebRequestHead } from './credential-source.js'
+import { lazyGetRequest } from './lazy-request.js'
 
 /** A Web-standard request handler: `app.fetch`, a Next.js route handler, `Bun.serve`'s `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>
@@ -19,15 +20,17 @@ const callers = new WeakMap<Request, Request>()
  * The in-process `GET path` made for `caller` (an MCP read): the caller's origin, its headers but the
  * dropped ones (hop-by-hop, body, conditional and range, MCP transport headers) and `Accept: *\/*`, no
  * body. It is linked to the caller (`callerOf`), so an adapter can share the caller's per-request
- * evaluation and no mechanism runs twice.
+ * evaluation and no mechanism runs twice. Its `Request` (and the copy of the headers) is made only when
+ * something reads more than its method and URL.
  */
 export function inProcessRequest(caller: Request, path: string): Request {
-  const headers = new Headers()
-  caller.headers.forEach((value, name) => {
-    if (!IN_PROCESS_DROPPED_HEADERS.has(name)) headers.set(name, value)
+  const request = lazyGetRequest(new URL(path, caller.url).href, () => {
+    const headers: [string, string][] = [['accept', '*/*']]
+    caller.headers.forEach((value, name) => {
+      if (!IN_PROCESS_DROPPED_HEADERS.has(name)) headers.push([name, value])
+    })
+    return headers
   })
-  headers.set('accept', '*/*')
-  const request = new Request(new URL(path, caller.url), { method: 'GET', headers })
   callers.set(request, caller)
   return request
 }
@@ -35,6 +38,16 @@ export function inProcessRequest(caller: Request, path: string): Request {
 /** The request an in-process request was made for, or undefined for a request from a client. */
 export function callerOf(request: WebRequestHead): Request | undefined {
   return callers.get(request as Request)
+}
+
+/** A response body, at most `limit` bytes (a declared larger one is refused unread), from its stream. */
+async function readResponseBody(response: Response, limit: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel().catch(() => {})
+    return undefined
+  }
+  return readStream(response.body, limit)
 }
 
 const TIMED_OUT: unique symbol = Symbol('portcullis.timed-out')
@@ -65,7 +78,7 @@ export async function readThroughFetch(
       )
       return resourceProblem(504, 'Gateway Timeout')
     }
-    const read = readWebBody(response, limits.maxBytes)
+    const read = readResponseBody(response, limits.maxBytes)
     const body = await Promise.race([read, expired])
     if (body === TIMED_OUT) {
       response.body?.cancel().catch(() => {})
