@@ -160,6 +160,7 @@ export {
 export type {
   FetchHandler,
   FetchReadLimits,
+  KeptBody,
   WebBodySource,
   WebExchange,
   WebExchangeInit,

@@ -27,6 +27,7 @@ import { inProcessRequest, problemResponse, readThroughFetch, readWebBody } from
 import type { Context } from 'hono'
 import type { HonoSecurity } from '../security/create-security.js'
 import type { AnyHono } from '../security/types.js'
+import { keptBody } from './kept-body.js'
 import { MCP_ENDPOINT_OPTIONS, type MCPEndpointOptions } from './options.js'
 
 const DOCUMENTATION = {
@@ -122,6 +123,7 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
           (request) => app.fetch(request, c.env),
           inProcessRequest(c.req.raw, entry.target.build(params)),
           limits,
+          keptBody,
         ),
       ...(skills === undefined ? {} : { skills }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
