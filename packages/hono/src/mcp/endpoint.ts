@@ -25,9 +25,9 @@ import {
 } from '@portcullis/http/mcp'
 import { inProcessRequest, problemResponse, readThroughFetch, readWebBody } from '@portcullis/http/web'
 import type { Context } from 'hono'
+import { keptBody } from '../node-server/kept-response.js'
 import type { HonoSecurity } from '../security/create-security.js'
 import type { AnyHono } from '../security/types.js'
-import { keptBody } from './kept-body.js'
 import { MCP_ENDPOINT_OPTIONS, type MCPEndpointOptions } from './options.js'
 
 const DOCUMENTATION = {

@@ -91,7 +91,7 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
   }
   const onError = problemErrorHandler(config.onError)
   const marks = routeMarks(core, evaluationOf, config.onError)
-  const headers = core.headers
+  const headers = core.headers.map(([name, value]) => [name.toLowerCase(), value] as const)
   const openapiPath = core.openapiPath
 
   const middleware: MiddlewareHandler = async (c, next) => {
