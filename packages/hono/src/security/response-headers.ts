@@ -62,7 +62,11 @@ export function setMissingHeaders(c: Context, headers: readonly (readonly [strin
     let edited: PlainHeaders | undefined
     for (const [name, value] of headers) {
       if (hasHeader(present, name)) continue
-      edited ??= { ...present }
+      // copied key by key: a spread copy grown afterwards is many times slower in V8
+      if (edited === undefined) {
+        edited = {}
+        for (const key in present) edited[key] = present[key] as string
+      }
       edited[name] = value
     }
     return edited
