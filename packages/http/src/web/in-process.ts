@@ -61,7 +61,8 @@ async function readResponseBody(response: Response, limit: number): Promise<Uint
 
 function answered(response: Response, body: Uint8Array): MCPResourceResponse {
   const contentType = response.headers.get('content-type')
-  return { status: response.status, ...(contentType === null ? {} : { contentType }), body }
+  const { status } = response
+  return contentType === null ? { status, body } : { status, contentType, body }
 }
 
 const TIMED_OUT: unique symbol = Symbol('portcullis.timed-out')
