@@ -1,13 +1,48 @@
 import type { Context } from 'hono'
 import { keptResponse } from '../node-server/kept-response.js'
 
-type PlainHeaders = Record<string, string | readonly string[]>
+type PlainHeaders = Record<string, string>
 
-/** The headers of a kept response when they are a plain record (as `c.json`, `c.body`, `c.text` make them). */
-function plainHeaders(headers: unknown): PlainHeaders | undefined {
-  if (typeof headers !== 'object' || headers === null) return undefined
-  const prototype = Object.getPrototypeOf(headers)
-  return prototype === Object.prototype || prototype === null ? (headers as PlainHeaders) : undefined
+/** What `@hono/node-server` sends for a body without a `Content-Type`. */
+const DEFAULT_CONTENT_TYPE = 'text/plain; charset=UTF-8'
+
+/**
+ * The headers of a kept response as the plain record the server writes, and whether that is a new
+ * record: the record itself (as `c.json`, `c.body`, `c.text` make it without earlier `c.header` calls) or
+ * a `Headers` (after `c.header`) as a record of lower-case names; either with the server's default
+ * `Content-Type` for a body without one, which it adds when it writes a `Headers`. Undefined for any other
+ * form, and for `Headers` with a `Set-Cookie` (a record holds one value per name).
+ */
+function plainHeaders(
+  headers: unknown,
+  body: unknown,
+): { readonly record: PlainHeaders; readonly copied: boolean } | undefined {
+  let record: PlainHeaders
+  let copied = false
+  if (headers instanceof Headers) {
+    if (headers.has('set-cookie')) return undefined
+    record = {}
+    copied = true
+    for (const [name, value] of headers) record[name] = value
+  } else {
+    if (typeof headers !== 'object' || headers === null) return undefined
+    const prototype = Object.getPrototypeOf(headers)
+    if (prototype !== Object.prototype && prototype !== null) return undefined
+    record = headers as PlainHeaders
+  }
+  if (body !== null && !hasHeader(record, 'content-type')) {
+    if (!copied) record = copy(record)
+    copied = true
+    record['content-type'] = DEFAULT_CONTENT_TYPE
+  }
+  return { record, copied }
+}
+
+/** A copy made key by key: a spread copy grown afterwards is many times slower in V8. */
+function copy(headers: PlainHeaders): PlainHeaders {
+  const copied: PlainHeaders = {}
+  for (const key in headers) copied[key] = headers[key] as string
+  return copied
 }
 
 function hasHeader(headers: PlainHeaders, lowerName: string): boolean {
@@ -16,19 +51,20 @@ function hasHeader(headers: PlainHeaders, lowerName: string): boolean {
 }
 
 /**
- * Edits the answered response's headers through its plain record when it has one: a new lightweight
- * `Response` with the same status and body and the edited copy of the record replaces it (no `Headers`
- * is made, and the server keeps its fast path). False when the response is any other kind.
+ * Edits the answered response's headers through a plain record when it has one: a new lightweight
+ * `Response` with the same status and body and the edited record replaces it (the server writes the
+ * record as it is, with no `Headers` made). False when the response is any other kind.
  */
 function editKept(c: Context, edit: (headers: PlainHeaders) => PlainHeaders | undefined): boolean {
   const kept = keptResponse(c.res)
-  const headers = kept === undefined ? undefined : plainHeaders(kept.headers)
-  if (kept === undefined || headers === undefined) return false
-  const edited = edit(headers)
+  if (kept === undefined) return false
+  const plain = plainHeaders(kept.headers, kept.body)
+  if (plain === undefined) return false
+  const edited = edit(plain.record) ?? (plain.copied ? plain.record : undefined)
   if (edited === undefined) return true
   // `c.res = response` over an answered context would copy the old one (and read its body as a stream)
   c.res = undefined
-  c.res = new Response(kept.body, { status: kept.status, headers: edited as Record<string, string> })
+  c.res = new Response(kept.body, { status: kept.status, headers: edited })
   return true
 }
 
@@ -62,11 +98,7 @@ export function setMissingHeaders(c: Context, headers: readonly (readonly [strin
     let edited: PlainHeaders | undefined
     for (const [name, value] of headers) {
       if (hasHeader(present, name)) continue
-      // copied key by key: a spread copy grown afterwards is many times slower in V8
-      if (edited === undefined) {
-        edited = {}
-        for (const key in present) edited[key] = present[key] as string
-      }
+      edited ??= copy(present)
       edited[name] = value
     }
     return edited
