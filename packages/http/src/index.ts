@@ -161,6 +161,7 @@ export {
 export type {
   FetchHandler,
   FetchReadLimits,
+  KeptBody,
   WebBodySource,
   WebExchange,
   WebExchangeInit,

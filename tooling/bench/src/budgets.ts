@@ -115,6 +115,24 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/fastify/bench/fastify.bench.ts',
   },
   {
+    id: 'hono-session-vs-get',
+    what: 'Hono session route (Postgres store, default settings) vs a plain Hono GET of the same payload',
+    budget: 0.75,
+    bench: 'packages/hono/bench/hono.bench.ts',
+  },
+  {
+    id: 'hono-api-key-vs-get',
+    what: 'Hono API-key route vs a plain Hono GET of the same payload',
+    budget: 0.8,
+    bench: 'packages/hono/bench/hono.bench.ts',
+  },
+  {
+    id: 'hono-mcp-read-vs-get',
+    what: 'Hono MCP resources/read vs a plain Hono GET of the same route and payload',
+    budget: 0.6,
+    bench: 'packages/hono/bench/hono.bench.ts',
+  },
+  {
     id: 'scale-session-read',
     what: 'Scale: session read on a cache miss / strict mode (getWithAccountEpoch) at 10^6 accounts vs 10^3',
     budget: 0.8,

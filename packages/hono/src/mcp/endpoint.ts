@@ -1,5 +1,10 @@
 import { ConfigurationError, readOptions } from '@portcullis/core/errors'
-import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
+import {
+  MCPDispatcher,
+  type MCPDispatchOptions,
+  MCPResourceRegistry,
+  type MCPServerInfo,
+} from '@portcullis/core/mcp'
 import { exclude } from '@portcullis/core/policy'
 import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
@@ -25,6 +30,7 @@ import {
 } from '@portcullis/http/mcp'
 import { inProcessRequest, problemResponse, readThroughFetch, readWebBody } from '@portcullis/http/web'
 import type { Context } from 'hono'
+import { keptBody } from '../node-server/kept-response.js'
 import type { HonoSecurity } from '../security/create-security.js'
 import type { AnyHono } from '../security/types.js'
 import { MCP_ENDPOINT_OPTIONS, type MCPEndpointOptions } from './options.js'
@@ -55,8 +61,18 @@ function localAddressOf(c: Context): string | undefined {
   return incoming?.socket?.localAddress
 }
 
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }
+/** The dispatch options of a request: its context and the MCP transport headers it sent. */
+function dispatchOptions(c: Context): MCPDispatchOptions<Context> {
+  const options: { -readonly [K in keyof MCPDispatchOptions<Context>]: MCPDispatchOptions<Context>[K] } = {
+    context: c,
+  }
+  const protocolVersion = c.req.header('mcp-protocol-version')
+  if (protocolVersion !== undefined) options.protocolVersion = protocolVersion
+  const mcpMethod = c.req.header('mcp-method')
+  if (mcpMethod !== undefined) options.mcpMethod = mcpMethod
+  const mcpName = c.req.header('mcp-name')
+  if (mcpName !== undefined) options.mcpName = mcpName
+  return options
 }
 
 /**
@@ -93,7 +109,10 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
   })
 
   // Built on the first request, once `ready(app)` compiled every route.
-  let built: Promise<{ dispatcher: MCPDispatcher<ResourceRoutePath, Context>; open: boolean }> | undefined
+  type Built = { dispatcher: MCPDispatcher<ResourceRoutePath, Context>; open: boolean }
+  let built: Promise<Built> | undefined
+  // once built, read without awaiting it again
+  let ready: Built | undefined
   const build = async () => {
     const route = security.routes.find('POST', path)
     // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
@@ -122,6 +141,7 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
           (request) => app.fetch(request, c.env),
           inProcessRequest(c.req.raw, entry.target.build(params)),
           limits,
+          keptBody,
         ),
       ...(skills === undefined ? {} : { skills }),
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -152,7 +172,7 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
     const reason = refused(c)
     if (reason !== undefined) return answer(c, rpcErrorAnswer(403, TRANSPORT_ERROR, reason))
     await next()
-    if ((await built)?.open === true) return
+    if ((ready ?? (await built))?.open === true) return
     const existing = c.res.headers.get('www-authenticate')
     const values = endpointChallenges(
       c.res.status,
@@ -172,17 +192,15 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
       openapi: DOCUMENTATION,
     }),
     async (c) => {
-      built ??= build()
-      const { dispatcher } = await built
+      if (ready === undefined) {
+        built ??= build()
+        ready = await built
+      }
+      const { dispatcher } = ready
       const body = await readWebBody(c.req.raw, maxBodyBytes)
       if (body === undefined) return problemResponse(bodyTooLargeProblem(maxBodyBytes))
       security.shareEvaluation(c)
-      const result = await dispatcher.handleText(body, {
-        context: c,
-        ...optional('protocolVersion', c.req.header('mcp-protocol-version')),
-        ...optional('mcpMethod', c.req.header('mcp-method')),
-        ...optional('mcpName', c.req.header('mcp-name')),
-      })
+      const result = await dispatcher.handleText(body, dispatchOptions(c))
       return answer(c, resultAnswer(result, c.req.header('accept')))
     },
   )

@@ -8,6 +8,7 @@ import { createSecurityCore, type SecurityOptions } from '@portcullis/http/secur
 import { callerOf, WebCredentialSource } from '@portcullis/http/web'
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono'
 import { problemErrorHandler } from '../problem/problems.js'
+import { setMissingHeaders } from './response-headers.js'
 import { type HonoApp, type HonoHandler, routeMarks } from './route-marks.js'
 
 const EVALUATION = 'portcullis.evaluation'
@@ -66,21 +67,6 @@ function nodeSocketAddress(c: Context): string | undefined {
   return incoming?.socket?.remoteAddress
 }
 
-function setBaseline(c: Context, headers: readonly (readonly [string, string])[]): void {
-  let target = c.res.headers
-  for (const [name, value] of headers) {
-    if (target.has(name)) continue
-    try {
-      target.set(name, value)
-    } catch {
-      // a response with immutable headers (one from `fetch`): copied once, then set
-      c.res = new Response(c.res.body, c.res)
-      target = c.res.headers
-      target.set(name, value)
-    }
-  }
-}
-
 /**
  * Creates the Hono integration: route policy and guards as route middleware, problem+json errors, the
  * header baseline and OpenAPI. Every configuration mistake throws a `ConfigurationError` at startup.
@@ -105,7 +91,7 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
   }
   const onError = problemErrorHandler(config.onError)
   const marks = routeMarks(core, evaluationOf, config.onError)
-  const headers = core.headers
+  const headers = core.headers.map(([name, value]) => [name.toLowerCase(), value] as const)
   const openapiPath = core.openapiPath
 
   const middleware: MiddlewareHandler = async (c, next) => {
@@ -117,7 +103,7 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
     c.set('security', anonymousContext)
     await next()
     // an in-process request (an MCP read) never reaches a client: no headers to send
-    if (callerOf(c.req.raw) === undefined) setBaseline(c, headers)
+    if (callerOf(c.req.raw) === undefined) setMissingHeaders(c, headers)
   }
 
   return {

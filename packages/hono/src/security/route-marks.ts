@@ -1,13 +1,14 @@
-import { anonymousContext } from '@portcullis/core/authorization'
+import { anonymousContext, type RouteParameters } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { RequestEvaluation } from '@portcullis/core/policy'
 import { problems } from '@portcullis/http/problem'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
-import type { CompiledRoute, SecurityCore } from '@portcullis/http/security'
-import { problemResponse, webRouteRequest } from '@portcullis/http/web'
+import type { CompiledRoute, RouteRequest, SecurityCore } from '@portcullis/http/security'
+import { problemResponse } from '@portcullis/http/web'
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import { observe } from '../problem/problems.js'
 import { routePattern } from './paths.js'
+import { setAnsweredHeader } from './response-headers.js'
 
 /** A Hono handler or middleware, as `app.routes` lists them. */
 export type HonoHandler = (c: Context, next: Next) => unknown
@@ -19,6 +20,23 @@ export interface HonoApp {
     readonly path: string
     readonly handler: HonoHandler
   }[]
+}
+
+/** The neutral route request over a Hono context: the path parameters are decoded only when a guard reads them. */
+class HonoRouteRequest implements RouteRequest {
+  readonly #c: Context
+  constructor(c: Context) {
+    this.#c = c
+  }
+  get params(): RouteParameters {
+    return this.#c.req.param() as RouteParameters
+  }
+  header(name: string): string | undefined {
+    return this.#c.req.raw.headers.get(name) ?? undefined
+  }
+  get cookieHeader(): string | undefined {
+    return this.#c.req.raw.headers.get('cookie') ?? undefined
+  }
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -64,14 +82,16 @@ export function routeMarks(
       c.set('security', anonymousContext)
       const { authorizer } = compiled
       if (authorizer === undefined) return next()
-      const decided = authorizer(evaluationOf(c), webRouteRequest(c.req.raw, c.req.param()))
+      const decided = authorizer(evaluationOf(c), new HonoRouteRequest(c))
       const outcome = decided instanceof Promise ? await decided : decided
-      const cookies = outcome.setCookie === undefined ? [] : [outcome.setCookie]
-      if (!outcome.granted) return problemResponse(outcome.problem, cookies)
+      const { setCookie } = outcome
+      if (!outcome.granted) {
+        return problemResponse(outcome.problem, setCookie === undefined ? [] : [setCookie])
+      }
       c.set('security', outcome.context)
       await next()
-      for (const cookie of cookies) c.header('set-cookie', cookie, { append: true })
-      if (outcome.noStore) c.header('cache-control', 'no-store')
+      if (setCookie !== undefined) c.header('set-cookie', setCookie, { append: true })
+      if (outcome.noStore) setAnsweredHeader(c, 'cache-control', 'no-store')
     }
     marks.set(middleware as HonoHandler, mark)
     return middleware

@@ -6,6 +6,12 @@ import { HttpProblem } from '../problem/problem.js'
 export interface WebBodySource {
   readonly headers: Headers
   readonly body: ReadableStream<Uint8Array> | null
+  /**
+   * The whole body, as a `Request` has it: read instead of the stream when the request declares a
+   * `Content-Length` within the limit (the server framed the body by it), so a runtime that can read the
+   * body without a stream (`@hono/node-server` reads the socket directly) makes none.
+   */
+  arrayBuffer?(): Promise<ArrayBuffer>
 }
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
@@ -22,29 +28,43 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
 /**
  * The bytes of a Web request body, at most `limit`, or undefined when it is larger: a declared
  * `Content-Length` over the limit is refused before reading, a stream that grows past the limit as soon
- * as it does (the stream is then cancelled, so nothing more is buffered). No body is zero bytes.
+ * as it does (the stream is then cancelled, so nothing more is buffered). A body that declares its length
+ * within the limit is read whole (`arrayBuffer`, where the source has it), and still refused if it turns
+ * out longer. No body is zero bytes.
  */
-export function readWebBody(request: WebBodySource, limit: number): Promise<Uint8Array | undefined> {
-  return readLimitedWebBody(request, limit, undefined)
+export async function readWebBody(request: WebBodySource, limit: number): Promise<Uint8Array | undefined> {
+  const length = request.headers.get('content-length')
+  const declared = Number(length ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > limit) {
+    await request.body?.cancel().catch(() => {})
+    return undefined
+  }
+  if (
+    length !== null &&
+    Number.isSafeInteger(declared) &&
+    declared >= 0 &&
+    request.arrayBuffer !== undefined &&
+    !request.headers.has('transfer-encoding')
+  ) {
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    return bytes.byteLength > limit ? undefined : bytes
+  }
+  return readStream(request.body, limit)
 }
 
 /**
- * `readWebBody` that `signal` can stop: on abort the stream is cancelled (a locked stream can be
- * cancelled only through its reader) and the read ends with undefined.
+ * The bytes of a body stream, at most `limit`, or undefined as soon as it grows past the limit (the
+ * stream is then cancelled, so nothing more is buffered) or `signal` aborts (the stream is cancelled
+ * through its reader). No stream is zero bytes.
  */
-export async function readLimitedWebBody(
-  request: WebBodySource,
+export async function readStream(
+  stream: ReadableStream<Uint8Array> | null,
   limit: number,
-  signal: AbortSignal | undefined,
+  signal?: AbortSignal,
 ): Promise<Uint8Array | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  const stream = request.body
-  if (Number.isFinite(declared) && declared > limit) {
-    await stream?.cancel().catch(() => {})
-    return undefined
-  }
   if (stream === null) return new Uint8Array(0)
   const reader = stream.getReader()
+  // a locked stream can be cancelled only through its reader
   const stop = () => {
     reader.cancel().catch(() => {})
   }

@@ -1,11 +1,20 @@
 import type { MCPResourceResponse } from '@portcullis/core/mcp'
 import { resourceProblem, statusOf } from '../in-process/resource-problem.js'
 import { IN_PROCESS_DROPPED_HEADERS } from '../mcp/in-process-headers.js'
-import { readLimitedWebBody } from './body.js'
+import { readStream } from './body.js'
 import type { WebRequestHead } from './credential-source.js'
 
 /** A Web-standard request handler: `app.fetch`, a Next.js route handler, `Bun.serve`'s `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>
+
+/**
+ * The body a response was made with, when the runtime keeps it as given (a string or bytes, `null` for
+ * none) until something reads it as a stream; undefined when it does not know. An in-process read takes
+ * it instead of making and reading a stream.
+ */
+export type KeptBody = (response: Response) => string | Uint8Array | null | undefined
+
+const encoder = new TextEncoder()
 
 /** Bounds of one in-process read. */
 export interface FetchReadLimits {
@@ -29,7 +38,7 @@ export function inProcessRequest(caller: Request, path: string): Request {
   headers.set('accept', '*/*')
   // the caller's origin whatever `path` holds (`//host/...` would otherwise name another authority)
   const { origin } = new URL(caller.url)
-  const request = new Request(`${origin}${path.startsWith('/') ? '' : '/'}${path}`, {
+  const request = new Request(new URL(`${origin}${path.startsWith('/') ? '' : '/'}${path}`), {
     method: 'GET',
     headers,
   })
@@ -42,36 +51,64 @@ export function callerOf(request: WebRequestHead): Request | undefined {
   return callers.get(request as Request)
 }
 
+/** A response body, at most `limit` bytes (a declared larger one is refused unread), from its stream. */
+async function readResponseBody(
+  response: Response,
+  limit: number,
+  signal: AbortSignal,
+): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel().catch(() => {})
+    return undefined
+  }
+  return readStream(response.body, limit, signal)
+}
+
+function answered(response: Response, body: Uint8Array): MCPResourceResponse {
+  const contentType = response.headers.get('content-type')
+  const { status } = response
+  return contentType === null ? { status, body } : { status, contentType, body }
+}
+
 const TIMED_OUT: unique symbol = Symbol('portcullis.timed-out')
 
 /**
  * Runs `request` through the application's own fetch handler (its routing, middleware, the route's
  * policy and guards, its handler) with no socket, and captures status, content type and body. An
  * answer later than `timeoutMs` is 504, a body over `maxBytes` 413, a throw 500 or the status the
- * error carries (never a stack).
+ * error carries (never a stack). `keptBody` (a server adapter's knowledge of its own responses) spares
+ * the stream of a body the response still holds as given.
  */
 export async function readThroughFetch(
   fetch: FetchHandler,
   request: Request,
   limits: FetchReadLimits,
+  keptBody?: KeptBody,
 ): Promise<MCPResourceResponse> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), limits.timeoutMs)
   })
   try {
-    const answered = Promise.resolve().then(() => fetch(request))
-    const response = await Promise.race([answered, expired])
+    const pending = Promise.resolve(fetch(request))
+    const response = await Promise.race([pending, expired])
     if (response === TIMED_OUT) {
       // a late answer's body is never read
-      answered.then(
+      pending.then(
         (late) => late.body?.cancel().catch(() => {}),
         () => {},
       )
       return resourceProblem(504, 'Gateway Timeout')
     }
+    const kept = keptBody?.(response)
+    if (kept !== undefined) {
+      const bytes = kept === null ? new Uint8Array(0) : typeof kept === 'string' ? encoder.encode(kept) : kept
+      if (bytes.byteLength > limits.maxBytes) return resourceProblem(413, 'Content Too Large')
+      return answered(response, bytes)
+    }
     const stop = new AbortController()
-    const read = readLimitedWebBody(response, limits.maxBytes, stop.signal)
+    const read = readResponseBody(response, limits.maxBytes, stop.signal)
     const body = await Promise.race([read, expired])
     if (body === TIMED_OUT) {
       // the body is locked to the reader: only the reader can cancel it
@@ -79,8 +116,7 @@ export async function readThroughFetch(
       return resourceProblem(504, 'Gateway Timeout')
     }
     if (body === undefined) return resourceProblem(413, 'Content Too Large')
-    const contentType = response.headers.get('content-type')
-    return { status: response.status, ...(contentType === null ? {} : { contentType }), body }
+    return answered(response, body)
   } catch (error) {
     return resourceProblem(statusOf(error), 'Resource read failed')
   } finally {
