@@ -48,6 +48,8 @@ export type { EpochChange, EstablishSignInInput, SignInRequest } from './local-a
 export { establishSignIn, renewSignIn, rotateSession } from './local-accounts/sign-in.js'
 export type { DiscoveredRoute, MCPRouteDeclaration } from './mcp/declaration.js'
 export { declarationMark } from './mcp/declaration.js'
+export type { RouteEndpointOptions } from './mcp/endpoint-options.js'
+export { endpointBasics, ROUTE_ENDPOINT_OPTIONS } from './mcp/endpoint-options.js'
 export { IN_PROCESS_DROPPED_HEADERS, inProcessHeaders } from './mcp/in-process-headers.js'
 export type { AnyHandler, MCPResourceMark, MCPResourceMarkOptions, MCPRouteOptions } from './mcp/marking.js'
 export {

@@ -1,31 +1,27 @@
-import type { RouteGuard } from '@portcullis/core/authorization'
-import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
+import { readOptions } from '@portcullis/core/errors'
 import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
-import { type AuthPolicy, exclude } from '@portcullis/core/policy'
+import { exclude } from '@portcullis/core/policy'
 import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
   type DeclaredResource,
   declarationMark,
   declaredRoutes,
+  endpointBasics,
   endpointChallenges,
   loadSkills,
   type MCPAnswer,
   type MCPRouteDeclaration,
-  type OriginPolicy,
   originRefusal,
-  PROTECTED_RESOURCE_OPTIONS,
-  type ProtectedResourceOptions,
-  type PublishingOptions,
   protectedResource,
   type ResourceRoutePath,
+  ROUTE_ENDPOINT_OPTIONS,
+  type RouteEndpointOptions,
   readableBy,
   resolveSetup,
   resourceCacheScope,
   resourceRoute,
   resultAnswer,
   rpcErrorAnswer,
-  SERVER_INFO_OPTIONS,
-  SKILLS_OPTIONS,
   scopesOf,
   serverInfoOf,
   TRANSPORT_ERROR,
@@ -34,50 +30,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendProblem } from '../problem/send-problem.js'
 import { routeReader } from './reader.js'
 
-export interface MCPEndpointOptions extends PublishingOptions<FastifyRequest>, OriginPolicy {
-  /** Path of the endpoint. Default `/mcp`. */
-  readonly path?: string
-  /** The endpoint's own policy. Default: the plugin's default policy. Each read is checked again by its route. */
-  readonly auth?: AuthPolicy
-  /** Guards of the endpoint itself; a refusal is 403 with `Bearer error="insufficient_scope"`. */
-  readonly guards?: readonly RouteGuard[]
-  /** Serves RFC 9728 metadata and points 401 challenges at it. */
-  readonly protectedResource?: ProtectedResourceOptions
-  /** Largest accepted request body. Default 1 MiB. */
-  readonly maxBodyBytes?: number
-}
-
-const OPTION_INVALID = 'mcp.option_invalid'
-const STRINGS = { kind: 'array', elements: { kind: 'string' } } as const
-
-const OPTIONS: OptionsShape<MCPEndpointOptions> = {
-  path: { kind: 'string', code: OPTION_INVALID },
-  auth: { kind: 'object', code: OPTION_INVALID },
-  guards: { kind: 'array', code: OPTION_INVALID },
-  protectedResource: {
-    kind: 'object',
-    shape: PROTECTED_RESOURCE_OPTIONS,
-    code: 'mcp.protected_resource_invalid',
-  },
-  maxBodyBytes: { kind: 'number', code: OPTION_INVALID },
-  allowedOrigins: STRINGS,
-  allowedHosts: STRINGS,
-  scheme: { kind: 'string', code: 'mcp.scheme_invalid' },
-  serverInfo: { kind: 'object', shape: SERVER_INFO_OPTIONS, code: OPTION_INVALID },
-  instructions: { kind: 'string' },
-  openapi: { kind: 'function' },
-  routes: { kind: ['iterable', 'function'] },
-  skills: { kind: 'object', shape: SKILLS_OPTIONS },
-  visible: { kind: 'function' },
-  listing: {
-    kind: 'string',
-    code: OPTION_INVALID,
-    check: (value) => (value === 'all' || value === 'readable' ? undefined : 'must be "all" or "readable"'),
-  },
-  pageSize: { kind: 'number', code: OPTION_INVALID },
-  maxResourceBytes: { kind: 'number', code: OPTION_INVALID },
-  readTimeoutMs: { kind: 'number', code: OPTION_INVALID },
-}
+/** The options of `mcpEndpoint`: publishing, origin policy, the endpoint's own policy, guards and limits. */
+export interface MCPEndpointOptions extends RouteEndpointOptions<FastifyRequest> {}
 
 const DOCUMENTATION = {
   summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
@@ -108,13 +62,8 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * route in-process through Fastify's router (its own hooks, policy and guards), with the caller's credentials.
  */
 export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOptions = {}): void {
-  readOptions(options, 'mcpEndpoint', OPTIONS)
-  const path = options.path ?? '/mcp'
-  if (!path.startsWith('/')) throw new ConfigurationError(OPTION_INVALID, 'path must start with "/"')
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
-  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
-    throw new ConfigurationError(OPTION_INVALID, 'maxBodyBytes must be a positive integer')
-  }
+  readOptions(options, 'mcpEndpoint', ROUTE_ENDPOINT_OPTIONS)
+  const { path, maxBodyBytes } = endpointBasics(options)
   const security = fastify.portcullis
   const setup = resolveSetup<FastifyRequest>(
     {

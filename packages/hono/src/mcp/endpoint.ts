@@ -1,4 +1,4 @@
-import { ConfigurationError, readOptions } from '@portcullis/core/errors'
+import { readOptions } from '@portcullis/core/errors'
 import {
   MCPDispatcher,
   type MCPDispatchOptions,
@@ -11,6 +11,7 @@ import {
   type DeclaredResource,
   declarationMark,
   declaredRoutes,
+  endpointBasics,
   endpointChallenges,
   loadSkills,
   type MCPAnswer,
@@ -18,6 +19,7 @@ import {
   originRefusal,
   protectedResource,
   type ResourceRoutePath,
+  ROUTE_ENDPOINT_OPTIONS,
   readableBy,
   resolveSetup,
   resourceCacheScope,
@@ -33,7 +35,7 @@ import type { Context } from 'hono'
 import { keptBody } from '../node-server/kept-response.js'
 import type { HonoSecurity } from '../security/create-security.js'
 import type { AnyHono } from '../security/types.js'
-import { MCP_ENDPOINT_OPTIONS, type MCPEndpointOptions } from './options.js'
+import type { MCPEndpointOptions } from './options.js'
 
 const DOCUMENTATION = {
   summary: 'MCP resources endpoint (JSON-RPC 2.0 over stateless Streamable HTTP)',
@@ -85,13 +87,8 @@ function dispatchOptions(c: Context): MCPDispatchOptions<Context> {
  * headers and evaluation, and no socket.
  */
 export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEndpointOptions = {}): void {
-  readOptions(options, 'mcpEndpoint', MCP_ENDPOINT_OPTIONS)
-  const path = options.path ?? '/mcp'
-  if (!path.startsWith('/')) throw new ConfigurationError('mcp.option_invalid', 'path must start with "/"')
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
-  if (!(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
-    throw new ConfigurationError('mcp.option_invalid', 'maxBodyBytes must be a positive integer')
-  }
+  readOptions(options, 'mcpEndpoint', ROUTE_ENDPOINT_OPTIONS)
+  const { path, maxBodyBytes } = endpointBasics(options)
   const setup = resolveSetup<Context>(
     {
       openapi: () => security.openapi(),

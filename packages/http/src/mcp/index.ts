@@ -2,6 +2,8 @@
 // protected-resource metadata and challenges, origin checks and the transport's answers.
 export type { DiscoveredRoute, MCPRouteDeclaration } from './declaration.js'
 export { declarationMark } from './declaration.js'
+export type { RouteEndpointOptions } from './endpoint-options.js'
+export { endpointBasics, ROUTE_ENDPOINT_OPTIONS } from './endpoint-options.js'
 export { IN_PROCESS_DROPPED_HEADERS, inProcessHeaders } from './in-process-headers.js'
 export type { AnyHandler, MCPResourceMark, MCPResourceMarkOptions, MCPRouteOptions } from './marking.js'
 export {
