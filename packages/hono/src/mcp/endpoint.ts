@@ -169,10 +169,12 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
     const reason = refused(c)
     if (reason !== undefined) return answer(c, rpcErrorAnswer(403, TRANSPORT_ERROR, reason))
     await next()
-    if ((ready ?? (await built))?.open === true) return
+    // only refusals carry challenges: other answers' headers are never touched
+    const { status } = c.res
+    if ((status !== 401 && status !== 403) || (ready ?? (await built))?.open === true) return
     const existing = c.res.headers.get('www-authenticate')
     const values = endpointChallenges(
-      c.res.status,
+      status,
       existing === null ? [] : [existing],
       resource?.metadataUrl,
       scopes,
