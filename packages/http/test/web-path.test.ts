@@ -62,8 +62,8 @@ function post(body: NonNullable<ConstructorParameters<typeof Response>[0]> | nul
   })
 }
 
-const decoded = (bytes: Uint8Array | undefined) =>
-  bytes === undefined ? undefined : new TextDecoder().decode(bytes)
+const decoded = (bytes: Uint8Array | string | undefined) =>
+  bytes === undefined || typeof bytes === 'string' ? bytes : new TextDecoder().decode(bytes)
 
 describe('readWebBody', () => {
   it('refuses a declared Content-Length over the limit before reading a byte, and cancels the stream', async () => {
@@ -306,8 +306,8 @@ describe('problemResponse', () => {
 describe('readThroughFetch', () => {
   const limits = { timeoutMs: 200, maxBytes: 64 }
   const request = () => new Request(`${ORIGIN}/catalog`)
-  const problemBody = (body: Uint8Array) =>
-    JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>
+  const problemBody = (body: Uint8Array | string) =>
+    JSON.parse(decoded(body) ?? '') as Record<string, unknown>
 
   it('captures status, content type and body', async () => {
     const read = await readThroughFetch(

@@ -113,3 +113,39 @@ describe('errorContent', () => {
     expect(errorContent({ contentType: 'image/png', body: Uint8Array.from([0xff, 0xfe]) })).toBeNull()
   })
 })
+
+describe('a body an adapter hands over as text', () => {
+  const options = { maxBlobBytes: 8 }
+
+  it('is the text of a text type as given (a byte order mark removed)', () => {
+    expect(
+      toResourceContents('fw://t', { contentType: 'application/json', body: '\uFEFF{"é":1}' }, options),
+    ).toEqual({
+      uri: 'fw://t',
+      mimeType: 'application/json',
+      text: '{"é":1}',
+    })
+  })
+
+  it('is encoded as UTF-8 for a binary type, and refused over maxBlobBytes by its byte length', () => {
+    expect(
+      toResourceContents('fw://b', { contentType: 'application/octet-stream', body: 'é' }, options),
+    ).toEqual({
+      uri: 'fw://b',
+      mimeType: 'application/octet-stream',
+      blob: Buffer.from('é').toString('base64'),
+    })
+    // five characters, ten bytes
+    expect(() =>
+      toResourceContents('fw://b', { contentType: 'application/octet-stream', body: 'ééééé' }, options),
+    ).toThrow(/10 bytes exceeds maxBlobBytes/)
+  })
+
+  it('is the error content: parsed JSON, the text, or null when empty', () => {
+    expect(errorContent({ contentType: 'application/problem+json', body: '{"status":404}' })).toEqual({
+      status: 404,
+    })
+    expect(errorContent({ contentType: 'text/plain', body: 'gone' })).toBe('gone')
+    expect(errorContent({ contentType: 'text/plain', body: '' })).toBeNull()
+  })
+})

@@ -1,12 +1,13 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { InvalidInputError } from '../errors/index.js'
 
-/** What a handler produced for one in-process read: status, content type and the raw body bytes. */
+/** What a handler produced for one in-process read: status, content type and the body. */
 export interface MCPResourceResponse {
   readonly status: number
   /** The response `Content-Type` header, parameters included; absent when the handler set none. */
   readonly contentType?: string
-  readonly body: Uint8Array
+  /** The raw body bytes, or the body as text when the adapter has it as a string already (never re-encoded). */
+  readonly body: Uint8Array | string
 }
 
 export interface TextResourceContents {
@@ -51,13 +52,16 @@ export function isTextMediaType(essence: string): boolean {
   )
 }
 
+function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
 /** The body as a string when it is valid UTF-8 (a leading byte order mark removed), otherwise undefined. */
 export function decodeUtf8(body: Uint8Array): string | undefined {
   if (!isUtf8(body)) return undefined
   // toString() without arguments is Node's direct UTF-8 path; a Buffer needs no view made first
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  const text = bytes.toString()
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  return withoutByteOrderMark(bytes.toString())
 }
 
 export interface ContentsOptions {
@@ -82,17 +86,19 @@ export function toResourceContents(
     mediaTypeEssence(response.contentType) ??
     mediaTypeEssence(options.declaredMimeType) ??
     'application/octet-stream'
+  const { body } = response
   if (isTextMediaType(mimeType)) {
-    const text = decodeUtf8(response.body)
+    const text = typeof body === 'string' ? withoutByteOrderMark(body) : decodeUtf8(body)
     if (text !== undefined) return { uri, mimeType, text }
   }
-  if (response.body.byteLength > options.maxBlobBytes) {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body
+  if (bytes.byteLength > options.maxBlobBytes) {
     throw new InvalidInputError(
       'mcp.blob_too_large',
-      `resource body of ${response.body.byteLength} bytes exceeds maxBlobBytes (${options.maxBlobBytes})`,
+      `resource body of ${bytes.byteLength} bytes exceeds maxBlobBytes (${options.maxBlobBytes})`,
     )
   }
-  const { buffer, byteOffset, byteLength } = response.body
+  const { buffer, byteOffset, byteLength } = bytes
   return { uri, mimeType, blob: Buffer.from(buffer, byteOffset, byteLength).toString('base64') }
 }
 
@@ -101,8 +107,9 @@ export function toResourceContents(
  * UTF-8 bodies, `null` for an empty or binary body.
  */
 export function errorContent(response: Pick<MCPResourceResponse, 'contentType' | 'body'>): unknown {
-  if (response.body.byteLength === 0) return null
-  const text = decodeUtf8(response.body)
+  const { body } = response
+  if ((typeof body === 'string' ? body.length : body.byteLength) === 0) return null
+  const text = typeof body === 'string' ? withoutByteOrderMark(body) : decodeUtf8(body)
   if (text === undefined) return null
   const essence = mediaTypeEssence(response.contentType)
   if (essence === 'application/json' || essence?.endsWith('+json')) {

@@ -65,7 +65,15 @@ async function readResponseBody(
   return readStream(response.body, limit, signal)
 }
 
-function answered(response: Response, body: Uint8Array): MCPResourceResponse {
+/** Whether a body is longer than `limit` bytes; a string is encoded only when its length cannot tell. */
+function byteLengthOver(body: string | Uint8Array, limit: number): boolean {
+  if (typeof body !== 'string') return body.byteLength > limit
+  // a UTF-16 code unit is one to three UTF-8 bytes
+  if (body.length > limit) return true
+  return body.length * 3 > limit && encoder.encode(body).byteLength > limit
+}
+
+function answered(response: Response, body: string | Uint8Array): MCPResourceResponse {
   const contentType = response.headers.get('content-type')
   const { status } = response
   return contentType === null ? { status, body } : { status, contentType, body }
@@ -103,9 +111,9 @@ export async function readThroughFetch(
     }
     const kept = keptBody?.(response)
     if (kept !== undefined) {
-      const bytes = kept === null ? new Uint8Array(0) : typeof kept === 'string' ? encoder.encode(kept) : kept
-      if (bytes.byteLength > limits.maxBytes) return resourceProblem(413, 'Content Too Large')
-      return answered(response, bytes)
+      const body = kept ?? new Uint8Array(0)
+      if (byteLengthOver(body, limits.maxBytes)) return resourceProblem(413, 'Content Too Large')
+      return answered(response, body)
     }
     const stop = new AbortController()
     const read = readResponseBody(response, limits.maxBytes, stop.signal)
