@@ -69,6 +69,8 @@ export {
 } from './mcp/protected-resource.js'
 export type { DeclaredResource } from './mcp/resource-policy.js'
 export { readableBy, resourceCacheScope } from './mcp/resource-policy.js'
+export type { BuiltEndpoint, EndpointSecurity, ReadLimits, RouteEndpoint } from './mcp/route-endpoint.js'
+export { routeEndpoint } from './mcp/route-endpoint.js'
 export type { ResourceRoutePath } from './mcp/route-path.js'
 export { joinPaths, parseResourceRoutePath } from './mcp/route-path.js'
 export type { PublishingOptions, ResolvedSetup, SkillsOptions } from './mcp/setup.js'

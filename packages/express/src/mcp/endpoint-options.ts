@@ -4,11 +4,9 @@ import type { MCPResourceRegistry } from '@portcullis/core/mcp'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import {
   type OriginPolicy,
-  PROTECTED_RESOURCE_OPTIONS,
   type ProtectedResourceOptions,
   type ResourceRoutePath,
-  SERVER_INFO_OPTIONS,
-  SKILLS_OPTIONS,
+  ROUTE_ENDPOINT_OPTIONS,
 } from '@portcullis/http/mcp'
 import type { Request, RequestHandler } from 'express'
 import type { Security } from '../security/create-security.js'
@@ -55,36 +53,11 @@ export interface MCPEndpoint extends RequestHandler {
 }
 
 const OPTION_INVALID = 'mcp.option_invalid'
-const STRINGS = { kind: 'array', elements: { kind: 'string' } } as const
 
 /** The options of `createMCPEndpoint`; values are checked further where they are used, at startup. */
 export const MCP_ENDPOINT_OPTIONS: OptionsShape<MCPEndpointOptions> = {
-  path: { kind: 'string', code: OPTION_INVALID },
+  ...ROUTE_ENDPOINT_OPTIONS,
   security: { kind: 'object' },
   auth: { kind: ['object', 'function', 'array'], code: OPTION_INVALID },
-  protectedResource: {
-    kind: 'object',
-    shape: PROTECTED_RESOURCE_OPTIONS,
-    code: 'mcp.protected_resource_invalid',
-  },
   onError: { kind: 'function' },
-  maxBodyBytes: { kind: 'number', code: OPTION_INVALID },
-  allowedOrigins: STRINGS,
-  allowedHosts: STRINGS,
-  scheme: { kind: 'string', code: 'mcp.scheme_invalid' },
-  serverInfo: { kind: 'object', shape: SERVER_INFO_OPTIONS, code: OPTION_INVALID },
-  instructions: { kind: 'string' },
-  openapi: { kind: 'function' },
-  routes: { kind: ['iterable', 'function'] },
-  skills: { kind: 'object', shape: SKILLS_OPTIONS },
-  visible: { kind: 'function' },
-  listing: {
-    kind: 'string',
-    code: OPTION_INVALID,
-    check: (value) => (value === 'all' || value === 'readable' ? undefined : 'must be "all" or "readable"'),
-  },
-  guards: { kind: 'array', code: OPTION_INVALID },
-  pageSize: { kind: 'number', code: OPTION_INVALID },
-  maxResourceBytes: { kind: 'number', code: OPTION_INVALID },
-  readTimeoutMs: { kind: 'number', code: OPTION_INVALID },
 }

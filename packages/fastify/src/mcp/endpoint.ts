@@ -1,29 +1,17 @@
 import { readOptions } from '@portcullis/core/errors'
-import { MCPDispatcher, MCPResourceRegistry, type MCPServerInfo } from '@portcullis/core/mcp'
+import type { MCPDispatcher } from '@portcullis/core/mcp'
 import { exclude } from '@portcullis/core/policy'
 import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
-  type DeclaredResource,
-  declarationMark,
-  declaredRoutes,
-  endpointBasics,
   endpointChallenges,
-  loadSkills,
   type MCPAnswer,
-  type MCPRouteDeclaration,
   originRefusal,
-  protectedResource,
   type ResourceRoutePath,
   ROUTE_ENDPOINT_OPTIONS,
   type RouteEndpointOptions,
-  readableBy,
-  resolveSetup,
-  resourceCacheScope,
-  resourceRoute,
   resultAnswer,
+  routeEndpoint,
   rpcErrorAnswer,
-  scopesOf,
-  serverInfoOf,
   TRANSPORT_ERROR,
 } from '@portcullis/http/mcp'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -63,60 +51,20 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  */
 export function mcpEndpoint(fastify: FastifyInstance, options: MCPEndpointOptions = {}): void {
   readOptions(options, 'mcpEndpoint', ROUTE_ENDPOINT_OPTIONS)
-  const { path, maxBodyBytes } = endpointBasics(options)
   const security = fastify.portcullis
-  const setup = resolveSetup<FastifyRequest>(
-    {
-      openapi: () => security.openapi(),
-      ...options,
-      routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
-    },
-    'fastify',
-  )
-  const resource =
-    options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
-  const scopes = scopesOf(options.guards ?? [])
-  security.routes.onRegister((route) => {
-    const mark = declarationMark(route)
-    if (mark !== undefined) resourceRoute(route.method, route.path, mark)
-  })
+  const endpoint = routeEndpoint<FastifyRequest>(security, options, 'fastify')
+  const { path, maxBodyBytes, resource, scopes } = endpoint
 
   let dispatcher: MCPDispatcher<ResourceRoutePath, FastifyRequest> | undefined
   // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
   let open = false
   fastify.addHook('onReady', async () => {
-    const route = security.routes.find('POST', path)
-    open = route !== undefined && !route.policy.authenticates && !route.policy.excluded
-    const skills = setup.skills === undefined ? undefined : await loadSkills(setup.skills)
-    const registry = new MCPResourceRegistry<ResourceRoutePath>({
-      scheme: setup.scheme,
-      skillsEnabled: skills !== undefined,
+    const built = await endpoint.build((limits) => {
+      const read = routeReader(fastify, limits)
+      return (entry, params, request) => read(request, entry.target.build(params))
     })
-    const runtimes = new Map<string, DeclaredResource>()
-    for (const declaration of declaredRoutes(setup.routes) as Iterable<MCPRouteDeclaration>) {
-      const mark = declarationMark(declaration)
-      if (mark === undefined) continue
-      registry.register({ ...mark, target: resourceRoute(declaration.method, declaration.path, mark) })
-      runtimes.set(mark.name, { declaration })
-    }
-    const openapi = setup.openapi ?? (() => security.openapi())
-    const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
-    const read = routeReader(fastify, { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes })
-    dispatcher = new MCPDispatcher<ResourceRoutePath, FastifyRequest>({
-      registry,
-      serverInfo,
-      openapi,
-      reader: (entry, params, request) => read(request, entry.target.build(params)),
-      ...(skills === undefined ? {} : { skills }),
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      ...(options.visible === undefined ? {} : { visible: options.visible }),
-      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-      listing: options.listing ?? 'all',
-      readable: readableBy(runtimes, security),
-      cacheScope: (entry) => resourceCacheScope(runtimes.get(entry.name)?.declaration),
-      sharedCacheScope: open ? 'public' : 'private',
-      maxBlobBytes: setup.maxResourceBytes,
-    })
+    dispatcher = built.dispatcher
+    open = built.open
   })
 
   const refused = (request: FastifyRequest): string | undefined =>

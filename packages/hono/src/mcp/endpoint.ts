@@ -1,33 +1,16 @@
 import { readOptions } from '@portcullis/core/errors'
-import {
-  MCPDispatcher,
-  type MCPDispatchOptions,
-  MCPResourceRegistry,
-  type MCPServerInfo,
-} from '@portcullis/core/mcp'
+import type { MCPDispatchOptions } from '@portcullis/core/mcp'
 import { exclude } from '@portcullis/core/policy'
 import { bodyTooLargeProblem, bodyTooLargeResponse } from '@portcullis/http/body'
 import {
-  type DeclaredResource,
-  declarationMark,
-  declaredRoutes,
-  endpointBasics,
+  type BuiltEndpoint,
   endpointChallenges,
-  loadSkills,
   type MCPAnswer,
-  type MCPRouteDeclaration,
   originRefusal,
-  protectedResource,
-  type ResourceRoutePath,
   ROUTE_ENDPOINT_OPTIONS,
-  readableBy,
-  resolveSetup,
-  resourceCacheScope,
-  resourceRoute,
   resultAnswer,
+  routeEndpoint,
   rpcErrorAnswer,
-  scopesOf,
-  serverInfoOf,
   TRANSPORT_ERROR,
 } from '@portcullis/http/mcp'
 import { inProcessRequest, problemResponse, readThroughFetch, readWebBody } from '@portcullis/http/web'
@@ -88,70 +71,23 @@ function dispatchOptions(c: Context): MCPDispatchOptions<Context> {
  */
 export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEndpointOptions = {}): void {
   readOptions(options, 'mcpEndpoint', ROUTE_ENDPOINT_OPTIONS)
-  const { path, maxBodyBytes } = endpointBasics(options)
-  const setup = resolveSetup<Context>(
-    {
-      openapi: () => security.openapi(),
-      ...options,
-      routes: () => [...security.routes.list(), ...declaredRoutes(options.routes)],
-    },
-    'hono',
-  )
-  const resource =
-    options.protectedResource === undefined ? undefined : protectedResource(options.protectedResource)
-  const scopes = scopesOf(options.guards ?? [])
-  security.routes.onRegister((route) => {
-    const mark = declarationMark(route)
-    if (mark !== undefined) resourceRoute(route.method, route.path, mark)
-  })
+  const endpoint = routeEndpoint<Context>(security, options, 'hono')
+  const { path, maxBodyBytes, resource, scopes } = endpoint
 
   // Built on the first request, once `ready(app)` compiled every route.
-  type Built = { dispatcher: MCPDispatcher<ResourceRoutePath, Context>; open: boolean }
-  let built: Promise<Built> | undefined
+  let built: Promise<BuiltEndpoint<Context>> | undefined
   // once built, read without awaiting it again
-  let ready: Built | undefined
-  const build = async () => {
-    const route = security.routes.find('POST', path)
-    // Nobody authenticates at the endpoint: its answers need no challenges and may sit in shared caches.
-    const open = route !== undefined && !route.policy.authenticates && !route.policy.excluded
-    const skills = setup.skills === undefined ? undefined : await loadSkills(setup.skills)
-    const registry = new MCPResourceRegistry<ResourceRoutePath>({
-      scheme: setup.scheme,
-      skillsEnabled: skills !== undefined,
-    })
-    const runtimes = new Map<string, DeclaredResource>()
-    for (const declaration of declaredRoutes(setup.routes) as Iterable<MCPRouteDeclaration>) {
-      const mark = declarationMark(declaration)
-      if (mark === undefined) continue
-      registry.register({ ...mark, target: resourceRoute(declaration.method, declaration.path, mark) })
-      runtimes.set(mark.name, { declaration })
-    }
-    const openapi = setup.openapi ?? (() => security.openapi())
-    const serverInfo: MCPServerInfo = setup.serverInfo ?? serverInfoOf(openapi())
-    const limits = { timeoutMs: setup.readTimeoutMs, maxBytes: setup.maxResourceBytes }
-    const dispatcher = new MCPDispatcher<ResourceRoutePath, Context>({
-      registry,
-      serverInfo,
-      openapi,
-      reader: (entry, params, c) =>
+  let ready: BuiltEndpoint<Context> | undefined
+  const build = () =>
+    endpoint.build(
+      (limits) => (entry, params, c) =>
         readThroughFetch(
           (request) => app.fetch(request, c.env),
           inProcessRequest(c.req.raw, entry.target.build(params)),
           limits,
           keptBody,
         ),
-      ...(skills === undefined ? {} : { skills }),
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-      ...(options.visible === undefined ? {} : { visible: options.visible }),
-      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-      listing: options.listing ?? 'all',
-      readable: readableBy(runtimes, security),
-      cacheScope: (entry) => resourceCacheScope(runtimes.get(entry.name)?.declaration),
-      sharedCacheScope: open ? 'public' : 'private',
-      maxBlobBytes: setup.maxResourceBytes,
-    })
-    return { dispatcher, open }
-  }
+    )
 
   const refused = (c: Context): string | undefined =>
     originRefusal(

@@ -1,6 +1,6 @@
 import { adapterOAuthSuite, adapterSuite } from '@portcullis/conformance/adapters'
 import { describeConformance } from '@portcullis/conformance/vitest'
-import { oauthTestProvider } from '../oauth-provider.js'
+import { oauthTestProvider } from '../../../core/test/oidc/support/adapter-provider.js'
 import { honoApp } from './hono-app.js'
 
 describeConformance(adapterSuite((scenario) => honoApp(scenario)))
