@@ -22,9 +22,9 @@ export {
   scopesOf,
 } from './protected-resource.js'
 export type { DeclaredResource } from './resource-policy.js'
+export { readableBy, resourceCacheScope } from './resource-policy.js'
 export type { BuiltEndpoint, EndpointSecurity, ReadLimits, RouteEndpoint } from './route-endpoint.js'
 export { routeEndpoint } from './route-endpoint.js'
-export { readableBy, resourceCacheScope } from './resource-policy.js'
 export type { ResourceRoutePath } from './route-path.js'
 export { joinPaths, parseResourceRoutePath } from './route-path.js'
 export type { PublishingOptions, ResolvedSetup, SkillsOptions } from './setup.js'

@@ -12,7 +12,14 @@ import { endpointBasics, type RouteEndpointOptions } from './endpoint-options.js
 import { type ProtectedResource, protectedResource, scopesOf } from './protected-resource.js'
 import { type DeclaredResource, readableBy, resourceCacheScope } from './resource-policy.js'
 import type { ResourceRoutePath } from './route-path.js'
-import { declaredRoutes, loadSkills, type ResolvedSetup, resolveSetup, resourceRoute, serverInfoOf } from './setup.js'
+import {
+  declaredRoutes,
+  loadSkills,
+  type ResolvedSetup,
+  resolveSetup,
+  resourceRoute,
+  serverInfoOf,
+} from './setup.js'
 
 /** What a route-based endpoint reads of the adapter's security instance. */
 export interface EndpointSecurity<C> {
