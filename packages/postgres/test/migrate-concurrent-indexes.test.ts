@@ -133,8 +133,12 @@ describe.skipIf(withoutPgBouncer !== undefined)('through PgBouncer in transactio
       await direct.query(`delete from ${MIGRATIONS_TABLE} where version = $1`, [VERSION])
       const client = pooled.pooled(2)
       expect(await migrate(client)).toMatchObject({ applied: [VERSION] })
-      // No server session keeps the migration's advisory lock.
-      const held = await direct.query(`select count(*)::int as n from pg_locks where locktype = 'advisory'`)
+      // No server session keeps the migration's advisory lock (in this database: test files running at
+      // the same time on the same server take their own).
+      const held = await direct.query(
+        `select count(*)::int as n from pg_locks where locktype = 'advisory'
+          and database = (select oid from pg_database where datname = current_database())`,
+      )
       expect(held.rows[0]?.n).toBe(0)
       const valid = await direct.query<{ n: number }>(
         `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indexrelid
