@@ -3,8 +3,8 @@ import { ConfigurationError } from '@portcullis/core/errors'
 import type { RequestEvaluation } from '@portcullis/core/policy'
 import { problems } from '@portcullis/http/problem'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
-import type { CompiledRoute, RouteRequest, SecurityCore } from '@portcullis/http/security'
-import { problemResponse } from '@portcullis/http/web'
+import type { CompiledRoute, SecurityCore } from '@portcullis/http/security'
+import { problemResponse, webRouteRequest } from '@portcullis/http/web'
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import { observe } from '../problem/problems.js'
 import { routePattern } from './paths.js'
@@ -20,23 +20,6 @@ export interface HonoApp {
     readonly path: string
     readonly handler: HonoHandler
   }[]
-}
-
-/** The neutral route request over a Hono context: the path parameters are decoded only when a guard reads them. */
-class HonoRouteRequest implements RouteRequest {
-  readonly #c: Context
-  constructor(c: Context) {
-    this.#c = c
-  }
-  get params(): RouteParameters {
-    return this.#c.req.param() as RouteParameters
-  }
-  header(name: string): string | undefined {
-    return this.#c.req.raw.headers.get(name) ?? undefined
-  }
-  get cookieHeader(): string | undefined {
-    return this.#c.req.raw.headers.get('cookie') ?? undefined
-  }
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -82,7 +65,10 @@ export function routeMarks(
       c.set('security', anonymousContext)
       const { authorizer } = compiled
       if (authorizer === undefined) return next()
-      const decided = authorizer(evaluationOf(c), new HonoRouteRequest(c))
+      const decided = authorizer(
+        evaluationOf(c),
+        webRouteRequest(c.req.raw, () => c.req.param() as RouteParameters),
+      )
       const outcome = decided instanceof Promise ? await decided : decided
       const { setCookie } = outcome
       if (!outcome.granted) {

@@ -53,10 +53,15 @@ export function webExchange<N>(init: WebExchangeInit<N>): WebExchange<N> {
   return { exchange, setCookies }
 }
 
-/** The neutral route request over a Web request (read only by step-up routes). */
-export function webRouteRequest(request: Request, params: RouteParameters): RouteRequest {
+/**
+ * The neutral route request over a Web request (read only by step-up routes and guards); `params` is
+ * called only when a guard reads the path parameters, so a route without one never decodes them.
+ */
+export function webRouteRequest(request: Request, params: () => RouteParameters): RouteRequest {
   return {
-    params,
+    get params() {
+      return params()
+    },
     header: (name) => request.headers.get(name) ?? undefined,
     get cookieHeader() {
       return request.headers.get('cookie') ?? undefined
