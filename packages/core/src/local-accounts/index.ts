@@ -49,6 +49,12 @@ export {
 } from './rate-limits/client-address.js'
 export type { MemoryRateLimitStoreOptions } from './rate-limits/memory-rate-limit-store.js'
 export { MemoryRateLimitStore } from './rate-limits/memory-rate-limit-store.js'
+export type { ClientRateLimitKeyOptions } from './rate-limits/rate-limit-key.js'
+export {
+  clientRateLimitKey,
+  DEFAULT_IPV6_PREFIX_LENGTH,
+  UNKNOWN_CLIENT_RATE_LIMIT_KEY,
+} from './rate-limits/rate-limit-key.js'
 export type {
   ConsumeRateLimitRequest,
   RateLimitDecision,
