@@ -1,8 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DRIZZLE_MODULE, readDrizzleFolder, renderDrizzleModule } from '../scripts/drizzle-module.js'
+import { DRIZZLE_MIGRATIONS } from '../src/migrations/drizzle-migrations.js'
 import { generatedMigrations } from '../src/migrations/generated.js'
 
 const folders: string[] = []
@@ -31,13 +33,13 @@ describe('generated migrations', () => {
       { idx: 0, tag: '0000_baseline', sql: 'create table t (a int);' },
       { idx: 1, tag: '0001_add-column', sql: 'alter table t add column b int;' },
     ])
-    expect(generatedMigrations(5, folder)).toEqual([
+    expect(generatedMigrations(5, readDrizzleFolder(folder))).toEqual([
       { version: 6, name: 'add-column', sql: 'alter table t add column b int;' },
       { version: 7, name: 'add-index', sql: 'create index b on t (b);' },
     ])
   })
 
-  it('the committed folder holds the baseline and the generated migrations after it', () => {
+  it('the compiled-in journal holds the baseline and the generated migrations after it', () => {
     expect(generatedMigrations(5).map(({ version, name }) => ({ version, name }))).toEqual([
       { version: 6, name: 'one-account' },
       { version: 7, name: 'totp' },
@@ -48,8 +50,39 @@ describe('generated migrations', () => {
     ])
   })
 
-  it('refuses a malformed journal instead of skipping migrations', async () => {
+  it('refuses a malformed journal instead of skipping migrations, before reading any file', async () => {
     const folder = await drizzleFolder([{ idx: 0, tag: '../escape' }])
-    expect(() => generatedMigrations(5, folder)).toThrow('drizzle journal entry is malformed')
+    expect(() => readDrizzleFolder(folder)).toThrow('drizzle journal entry is malformed')
+    expect(() => generatedMigrations(5, [{ idx: 1, tag: '../escape', sql: '' }])).toThrow(
+      'drizzle journal entry is malformed',
+    )
+    expect(() => generatedMigrations(5, [{ idx: -1, tag: '0001_x', sql: '' }])).toThrow(
+      'drizzle journal entry is malformed',
+    )
+  })
+})
+
+describe('the compiled-in migrations (src/migrations/drizzle-migrations.ts)', () => {
+  it('hold exactly the journal and the SQL files of drizzle/, byte for byte', () => {
+    const onDisk = readDrizzleFolder()
+    expect(onDisk.length).toBeGreaterThan(1)
+    expect(DRIZZLE_MIGRATIONS).toEqual(onDisk)
+  })
+
+  it('are the module the generator writes from drizzle/ (run `pnpm db:module` after a change)', async () => {
+    expect(await readFile(fileURLToPath(DRIZZLE_MODULE), 'utf8')).toBe(
+      renderDrizzleModule(readDrizzleFolder()),
+    )
+  })
+
+  it('keep SQL that a template literal would change: backslashes, backticks, ${ and carriage returns', async () => {
+    const placeholder = '$'.concat('{y}')
+    const sql = `select E'a\\\\b', \`x\`, '${placeholder}', '\\${placeholder}';\r\nselect 1;\rselect '\\\`';\n`
+    const folder = await drizzleFolder([{ idx: 0, tag: '0000_tricky', sql }])
+    const source = renderDrizzleModule(readDrizzleFolder(folder))
+    const file = join(fileURLToPath(folder), 'module.ts')
+    await writeFile(file, source.replace(/^import type .*$/m, ''))
+    const loaded = (await import(pathToFileURL(file).href)) as { DRIZZLE_MIGRATIONS: { sql: string }[] }
+    expect(loaded.DRIZZLE_MIGRATIONS[0]?.sql).toBe(sql)
   })
 })

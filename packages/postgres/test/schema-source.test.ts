@@ -4,8 +4,8 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { afterAll, describe, expect, it } from 'vitest'
+import { DRIZZLE_FOLDER } from '../scripts/drizzle-module.js'
 import { createPostgresClient, migrate, type PostgresClient } from '../src/index.js'
-import { GENERATED_MIGRATIONS_FOLDER } from '../src/migrations/generated.js'
 import { readCatalog } from './support/catalog.js'
 
 /**
@@ -62,7 +62,7 @@ async function freshClient(): Promise<PostgresClient> {
 describe('one schema source: the drizzle table definitions', () => {
   it('drizzle-kit would generate no new migration from the current definitions (no drift)', async () => {
     const out = await scratchFolder()
-    await cp(fileURLToPath(GENERATED_MIGRATIONS_FOLDER), out, { recursive: true })
+    await cp(fileURLToPath(DRIZZLE_FOLDER), out, { recursive: true })
     const committed = (await readdir(out)).filter((name) => name.endsWith('.sql')).sort()
     expect(committed.length).toBeGreaterThan(0)
     const after = await generateInto(out)

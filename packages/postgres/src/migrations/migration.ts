@@ -4,3 +4,10 @@ export interface Migration {
   readonly name: string
   readonly sql: string
 }
+
+/** One migration drizzle-kit wrote into `drizzle/`: its journal index and tag, and its SQL file's text. */
+export interface DrizzleMigration {
+  readonly idx: number
+  readonly tag: string
+  readonly sql: string
+}
