@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
+import { DEFAULT_IPV6_PREFIX_LENGTH } from './rate-limits/rate-limit-key.js'
 import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
 import type { SecondFactorGate } from './second-factor.js'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from './security-events.js'
@@ -75,6 +76,12 @@ export interface LocalRateLimitOptions {
   readonly perAccount?: LoginRateLimit
   /** Sign-in and registration attempts per client address. Default 100 per 900 s. */
   readonly perAddress?: LoginRateLimit
+  /**
+   * How many leading bits of an IPv6 client address name one client for `perAddress` (0 to 128). Default
+   * 64: a home connection or a cloud host owns a whole /64, so counting each address apart would give it
+   * 2^64 budgets. IPv4 addresses are counted one by one. See `clientRateLimitKey`.
+   */
+  readonly ipv6PrefixLength?: number
 }
 
 export interface LocalRevocationOptions {
@@ -216,7 +223,14 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
       verifiedTokenCacheEntries: SECONDS(0, 1_000_000),
     },
   },
-  rateLimit: { kind: 'object', shape: { perAccount: LIMIT, perAddress: LIMIT } },
+  rateLimit: {
+    kind: 'object',
+    shape: {
+      perAccount: LIMIT,
+      perAddress: LIMIT,
+      ipv6PrefixLength: { kind: 'number', code: CODE, check: integerBetween(0, 128) },
+    },
+  },
   revocation: {
     kind: 'object',
     shape: {
@@ -264,6 +278,8 @@ export interface LocalSettings {
   readonly refreshFamilyMs: number
   readonly perAccount: LoginRateLimit
   readonly perAddress: LoginRateLimit
+  /** The IPv6 prefix length per-address limits count a client by. */
+  readonly ipv6PrefixLength: number
   readonly stalenessMs: number
   /** How long a cached entry is believed while revocation notices are trusted. */
   readonly trustedTtlMs: number
@@ -311,6 +327,7 @@ export function localSettings(options: LocalAccountsOptions): LocalSettings {
     refreshFamilyMs: refreshFamily * 1000,
     perAccount: options.rateLimit?.perAccount ?? { limit: 10, windowSeconds: 900 },
     perAddress: options.rateLimit?.perAddress ?? { limit: 100, windowSeconds: 900 },
+    ipv6PrefixLength: options.rateLimit?.ipv6PrefixLength ?? DEFAULT_IPV6_PREFIX_LENGTH,
     stalenessMs: (revocation.maxStalenessSeconds ?? 5) * 1000,
     trustedTtlMs: (revocation.safetyTtlSeconds ?? 300) * 1000,
     maxCachedSessions: revocation.maxCachedSessions ?? 10_000,

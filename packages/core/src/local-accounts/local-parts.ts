@@ -67,7 +67,12 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     accounts: options.accounts,
     hasher,
     dummy: dummyHash(hasher, { randomBytes: random }),
-    throttle: new LoginThrottle(options.rateLimits, settings.perAccount, settings.perAddress, clock),
+    throttle: new LoginThrottle(options.rateLimits, {
+      perAccount: settings.perAccount,
+      perAddress: settings.perAddress,
+      ipv6PrefixLength: settings.ipv6PrefixLength,
+      clock,
+    }),
     rules: passwordRules(options.passwordRules ?? {}),
     runtime,
   }

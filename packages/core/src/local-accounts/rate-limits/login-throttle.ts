@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { LocalAuthError } from '../auth-errors.js'
 import type { LoginRateLimit } from '../local-accounts-options.js'
+import { clientRateLimitKey } from './rate-limit-key.js'
 import type { RateLimitDecision, RateLimitStore } from './rate-limit-store.js'
 
 /** The store key of a limited subject: a digest, so the store never holds usernames or addresses. */
@@ -8,40 +9,43 @@ function key(kind: 'account' | 'address', subject: string): string {
   return `login.${kind}:${createHash('sha256').update(subject, 'utf8').digest('hex')}`
 }
 
+/** The limits a `LoginThrottle` applies. */
+export interface LoginThrottleLimits {
+  readonly perAccount: LoginRateLimit
+  readonly perAddress: LoginRateLimit
+  /** How many leading bits of an IPv6 address name one client (`clientRateLimitKey`). */
+  readonly ipv6PrefixLength: number
+  readonly clock: () => number
+}
+
 /**
  * Sign-in attempt limits, checked before any password hashing: one counter per (normalized) username and
- * one per client address, both in the shared `RateLimitStore`, so the limits hold across instances.
+ * one per client (`clientRateLimitKey`: an IPv4 address, an IPv6 network, or the one key every request
+ * without a known address shares), both in the shared `RateLimitStore`, so the limits hold across instances.
  */
 export class LoginThrottle {
   readonly #store: RateLimitStore
-  readonly #perAccount: LoginRateLimit
-  readonly #perAddress: LoginRateLimit
-  readonly #clock: () => number
+  readonly #limits: LoginThrottleLimits
 
-  constructor(
-    store: RateLimitStore,
-    perAccount: LoginRateLimit,
-    perAddress: LoginRateLimit,
-    clock: () => number,
-  ) {
+  constructor(store: RateLimitStore, limits: LoginThrottleLimits) {
     this.#store = store
-    this.#perAccount = perAccount
-    this.#perAddress = perAddress
-    this.#clock = clock
+    this.#limits = limits
   }
 
   /**
-   * Counts one attempt for the username (when given) and the address (when known). Throws
+   * Counts one attempt for the username (when given) and for the client. A missing or unreadable address
+   * is never a reason to skip the per-address limit: such attempts count together under one key. Throws
    * `local.rate_limited` with `retryAfterSeconds` (the later window end) when either is over its limit.
    */
   async attempt(username: string | undefined, clientAddress: string | undefined): Promise<void> {
-    const now = new Date(this.#clock())
-    const checks: Promise<RateLimitDecision>[] = []
+    const { perAccount, perAddress, ipv6PrefixLength, clock } = this.#limits
+    const now = new Date(clock())
+    const client = clientRateLimitKey(clientAddress, { ipv6PrefixLength })
+    const checks: Promise<RateLimitDecision>[] = [
+      this.#store.consume({ key: key('address', client), ...perAddress, now }),
+    ]
     if (username !== undefined) {
-      checks.push(this.#store.consume({ key: key('account', username), ...this.#perAccount, now }))
-    }
-    if (clientAddress !== undefined) {
-      checks.push(this.#store.consume({ key: key('address', clientAddress), ...this.#perAddress, now }))
+      checks.push(this.#store.consume({ key: key('account', username), ...perAccount, now }))
     }
     const decisions = await Promise.all(checks)
     let resetAt = 0
