@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { localFixture } from '../../test/support/local-accounts.js'
 import { ConfigurationError, isPortcullisError } from '../errors/portcullis-error.js'
-import type { LocalRequestInfo } from './transport.js'
+import type { LocalRequestInfo } from './sign-in.js'
 
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
