@@ -106,6 +106,55 @@ describe('PostgresOAuthServerStore', () => {
     }
   })
 
+  it('rotate: a replacement whose save fails in the database rolls the consumption back', async () => {
+    const owner = grant(await account())
+    await store.upsert(owner)
+    const old = token('RefreshToken', owner)
+    await store.upsert(old)
+    const doomed = token('RefreshToken', owner)
+    // The replacement's INSERT fails inside the transaction, after the UPDATE consumed the old token.
+    await db.client.pool.query(`
+      create function portcullis_test_refuse_save() returns trigger language plpgsql as $$
+      begin
+        if new.id = '${doomed.id}' then raise exception 'refused save'; end if;
+        return new;
+      end $$;
+      create trigger portcullis_test_refuse_save before insert on portcullis_oauth_server_entries
+        for each row execute function portcullis_test_refuse_save();`)
+    try {
+      await expect(store.rotate(old.model, old.id, doomed)).rejects.toMatchObject({
+        code: 'postgres.unavailable',
+      })
+    } finally {
+      await db.client.pool.query(`
+        drop trigger portcullis_test_refuse_save on portcullis_oauth_server_entries;
+        drop function portcullis_test_refuse_save();`)
+    }
+    expect((await store.find(old.model, { id: old.id }))?.consumedAt).toBeUndefined()
+    expect(await store.find(doomed.model, { id: doomed.id })).toBeUndefined()
+    const next = token('RefreshToken', owner)
+    expect(await store.rotate(old.model, old.id, next)).toBe('consumed')
+    expect((await store.find(old.model, { id: old.id }))?.consumedAt).toBeDefined()
+    expect(await store.find(next.model, { id: next.id })).toBeDefined()
+  })
+
+  it('rotate: of 20 rotations split over two instances exactly one consumes and saves', async () => {
+    const other = new PostgresOAuthServerStore({ client: db.connect(8), clock: () => NOW })
+    const owner = grant(await account())
+    await store.upsert(owner)
+    const old = token('RefreshToken', owner)
+    await store.upsert(old)
+    const replacements = Array.from({ length: 20 }, () => token('RefreshToken', owner))
+    const outcomes = await Promise.all(
+      replacements.map((next, i) => (i % 2 === 0 ? store : other).rotate(old.model, old.id, next)),
+    )
+    expect(outcomes.filter((outcome) => outcome === 'consumed')).toHaveLength(1)
+    expect(outcomes.filter((outcome) => outcome === 'already-consumed')).toHaveLength(19)
+    const saved = await Promise.all(replacements.map((next) => store.find(next.model, { id: next.id })))
+    expect(saved.filter((entry) => entry !== undefined)).toHaveLength(1)
+    expect(saved[outcomes.indexOf('consumed')]).toBeDefined()
+  })
+
   it('a revocation whose commit fails sends no notice and keeps every entry', async () => {
     const doomed = grant(await account())
     const fine = grant(await account())

@@ -2,6 +2,7 @@ import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { entryCases } from './entry-cases.js'
 import { type OAuthServerStoreContext, type OAuthServerStoreFactory, SuiteClock } from './fixture.js'
 import { grantCases } from './grant-cases.js'
+import { rotationCases } from './rotation-cases.js'
 
 /**
  * The `OAuthServerStore` and `OAuthGrants` suite (the rules in the port's doc comment): each case gets a
@@ -13,7 +14,7 @@ export function oauthServerStoreSuite(
 ): ConformanceSuite<OAuthServerStoreContext> {
   return {
     name: 'OAuthServerStore conformance',
-    cases: [...entryCases, ...grantCases],
+    cases: [...entryCases, ...rotationCases, ...grantCases],
     createContext: async () => {
       const clock = new SuiteClock()
       return { fixture: await factory({ clock: clock.read }), clock }

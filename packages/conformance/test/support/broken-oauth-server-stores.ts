@@ -43,6 +43,7 @@ function flawed(
       upsert: (entry) => inner.upsert(entry),
       find: (model, key) => inner.find(model, key),
       consume: (model, id) => inner.consume(model, id),
+      rotate: (model, id, replacement) => inner.rotate(model, id, replacement),
       destroy: (model, id) => inner.destroy(model, id),
       revokeGrant: (grantId) => inner.revokeGrant(grantId),
       list: (accountId) => inner.list(accountId),
@@ -85,6 +86,30 @@ export const brokenOAuthServerStores: readonly BrokenOAuthServerStore[] = [
       async consume(model, id) {
         const outcome = await inner.consume(model, id)
         return outcome === 'missing' ? 'missing' : 'consumed'
+      },
+    })),
+  },
+  {
+    // A rotation in two steps: the old token is consumed, then its replacement saved; a failed save
+    // leaves the old token spent (the client's retry is taken for a reuse).
+    name: 'rotate as consume then upsert',
+    caught: ['oauth_server.rotate-refused'],
+    factory: flawed((inner) => ({
+      async rotate(model, id, replacement) {
+        const outcome = await inner.consume(model, id)
+        if (outcome === 'consumed') await inner.upsert(replacement)
+        return outcome
+      },
+    })),
+  },
+  {
+    // The replacement saved before the consumption is decided: a reuse leaves a live token behind.
+    name: 'rotate saves the replacement first',
+    caught: ['oauth_server.rotate-once', 'oauth_server.rotate-race'],
+    factory: flawed((inner) => ({
+      async rotate(model, id, replacement) {
+        await inner.upsert(replacement)
+        return inner.consume(model, id)
       },
     })),
   },

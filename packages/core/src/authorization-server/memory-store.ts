@@ -84,6 +84,26 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
     return 'consumed'
   }
 
+  async rotate(model: string, id: string, replacement: OAuthServerEntry): Promise<OAuthServerConsumeOutcome> {
+    const checked = checkedEntry(replacement)
+    if (!isEntryKey(model) || !isEntryKey(id)) return 'missing'
+    const key = keyOf(model, id)
+    const row = this.#live(this.#rows.get(key))
+    if (row === undefined) return 'missing'
+    if (row.consumedAt !== undefined) return 'already-consumed'
+    // Marked before the replacement's account read yields, so a concurrent rotation finds it consumed;
+    // put back when saving the replacement fails.
+    const marked = { ...row, consumedAt: new Date(this.#clock()) }
+    this.#rows.set(key, marked)
+    try {
+      await this.upsert(checked)
+    } catch (error) {
+      if (this.#rows.get(key) === marked) this.#rows.set(key, row)
+      throw error
+    }
+    return 'consumed'
+  }
+
   async destroy(model: string, id: string): Promise<void> {
     this.#rows.delete(keyOf(model, id))
   }

@@ -6,6 +6,9 @@
  * Rules every implementation keeps (the conformance suite `oauthServerStoreSuite` checks them):
  * - an entry past its `expiresAt` is never returned;
  * - `consume` is atomic: of any number of concurrent calls for one entry, exactly one answers `consumed`;
+ * - `rotate` consumes one entry and saves its replacement in one transaction: the replacement exists only
+ *   when the answer is `consumed`, and a rotation that fails (an error, any answer but `consumed`) leaves
+ *   the consumed entry as it was, so a client's retry after a failed save is not taken for a reuse;
  * - `revokeGrant` removes every entry carrying that `grantId` (the grant itself included) and sends a
  *   `grant` revocation notice in the same transaction, so every instance drops what it cached of it;
  * - a `Grant` entry remembers its account's security epoch when saved; the grant is active only while the
@@ -47,6 +50,12 @@ export interface OAuthServerStore {
   find(model: string, key: OAuthServerEntryKey): Promise<StoredOAuthServerEntry | undefined>
   /** Marks the entry consumed, atomically; `already-consumed` when another call got there first. */
   consume(model: string, id: string): Promise<OAuthServerConsumeOutcome>
+  /**
+   * Consumes the entry of `model` and `id` (as `consume`) and, only when that answers `consumed`, saves
+   * `replacement` (as `upsert`), both in one transaction: a refresh token's rotation. When saving the
+   * replacement fails, the consumption is rolled back and the call throws.
+   */
+  rotate(model: string, id: string, replacement: OAuthServerEntry): Promise<OAuthServerConsumeOutcome>
   destroy(model: string, id: string): Promise<void>
   /** Removes every entry of the grant and notifies every instance; a no-op (still notified) when none. */
   revokeGrant(grantId: string): Promise<void>

@@ -14,7 +14,7 @@ import {
 } from '@portcullis/core/authorization-server'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
-import { inStatement, inTransaction } from '../client/transaction.js'
+import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { revocationChannel } from '../revocation/channel.js'
 import { activeGrantOf, activeGrantsOf, endGrant, live } from './grants.js'
 import { oauthServerEntriesTable as entries } from './tables.js'
@@ -40,10 +40,83 @@ function keyCondition(key: OAuthServerEntryKey) {
 }
 
 /**
+ * Saves one entry: a `Grant` with its account's security epoch read in the same statement, a token of a
+ * grant moving the grant's `lastUsedAt`. A replaced entry keeps when it was created, consumed and last used.
+ */
+async function save(tx: Transaction, checked: OAuthServerEntry, now: Date): Promise<void> {
+  const index = oauthServerEntryIndex(checked)
+  const grant = checked.model === 'Grant'
+  // The account's epoch as the grant is saved, read in the same statement (null for an unknown account:
+  // such a grant is never active).
+  const securityEpoch =
+    grant && index.accountId !== undefined
+      ? sql`(select security_epoch from portcullis_accounts where account_id = ${index.accountId})`
+      : null
+  await tx
+    .insert(entries)
+    .values({
+      model: checked.model,
+      id: checked.id,
+      payload: checked.payload,
+      grantId: index.grantId ?? null,
+      uid: index.uid ?? null,
+      userCode: index.userCode ?? null,
+      accountId: index.accountId ?? null,
+      clientId: index.clientId ?? null,
+      securityEpoch,
+      expiresAt: checked.expiresAt ?? null,
+      createdAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [entries.model, entries.id],
+      set: {
+        payload: sql`excluded.payload`,
+        grantId: sql`excluded.grant_id`,
+        uid: sql`excluded.uid`,
+        userCode: sql`excluded.user_code`,
+        accountId: sql`excluded.account_id`,
+        clientId: sql`excluded.client_id`,
+        securityEpoch: sql`excluded.security_epoch`,
+        expiresAt: sql`excluded.expires_at`,
+      },
+    })
+  if (!grant && index.grantId !== undefined) {
+    await tx
+      .update(entries)
+      .set({ lastUsedAt: sql`greatest(${entries.lastUsedAt}, ${now.toISOString()}::timestamptz)` })
+      .where(and(eq(entries.model, 'Grant'), eq(entries.id, index.grantId)))
+  }
+}
+
+/**
+ * Marks the entry consumed in one statement: the UPDATE waits on a concurrent consumer's row lock and then
+ * finds the row consumed; `found` reads the same snapshot, so a live entry the UPDATE did not take was
+ * consumed before.
+ */
+function consumeStatement(model: string, id: string, now: Date) {
+  const at = now.toISOString()
+  return sql`
+    with taken as (
+      update portcullis_oauth_server_entries set consumed_at = ${at}::timestamptz
+      where model = ${model} and id = ${id} and consumed_at is null
+        and (expires_at is null or expires_at > ${at}::timestamptz)
+      returning 1
+    )
+    select exists(select 1 from taken) as consumed,
+      exists(
+        select 1 from portcullis_oauth_server_entries
+        where model = ${model} and id = ${id} and (expires_at is null or expires_at > ${at}::timestamptz)
+      ) as found`
+}
+
+const outcomeOf = (row: { consumed: boolean; found: boolean } | undefined): OAuthServerConsumeOutcome =>
+  row?.consumed === true ? 'consumed' : row?.found === true ? 'already-consumed' : 'missing'
+
+/**
  * The durable `OAuthServerStore` and `OAuthGrants` (`portcullis_oauth_server_entries`). Every operation is
  * one statement or one transaction: `consume` is one conditional UPDATE that tells a missing entry from a
  * consumed one in the same statement, so of concurrent calls on any number of instances exactly one
- * consumes; saving a `Grant` records its account's security epoch in the same statement; saving a token of
+ * consumes; `rotate` is that UPDATE and the replacement's save in one transaction; saving a `Grant` records its account's security epoch in the same statement; saving a token of
  * a grant moves the grant's `lastUsedAt` in the same transaction; `revokeGrant` and `disconnect` delete
  * every entry of the grant and send its `grant` notice in their transaction; `status` is one indexed read
  * joining the account.
@@ -72,54 +145,8 @@ export class PostgresOAuthServerStore implements OAuthServerStore, OAuthGrants {
 
   async upsert(entry: OAuthServerEntry): Promise<void> {
     const checked = checkedEntry(entry)
-    const index = oauthServerEntryIndex(checked)
     const now = this.#now()
-    const grant = checked.model === 'Grant'
-    // The account's epoch as the grant is saved, read in the same statement (null for an unknown account:
-    // such a grant is never active).
-    const securityEpoch =
-      grant && index.accountId !== undefined
-        ? sql`(select security_epoch from portcullis_accounts where account_id = ${index.accountId})`
-        : null
-    await inTransaction(this.#client.pool, async (tx) => {
-      await tx
-        .insert(entries)
-        .values({
-          model: checked.model,
-          id: checked.id,
-          payload: checked.payload,
-          grantId: index.grantId ?? null,
-          uid: index.uid ?? null,
-          userCode: index.userCode ?? null,
-          accountId: index.accountId ?? null,
-          clientId: index.clientId ?? null,
-          securityEpoch,
-          expiresAt: checked.expiresAt ?? null,
-          createdAt: now,
-        })
-        // A replaced entry keeps when it was created, consumed and last used.
-        .onConflictDoUpdate({
-          target: [entries.model, entries.id],
-          set: {
-            payload: sql`excluded.payload`,
-            grantId: sql`excluded.grant_id`,
-            uid: sql`excluded.uid`,
-            userCode: sql`excluded.user_code`,
-            accountId: sql`excluded.account_id`,
-            clientId: sql`excluded.client_id`,
-            securityEpoch: sql`excluded.security_epoch`,
-            expiresAt: sql`excluded.expires_at`,
-          },
-        })
-      if (!grant && index.grantId !== undefined) {
-        await tx
-          .update(entries)
-          .set({
-            lastUsedAt: sql`greatest(${entries.lastUsedAt}, ${now.toISOString()}::timestamptz)`,
-          })
-          .where(and(eq(entries.model, 'Grant'), eq(entries.id, index.grantId)))
-      }
-    })
+    await inTransaction(this.#client.pool, (tx) => save(tx, checked, now))
   }
 
   async find(model: string, key: OAuthServerEntryKey): Promise<StoredOAuthServerEntry | undefined> {
@@ -151,26 +178,26 @@ export class PostgresOAuthServerStore implements OAuthServerStore, OAuthGrants {
 
   async consume(model: string, id: string): Promise<OAuthServerConsumeOutcome> {
     if (!isOAuthServerEntryKey(model) || !isOAuthServerEntryKey(id)) return 'missing'
-    const now = this.#now().toISOString()
-    // One statement: the UPDATE waits on a concurrent consumer's row lock and then finds the row consumed;
-    // `found` reads the same snapshot, so a live entry the UPDATE did not take was consumed before.
     const result = await inStatement(() =>
-      this.#client.db.execute<{ consumed: boolean; found: boolean }>(sql`
-        with taken as (
-          update portcullis_oauth_server_entries set consumed_at = ${now}::timestamptz
-          where model = ${model} and id = ${id} and consumed_at is null
-            and (expires_at is null or expires_at > ${now}::timestamptz)
-          returning 1
-        )
-        select exists(select 1 from taken) as consumed,
-          exists(
-            select 1 from portcullis_oauth_server_entries
-            where model = ${model} and id = ${id} and (expires_at is null or expires_at > ${now}::timestamptz)
-          ) as found`),
+      this.#client.db.execute<{ consumed: boolean; found: boolean }>(
+        consumeStatement(model, id, this.#now()),
+      ),
     )
-    const [row] = result.rows
-    if (row?.consumed === true) return 'consumed'
-    return row?.found === true ? 'already-consumed' : 'missing'
+    return outcomeOf(result.rows[0])
+  }
+
+  async rotate(model: string, id: string, replacement: OAuthServerEntry): Promise<OAuthServerConsumeOutcome> {
+    const checked = checkedEntry(replacement)
+    if (!isOAuthServerEntryKey(model) || !isOAuthServerEntryKey(id)) return 'missing'
+    const now = this.#now()
+    // One transaction: the replacement is saved only after the consumption, and a failed save rolls the
+    // consumption back.
+    return inTransaction(this.#client.pool, async (tx) => {
+      const result = await tx.execute<{ consumed: boolean; found: boolean }>(consumeStatement(model, id, now))
+      const outcome = outcomeOf(result.rows[0])
+      if (outcome === 'consumed') await save(tx, checked, now)
+      return outcome
+    })
   }
 
   async destroy(model: string, id: string): Promise<void> {
