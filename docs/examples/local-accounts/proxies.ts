@@ -5,11 +5,13 @@ import type { LocalAccountsOptions } from '@portcullis/core/local-accounts'
 // #region rate-limits-and-client-addresses
 export const behindTheBalancer: Pick<LocalAccountsOptions, 'trustedProxies' | 'rateLimit'> = {
   trustedProxies: ['10.0.0.0/8', 'fd00::/8'],
-  // #endregion rate-limits-and-client-addresses
   rateLimit: {
     // Per username, before any hashing.
     perAccount: { limit: 10, windowSeconds: 900 },
-    // Per client address, across usernames (and registrations).
+    // Per client, across usernames (and registrations).
     perAddress: { limit: 100, windowSeconds: 900 },
+    // An IPv6 client is its /64 (the default): every address of one /64 shares one budget.
+    ipv6PrefixLength: 64,
   },
 }
+// #endregion rate-limits-and-client-addresses
