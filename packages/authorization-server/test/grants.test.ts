@@ -1,3 +1,4 @@
+import { PortcullisError } from '@portcullis/core/errors'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GRANT_ID_CLAIM } from '../src/index.js'
@@ -5,6 +6,14 @@ import { type Harness, OTHER_RESOURCE, RESOURCE, startHarness } from './support/
 import { authorize, postForm, redeemCode, refresh } from './support/oauth-client.js'
 
 const REDIRECT = 'http://127.0.0.1:49152/callback'
+
+/** A store outage as the Postgres stores report it (class `unavailable`, with a pause to wait). */
+class StoreDown extends PortcullisError {
+  readonly retryAfterSeconds = 7
+  constructor() {
+    super('test.unavailable', 'unavailable', 'the database is unavailable')
+  }
+}
 
 let h: Harness
 let clientId: string
@@ -87,13 +96,84 @@ describe('refresh tokens', () => {
     expect(await h.store.status(grantId)).toBeDefined()
   })
 
-  it('refuse a resource the grant does not cover', async () => {
+  it('refused for any reason, are not spent: the same token refreshes afterwards and the grant stays', async () => {
+    const other = h.documents.client('/grants-other.json')
+    const refusals: readonly [string, Record<string, string>, string][] = [
+      ['another resource the grant does not cover', { resource: OTHER_RESOURCE }, 'invalid_target'],
+      ['a resource the server does not know', { resource: 'https://unknown.example/mcp' }, 'invalid_target'],
+      ['more scope than the grant holds', { scope: 'notes:read notes:write' }, 'invalid_scope'],
+      ['another client', { client_id: other }, 'invalid_grant'],
+    ]
+    const { token, grantId } = await connect('notes:read')
+    let current = token.refresh_token as string
+    for (const [what, extra, error] of refusals) {
+      const refused = await refresh(h.issuer, clientId, current, extra)
+      expect({ what, status: refused.status, error: refused.body.error }).toEqual({
+        what,
+        status: 400,
+        error,
+      })
+      expect(refused.body.access_token).toBeUndefined()
+      expect((await h.store.find('RefreshToken', { id: current }))?.consumedAt).toBeUndefined()
+      const next = await refresh(h.issuer, clientId, current)
+      expect({ what, status: next.status }).toEqual({ what, status: 200 })
+      current = next.body.refresh_token as string
+    }
+    expect(h.revoked).not.toContain(grantId)
+    expect(await h.store.status(grantId)).toBeDefined()
+  })
+
+  it('a rotation the store fails to save answers 503 with Retry-After and leaves the old token usable', async () => {
+    const { token, grantId } = await connect()
+    const rotate = h.store.rotate.bind(h.store)
+    let failures = 0
+    h.store.rotate = async (model, id, replacement) => {
+      if (failures === 0) {
+        failures += 1
+        throw new StoreDown()
+      }
+      return rotate(model, id, replacement)
+    }
+    try {
+      const response = await fetch(`${h.issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          client_id: clientId,
+          refresh_token: token.refresh_token as string,
+        }),
+      })
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('7')
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+      const body = (await response.json()) as Record<string, unknown>
+      expect(body.error).toBe('temporarily_unavailable')
+      expect(body.access_token).toBeUndefined()
+      expect(JSON.stringify(body)).not.toContain('database')
+    } finally {
+      h.store.rotate = rotate
+    }
+    const retry = await refresh(h.issuer, clientId, token.refresh_token as string)
+    expect(retry.status).toBe(200)
+    expect(h.revoked).not.toContain(grantId)
+    expect((await refresh(h.issuer, clientId, retry.body.refresh_token as string)).status).toBe(200)
+  })
+
+  it('answer 503 temporarily_unavailable, not 500, when the store cannot be read', async () => {
     const { token } = await connect()
-    const other = await refresh(h.issuer, clientId, token.refresh_token as string, {
-      resource: OTHER_RESOURCE,
-    })
-    expect(other.status).toBe(400)
-    expect(other.body.error).toBe('invalid_target')
+    const find = h.store.find.bind(h.store)
+    h.store.find = async () => {
+      throw new StoreDown()
+    }
+    try {
+      const refused = await refresh(h.issuer, clientId, token.refresh_token as string)
+      expect(refused.status).toBe(503)
+      expect(refused.body.error).toBe('temporarily_unavailable')
+    } finally {
+      h.store.find = find
+    }
+    expect((await refresh(h.issuer, clientId, token.refresh_token as string)).status).toBe(200)
   })
 
   it('are issued without offline_access and revoked through the RFC 7009 endpoint', async () => {

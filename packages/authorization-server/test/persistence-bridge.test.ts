@@ -20,7 +20,7 @@ beforeEach(() => {
 })
 
 const bridge = (ttl?: number) =>
-  persistenceBridge({ store, clock: () => now, unusedClientTtlSeconds: ttl, errors })
+  persistenceBridge({ store, clock: () => now, unusedClientTtlSeconds: ttl, errors }).adapter
 
 describe('the persistence bridge', () => {
   it('stores payloads with their expiry and reports consumption as a timestamp', async () => {

@@ -6,6 +6,7 @@ import { inProcessMetadata } from './metadata.js'
 import { loadOidcProvider } from './oidc-provider-module.js'
 import { type AuthorizationServerOptions, resolveOptions } from './options.js'
 import { outboundFetch } from './outbound-fetch.js'
+import { persistenceBridge } from './persistence-bridge.js'
 import { sendProblem } from './problem.js'
 import { providerConfiguration } from './provider-configuration.js'
 import { RegistrationLimiter } from './registration-limiter.js'
@@ -63,6 +64,12 @@ export async function createAuthorizationServer(
   const clock = Date.now
   const oidc = await loadOidcProvider()
   const outbound = outboundFetch(resolved.cimd)
+  const bridge = persistenceBridge({
+    store: options.store,
+    clock,
+    unusedClientTtlSeconds: resolved.registration?.unusedClientTtlSeconds,
+    errors: oidc.errors,
+  })
   let provider: Provider
   try {
     provider = new oidc.default(
@@ -70,18 +77,21 @@ export async function createAuthorizationServer(
       providerConfiguration({
         options: resolved,
         store: options.store,
+        bridge,
         accounts: options.accounts,
         ring,
         outbound,
         cookieKeys: options.cookieKeys,
         clock,
         oidc,
+        interactions: options.interactions,
       }),
     )
   } catch (error) {
     await outbound.close()
     throw error
   }
+  provider.use(bridge.middleware as Parameters<Provider['use']>[0])
   const callback = provider.callback()
   const { mountPath } = resolved
   const trustedProxies = resolved.registration?.trustedProxies

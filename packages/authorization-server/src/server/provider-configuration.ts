@@ -2,17 +2,19 @@ import { randomBytes } from 'node:crypto'
 import type { AccountRecords } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
-import { GRANT_ID_CLAIM } from '../interaction-handler.js'
+import { GRANT_ID_CLAIM, type InteractionHandler } from '../interaction-handler.js'
 import type { OidcProviderModule } from './oidc-provider-module.js'
 import type { ResolvedOptions } from './options.js'
 import type { OutboundFetch } from './outbound-fetch.js'
-import { persistenceBridge } from './persistence-bridge.js'
-import { problemBody } from './problem.js'
+import type { PersistenceBridge } from './persistence-bridge.js'
+import { renderProviderError } from './problem.js'
 import type { SigningKeyRing } from './signing-keys.js'
 
 export interface ProviderConfigurationInput {
   readonly options: ResolvedOptions
   readonly store: OAuthServerStore & Pick<OAuthGrants, 'list'>
+  /** The provider's adapter over the store (`persistenceBridge`). */
+  readonly bridge: PersistenceBridge
   readonly accounts: Pick<AccountRecords, 'getAccount'>
   readonly ring: SigningKeyRing
   readonly outbound: OutboundFetch
@@ -20,6 +22,8 @@ export interface ProviderConfigurationInput {
   readonly clock: () => number
   /** The loaded oidc-provider module. */
   readonly oidc: OidcProviderModule
+  /** The interactions, whose error page browsers are shown for a refused authorization request. */
+  readonly interactions: Pick<InteractionHandler, 'errorPage'>
 }
 
 const DAY = 86_400
@@ -60,7 +64,7 @@ function alwaysAskTheApplication({ errors, interactionPolicy }: OidcProviderModu
  * grow. A candidate that is gone (disconnected, revoked) or belongs to another account or client is
  * skipped, so a browser whose own grant ended still finds the account's newer one.
  */
-function existingGrant(grants: Pick<OAuthGrants, 'list'>) {
+function existingGrant(grants: Pick<OAuthGrants, 'list'>, bridge: PersistenceBridge) {
   return async (ctx: KoaContextWithOIDC) => {
     const clientId = ctx.oidc.client?.clientId
     const accountId = ctx.oidc.session?.accountId
@@ -73,7 +77,11 @@ function existingGrant(grants: Pick<OAuthGrants, 'list'>) {
     return (
       (await owned(ctx.oidc.result?.consent?.grantId)) ??
       (await owned(ctx.oidc.session?.grantIdFor(clientId))) ??
-      (await owned((await grants.list(accountId)).find((grant) => grant.clientId === clientId)?.grantId))
+      (await owned(
+        (
+          await grants.list(accountId).catch((error: unknown) => Promise.reject(bridge.unavailable(error)))
+        ).find((grant) => grant.clientId === clientId)?.grantId,
+      ))
     )
   }
 }
@@ -99,12 +107,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
   const only = indicators.length === 1 ? indicators[0] : undefined
 
   return {
-    adapter: persistenceBridge({
-      store: input.store,
-      clock: input.clock,
-      unusedClientTtlSeconds: registration?.unusedClientTtlSeconds,
-      errors,
-    }),
+    adapter: input.bridge.adapter,
     jwks: { keys: ring.keys.map((key) => ({ ...key })) } as Configuration['jwks'],
     cookies: {
       keys: [...(input.cookieKeys ?? [randomBytes(32).toString('base64url')])],
@@ -127,11 +130,13 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     },
     pkce: { required: () => true },
     rotateRefreshToken: () => true,
-    loadExistingGrant: existingGrant(input.store),
+    loadExistingGrant: existingGrant(input.store, input.bridge),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     async findAccount(_ctx, sub) {
-      const account = await accounts.getAccount(sub)
+      const account = await accounts
+        .getAccount(sub)
+        .catch((error: unknown) => Promise.reject(input.bridge.unavailable(error)))
       if (account === null || account.status !== 'active') return undefined
       return { accountId: sub, claims: async () => ({ sub }) }
     },
@@ -153,12 +158,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     },
     fetch: outbound.fetch,
     fetchResponseBodyLimits: { 'client_id metadata document': cimd.maxBytes },
-    renderError: async (ctx, out) => {
-      const status = Math.max(ctx.status, 400)
-      ctx.status = status
-      ctx.type = 'application/problem+json'
-      ctx.body = problemBody(status, String(out.error ?? 'server_error'), out.error_description)
-    },
+    renderError: renderProviderError(input.interactions),
     // DPoP (RFC 9449): a client that sends a proof to the token endpoint gets `token_type: DPoP` and a
     // `cnf.jkt` in the access token; a public client's refresh tokens are bound to the same key. The
     // algorithms are those `oauthAccessTokens({ dpop })` accepts by default.
