@@ -1,37 +1,35 @@
 // The packages as a user installs them: built, packed with `pnpm pack`, installed with npm into a fresh
 // project outside the workspace, and run there with node against a real Postgres: the CLI's migrate, a
 // minimal application (register, login, a session route, an API-key route) and every README example.
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
+import { MIGRATIONS } from '@portcullis/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildPackages } from '../src/build.js'
 import { type CommandResult, cleanEnvironment, run } from '../src/commands.js'
 import { type ConsumerProject, installConsumer } from '../src/consumer.js'
 import { exportTargets, missingTargets, SOURCE_CONDITION } from '../src/exports-map.js'
+import { type PackedWorkspace, packWorkspace } from '../src/packed-workspace.js'
 import { readmeExample } from '../src/readme.js'
-import { type PackedPackage, pack } from '../src/tarball.js'
+import type { PackedPackage } from '../src/tarball.js'
 import { publishedPackages } from '../src/workspace.js'
 
 const packages = await publishedPackages()
-let packDirectory: string | undefined
+let workspace: PackedWorkspace | undefined
 let packed: PackedPackage[] = []
 let consumer: ConsumerProject | undefined
 let database: TestDatabase | undefined
 
 beforeAll(async () => {
-  await buildPackages(packages)
-  packDirectory = await mkdtemp(join(tmpdir(), 'portcullis-pack-'))
-  const destination = packDirectory
-  packed = await Promise.all(packages.map((entry) => pack(entry, destination)))
-  consumer = await installConsumer(new Map(packed.map((entry) => [entry.name, entry.tarball])))
+  workspace = await packWorkspace()
+  packed = [...workspace.packed]
+  consumer = await installConsumer(workspace.tarballs)
   database = await createTestDatabase()
 })
 
 afterAll(async () => {
   await consumer?.remove()
-  if (packDirectory !== undefined) await rm(packDirectory, { recursive: true, force: true })
+  await workspace?.remove()
   await database?.close()
 })
 
@@ -163,6 +161,15 @@ describe('the installed project', () => {
     })
     expect(migrate.code, migrate.stderr).toBe(0)
     expect(`${migrate.stdout}${migrate.stderr}`).not.toContain(databaseUrl())
+    // Every migration, the generated ones too, comes from the compiled code: the tarball has no drizzle/.
+    const versions = MIGRATIONS.map((migration) => migration.version)
+    expect(migrate.stdout).toContain(`applied ${versions.join(', ')}; schema at version ${versions.at(-1)}`)
+    const postgres = packed.find((entry) => entry.name === '@portcullis/postgres')
+    expect([...(postgres?.files.keys() ?? [])].filter((file) => !/^(dist|bin)\//.test(file)).sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ])
     const status = await run(join(directory, 'node_modules', '.bin', 'portcullis-postgres'), ['status'], {
       cwd: directory,
       env: cleanEnvironment(env),
