@@ -7,7 +7,7 @@ import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
 import { problemResponse } from '@portcullis/http/web'
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { createAccountRoutes } from '../accounts/routes.js'
 import { healthRoute } from '../health/health-route.js'
 import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
@@ -22,6 +22,7 @@ import {
 import { passkeyRoutes } from '../passkeys/routes.js'
 import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
+import type { HonoHandler } from '../security/route-marks.js'
 import { totpRoutes } from '../totp/routes.js'
 
 export interface FetchSecurityOptions extends HonoSecurityOptions {
@@ -66,7 +67,9 @@ export interface FetchSecurity {
   /**
    * Declares a secured route and returns a handler that serves it (and, like `fetch`, every other route):
    * its policy and guards run first, then `handler(request, { security, params })`. The route is compiled
-   * here: a mistake in its options throws from this call. Declare every route at module load.
+   * here: a mistake in its options throws a `ConfigurationError` from this call, and the route is not
+   * declared (later declarations are unaffected). Declare every route at module load: once `fetch` served
+   * a request, `route` throws a `ConfigurationError` (`route.declared_while_serving`).
    */
   route(method: HttpMethod, path: string, options: RouteOptions, handler: FetchRouteHandler): FetchRoute
   /** Serves everything: the generated routes, the MCP endpoint, the OpenAPI document and every `route`. */
@@ -78,6 +81,16 @@ export interface FetchSecurity {
 }
 
 const NOT_FOUND = { status: 404, code: 'request.not_found', detail: 'No route matches the request' } as const
+
+/** A `route(...)` declared once the fetch form served a request: Hono's router is built by then. */
+function declaredWhileServing(method: string, path: string): ConfigurationError {
+  return new ConfigurationError(
+    'route.declared_while_serving',
+    `route ${method} ${path} is declared after the fetch form served its first request: declare every ` +
+      'route at module load, before serving (in Next.js, in a module the catch-all route imports)',
+    { option: `route ${method} ${path}` },
+  )
+}
 
 /**
  * The fetch form of Portcullis, for frameworks without middleware (Next.js App Router route handlers,
@@ -108,13 +121,26 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
 
   // Every declaration is compiled at once, so a mistake throws where the route is declared.
   security.ready(app)
-  const fetch: FetchRoute = async (request) => app.fetch(request)
+  let serving = false
+  const fetch: FetchRoute = async (request) => {
+    serving = true
+    return app.fetch(request)
+  }
   return {
     route(method, path, routeOptions, handler) {
-      app.on(method, path, security.route(routeOptions), (c) =>
-        handler(c.req.raw, { security: securityOf(c), params: c.req.param() as Record<string, string> }),
-      )
-      security.ready(app)
+      if (serving) throw declaredWhileServing(method, path)
+      const guard = security.route(routeOptions)
+      const serve = (c: Context) =>
+        handler(c.req.raw, { security: securityOf(c), params: c.req.param() as Record<string, string> })
+      // compiled and recorded before Hono sees it: a route that throws here is not left on the app to
+      // make every later declaration throw again
+      security.ready({
+        routes: [
+          { method, path, handler: guard as HonoHandler },
+          { method, path, handler: serve as HonoHandler },
+        ],
+      })
+      app.on(method, path, guard, serve)
       return fetch
     },
     fetch,

@@ -7,6 +7,7 @@ import type { RouteOptions, RouteRegistry } from '@portcullis/http/routing'
 import { createSecurityCore, type SecurityOptions } from '@portcullis/http/security'
 import { callerOf, WebCredentialSource } from '@portcullis/http/web'
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono'
+import { refuseMalformedJson } from '../body/json-body.js'
 import { problemErrorHandler } from '../problem/problems.js'
 import { setMissingHeaders } from './response-headers.js'
 import { type HonoApp, type HonoHandler, routeMarks } from './route-marks.js'
@@ -25,7 +26,8 @@ export interface HonoSecurityOptions extends SecurityOptions<Context> {
 export interface HonoSecurity {
   /**
    * Application middleware, mounted first (`app.use(security.middleware)`): the header baseline, an
-   * anonymous `c.var.security` for every request, and the OpenAPI document at its configured path.
+   * anonymous `c.var.security` for every request, `c.req.json()` answering a body that is not JSON with
+   * 400 `request.invalid`, and the OpenAPI document at its configured path.
    */
   readonly middleware: MiddlewareHandler
   /**
@@ -101,6 +103,7 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
       return c.json(core.openapi())
     }
     c.set('security', anonymousContext)
+    refuseMalformedJson(c)
     await next()
     // an in-process request (an MCP read) never reaches a client: no headers to send
     if (callerOf(c.req.raw) === undefined) setMissingHeaders(c, headers)

@@ -69,30 +69,12 @@ function editKept(c: Context, edit: (headers: PlainHeaders) => PlainHeaders | un
 }
 
 /**
- * Sets `name: value` (a lower-case name) on the context's response once a handler answered, without
- * re-creating it through its body as `c.header` does after the handler (on `@hono/node-server` that
- * turns the lightweight response into a full one whose body is then streamed). A response whose headers
- * are immutable (one from `fetch`) is copied once, then edited. Only for a value that may be set again
- * harmlessly (the same response object may be answered twice): a `Set-Cookie` goes through
- * `c.header(..., { append: true })`.
+ * Sets every header of `headers` (lower-case names) the answered response does not carry yet, once a
+ * handler answered, without re-creating it through its body as `c.header` does after the handler (on
+ * `@hono/node-server` that turns the lightweight response into a full one whose body is then streamed).
+ * A response whose headers are immutable (one from `fetch`) is copied once, then edited. A header the
+ * handler set itself, in any case, is kept.
  */
-export function setAnsweredHeader(c: Context, name: string, value: string): void {
-  const kept = editKept(c, (headers) => {
-    const edited: PlainHeaders = {}
-    for (const key in headers) if (key.toLowerCase() !== name) edited[key] = headers[key] as string
-    edited[name] = value
-    return edited
-  })
-  if (kept) return
-  try {
-    c.res.headers.set(name, value)
-  } catch {
-    c.res = new Response(c.res.body, c.res)
-    c.res.headers.set(name, value)
-  }
-}
-
-/** Every header of `headers` (lower-case names) the answered response does not carry yet, as `setAnsweredHeader`. */
 export function setMissingHeaders(c: Context, headers: readonly (readonly [string, string])[]): void {
   const kept = editKept(c, (present) => {
     let edited: PlainHeaders | undefined

@@ -8,7 +8,7 @@ import { problemResponse, webRouteRequest } from '@portcullis/http/web'
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import { observe } from '../problem/problems.js'
 import { routePattern } from './paths.js'
-import { setAnsweredHeader } from './response-headers.js'
+import { setMissingHeaders } from './response-headers.js'
 
 /** A Hono handler or middleware, as `app.routes` lists them. */
 export type HonoHandler = (c: Context, next: Next) => unknown
@@ -23,6 +23,29 @@ export interface HonoApp {
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** The default of an authenticated answer, added only when its handler set no `Cache-Control` itself. */
+const NO_STORE = [['cache-control', 'no-store']] as const
+
+/**
+ * Where Hono keeps the handler it wrapped: `app.route(path, sub)` wraps every handler of a sub-app that
+ * has its own `onError` in a function running that error handler, and names the wrapped handler under
+ * this key (read the same way by Hono's own `inspectRoutes`).
+ */
+const COMPOSED_HANDLER = '__COMPOSED_HANDLER'
+
+/**
+ * The handler as it was declared, under every wrapper of a mounted sub-app with its own `onError`. Were
+ * Hono to stop naming it, a marked route would be found uncompiled and refused, never served unsecured.
+ */
+function declaredHandler(handler: HonoHandler): HonoHandler {
+  let current = handler
+  for (;;) {
+    const wrapped = (current as unknown as Record<string, unknown>)[COMPOSED_HANDLER]
+    if (typeof wrapped !== 'function') return current
+    current = wrapped as HonoHandler
+  }
+}
 
 interface Mark {
   readonly options: RouteOptions
@@ -77,7 +100,8 @@ export function routeMarks(
       c.set('security', outcome.context)
       await next()
       if (setCookie !== undefined) c.header('set-cookie', setCookie, { append: true })
-      if (outcome.noStore) setAnsweredHeader(c, 'cache-control', 'no-store')
+      // the handler's own Cache-Control (`private, max-age=60`) stands, as on every adapter
+      if (outcome.noStore) setMissingHeaders(c, NO_STORE)
     }
     marks.set(middleware as HonoHandler, mark)
     return middleware
@@ -86,7 +110,7 @@ export function routeMarks(
   const ready = (app: HonoApp): void => {
     const entries = app.routes
     entries.forEach((entry, index) => {
-      const mark = marks.get(entry.handler)
+      const mark = marks.get(declaredHandler(entry.handler))
       if (mark === undefined) return
       const label = `${entry.method} ${entry.path}`
       if (!METHODS.has(entry.method)) {
@@ -102,9 +126,12 @@ export function routeMarks(
       const handlers = entries
         .slice(index + 1)
         .filter(
-          (later) => later.method === entry.method && later.path === entry.path && !marks.has(later.handler),
+          (later) =>
+            later.method === entry.method &&
+            later.path === entry.path &&
+            !marks.has(declaredHandler(later.handler)),
         )
-        .map((later) => later.handler)
+        .map((later) => declaredHandler(later.handler))
       core.record(compiled, mark.options, handlers)
       mark.compiled.set(key, compiled)
     })
