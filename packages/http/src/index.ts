@@ -165,8 +165,10 @@ export {
 export type {
   FetchHandler,
   FetchReadLimits,
+  ForwardedClientAddressOptions,
   KeptBody,
   WebBodySource,
+  WebClientAddress,
   WebExchange,
   WebExchangeInit,
   WebRequestHead,
@@ -174,7 +176,10 @@ export type {
 export {
   answerResponse,
   callerOf,
+  forwardedClientAddress,
+  headerClientAddress,
   inProcessRequest,
+  nodeSocketClientAddress,
   pathOf,
   problemResponse,
   readThroughFetch,

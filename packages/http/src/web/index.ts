@@ -4,6 +4,12 @@
 // application's own fetch handler. Nothing here imports `node:http`.
 export type { WebBodySource } from './body.js'
 export { readWebBody, readWebRequestBody } from './body.js'
+export type { ForwardedClientAddressOptions, WebClientAddress } from './client-address.js'
+export {
+  forwardedClientAddress,
+  headerClientAddress,
+  nodeSocketClientAddress,
+} from './client-address.js'
 export type { WebRequestHead } from './credential-source.js'
 export { pathOf, WebCredentialSource } from './credential-source.js'
 export type { WebExchange, WebExchangeInit } from './exchange.js'
