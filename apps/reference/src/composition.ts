@@ -36,11 +36,12 @@ import {
   type SeededUser,
   seedDemoUsers,
 } from './accounts/local-accounts.js'
-import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
+import { createOAuthLifecycle, DEMO_PROVIDER, providerOrigins } from './accounts/oauth.js'
 import { createSecondFactors } from './accounts/second-factors.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
+import { linkDemoIdentities } from './demo-idp/demo-identities.js'
 import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
@@ -285,13 +286,25 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     async attach(app) {
       registry = await mcp.attach(app)
     },
-    seedDemoUsers() {
-      return seedDemoUsers({
+    async seedDemoUsers() {
+      const seeded = await seedDemoUsers({
         local,
         store: accountStore,
         directory,
         seed: keys.demoSessionKey,
       })
+      // The demo IdP's alice is the demo user alice: her identity there signs in to her own account.
+      const demoLinks = oauth?.accountsOf(DEMO_PROVIDER)
+      if (options.idp !== undefined && demoLinks !== undefined) {
+        const notices = await linkDemoIdentities({
+          store: demoLinks,
+          provider: DEMO_PROVIDER,
+          issuer: options.idp.issuer,
+          owners: seeded,
+        })
+        for (const notice of notices) console.warn(`portcullis reference app: ${notice}`)
+      }
+      return seeded
     },
     async close() {
       await authorizationServer.close()

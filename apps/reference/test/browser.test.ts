@@ -237,16 +237,9 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
   const statusWith = async (cookie: string) =>
     (await fetch(`${app.url}/keys`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' })).status
 
-  it('links the demo IdP to the account: password again, then a login at the IdP', async () => {
+  it("the account lists alice's demo IdP identity from the start (she is the demo IdP's alice)", async () => {
     await page.goto(`${app.url}/account`)
     await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('alice')
-    await page
-      .locator('form[aria-label="Link the demo IdP"] input[name="password"]')
-      .fill(app.password('alice'))
-    await page.getByRole('button', { name: 'Confirm password and link' }).click()
-    await page.getByRole('button', { name: 'Continue to the demo IdP' }).click()
-    await idpLogin('alice')
-    await page.waitForURL(`${app.url}/account`, { waitUntil: 'commit' })
     const links = (await page.locator('[data-testid="links"]').textContent()) ?? ''
     expect(links).toContain('demo')
     expect(links).toContain(app.running.idpUrl ?? 'issuer')
@@ -285,7 +278,6 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     ])
     expect(again.status()).toBe(401)
     const events = await (await page.goto(`${app.url}/events`))?.text()
-    expect(events).toContain('oauth.linked')
     expect(events).toContain('oauth.reauthenticated')
     expect(events).toContain('step_up.consumed')
   })
@@ -361,6 +353,23 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(events).toContain('oauth.unlinked')
   })
 
+  it('links the demo IdP again: password again, then a login at the IdP', async () => {
+    // Unlinked just above; the password was changed above.
+    await page.goto(`${app.url}/account`)
+    await page
+      .locator('form[aria-label="Link the demo IdP"] input[name="password"]')
+      .fill('a brand new passphrase')
+    await page.getByRole('button', { name: 'Confirm password and link' }).click()
+    await page.getByRole('button', { name: 'Continue to the demo IdP' }).click()
+    await idpLogin('alice')
+    await page.waitForURL(`${app.url}/account`, { waitUntil: 'commit' })
+    const links = (await page.locator('[data-testid="links"]').textContent()) ?? ''
+    expect(links).toContain('demo')
+    expect(links).toContain('alice')
+    const events = await (await page.goto(`${app.url}/events`))?.text()
+    expect(events).toContain('oauth.linked')
+  })
+
   it('signs up a new account, which has no tenant grants', async () => {
     await page.goto(`${app.url}/`)
     if (await page.getByRole('button', { name: 'Sign out' }).isVisible()) {
@@ -433,30 +442,30 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await browser.context.clearCookies({ name: /^_(session|interaction)/ })
     await page.goto(`${app.url}/sign-in`)
     await page.getByRole('link', { name: 'Sign in with the demo IdP' }).click()
-    await idpLogin('carol')
+    await idpLogin('dana')
     await page.waitForURL(`${app.url}/`)
     // No password: the header names the account by the email the provider gave, not its account id.
-    await expect(page.locator('.account .who').textContent()).resolves.toBe('carol@demo.portcullis.invalid')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('dana@demo.portcullis.invalid')
     await page.goto(`${app.url}/account`)
-    // A new account: the IdP identity is its one sign-in method (email never links to demo-carol).
+    // A new account (dana is new to the app): the IdP identity is its one sign-in method.
     await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(1)
     await expect(page.locator('[data-testid="methods"]').textContent()).resolves.toContain('none')
     await page.getByRole('button', { name: '1. Confirm at the demo IdP' }).first().click()
-    await idpLogin('carol')
+    await idpLogin('dana')
     await page.waitForURL(`${app.url}/account`)
     const add = page.locator('form[aria-label="Add a password"]')
-    await add.locator('input[name="username"]').fill('carol-by-idp')
-    await add.locator('input[name="new_password"]').fill('carol picked a long password')
+    await add.locator('input[name="username"]').fill('dana-by-idp')
+    await add.locator('input[name="new_password"]').fill('dana picked a long password')
     await add.getByRole('button', { name: '2. Add the password' }).click()
     await page.waitForURL(`${app.url}/account?added=1`)
-    await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('carol-by-idp')
-    await expect(page.locator('.account .who').textContent()).resolves.toBe('carol-by-idp')
+    await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('dana-by-idp')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('dana-by-idp')
     await shot('account-methods')
     const remove = page.locator('form[aria-label="Delete the account"]')
-    await remove.locator('input[name="password"]').fill('carol picked a long password')
+    await remove.locator('input[name="password"]').fill('dana picked a long password')
     await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
     await page.waitForURL(`${app.url}/?deleted=1`)
     const events = await (await page.goto(`${app.url}/events`))?.text()
-    expect(events).not.toContain('carol-by-idp')
+    expect(events).not.toContain('dana-by-idp')
   })
 })

@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net'
 import { checkCsrf } from '@portcullis/core/local-accounts'
 import { problemBody, problemFor, problems } from '@portcullis/express'
 import express, { type Request, type Response } from 'express'
-import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
 import type { ReferenceSecrets } from '../secrets/secrets.js'
 import { PortInUseError } from '../server-errors.js'
-import { idpPage, loginForm, readLoginChoice } from './login-page.js'
+import { DEMO_IDP_PEOPLE, idpPage, loginForm, readLoginChoice } from './login-page.js'
 import { Playground } from './playground.js'
 import { createDemoProvider } from './provider.js'
 
@@ -175,7 +174,7 @@ export async function startDemoIdp(options: DemoIdpOptions): Promise<DemoIdp> {
     } else if (url.pathname === '/' || url.pathname === '/playground') {
       const body = html`<p class="lead">Issuer <code>${issuer}</code> ·
         <a href="/.well-known/openid-configuration">discovery</a> · <a href="/jwks">keys</a></p>
-        <h2>Users</h2><ul class="plain">${DEMO_USERS.map((user) => html`<li>${user.displayName} <code>${user.username}</code></li>`)}</ul>
+        <h2>Users</h2><ul class="plain">${DEMO_IDP_PEOPLE.map((user) => html`<li>${user.displayName} <code>${user.username}</code></li>`)}</ul>
         <h2>Try a login</h2><p>The playground client runs a real authorization code flow and shows the ID token.</p>
         ${playground.form()}`
       send(response, 200, idpPage('Demo OpenID Provider', body))

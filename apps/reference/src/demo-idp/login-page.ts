@@ -18,6 +18,21 @@ export const AUTH_AGES: readonly { readonly seconds: number; readonly label: str
   { seconds: 86_400, label: '1 day ago' },
 ]
 
+/**
+ * People the demo IdP knows who are not demo users of the app: no account is linked to them, so the first
+ * sign-in of one creates a new account in the app (sign-up with the IdP). The demo users' identities are
+ * linked to their own accounts when the app starts.
+ */
+export const DEMO_IDP_NEWCOMERS: readonly { readonly username: string; readonly displayName: string }[] = [
+  { username: 'dana', displayName: 'Dana Diaz' },
+]
+
+/** Everyone who may sign in at the demo IdP: the demo users, then the newcomers. */
+export const DEMO_IDP_PEOPLE: readonly { readonly username: string; readonly displayName: string }[] = [
+  ...DEMO_USERS,
+  ...DEMO_IDP_NEWCOMERS,
+]
+
 /** A checked login submission. */
 export interface LoginChoice {
   readonly username: string
@@ -32,7 +47,7 @@ export function readLoginChoice(form: URLSearchParams): LoginChoice | undefined 
   const age = Number(form.get('auth_age') ?? 'NaN')
   const acr = form.get('acr') ?? ''
   const amr = form.getAll('amr')
-  if (!DEMO_USERS.some((user) => user.username === username)) return undefined
+  if (!DEMO_IDP_PEOPLE.some((person) => person.username === username)) return undefined
   if (!AUTH_AGES.some((choice) => choice.seconds === age)) return undefined
   if (acr !== '' && !(DEMO_ACR_VALUES as readonly string[]).includes(acr)) return undefined
   if (!amr.every((value) => (DEMO_AMR_VALUES as readonly string[]).includes(value))) return undefined
@@ -61,13 +76,20 @@ export function loginForm(details: InteractionDetails): SafeHtml {
     <code>amr</code>), so the app's freshness and step-up checks can be tried offline.</p>
   <div class="card"><h2>The application asks for</h2>${requested(details.params)}</div>
   <form method="post" action="/interaction/${details.uid}" class="stack card">
-    <fieldset><legend>User</legend>${DEMO_USERS.map(
-      (
-        user,
-        index,
-      ) => html`<label class="check"><input type="radio" name="username" value="${user.username}"${index === 0 ? html` checked` : ''}>
-        ${user.displayName} <code>${user.username}</code></label>`,
-    )}</fieldset>
+    <fieldset><legend>User</legend>
+      <p class="muted">Each demo user is the same person as in the application: signing in here opens
+        their own account there.</p>${DEMO_USERS.map(
+          (
+            user,
+            index,
+          ) => html`<label class="check"><input type="radio" name="username" value="${user.username}"${index === 0 ? html` checked` : ''}>
+        ${user.displayName} <code>${user.username}</code> <span class="muted">(${user.displayName.split(' ')[0]}'s account)</span></label>`,
+        )}
+      ${DEMO_IDP_NEWCOMERS.map(
+        (person) => html`<label class="check"><input type="radio" name="username" value="${person.username}">
+        ${person.displayName} <code>${person.username}</code> <span class="muted">(new to the application: the first
+        sign-in creates a new account, with no tenants)</span></label>`,
+      )}</fieldset>
     <label>Authenticated <select name="auth_age">${AUTH_AGES.map(
       (choice) => html`<option value="${choice.seconds}">${choice.label}</option>`,
     )}</select></label>

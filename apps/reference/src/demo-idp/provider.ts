@@ -1,7 +1,6 @@
 import type { default as Provider, KoaContextWithOIDC as ProviderContext } from 'oidc-provider'
-import { DEMO_USERS } from '../directory/demo-directory.js'
 import type { ReferenceSecrets } from '../secrets/secrets.js'
-import { DEMO_ACR_VALUES } from './login-page.js'
+import { DEMO_ACR_VALUES, DEMO_IDP_PEOPLE } from './login-page.js'
 import { PLAYGROUND_CLIENT_ID } from './playground.js'
 
 /** The client id of the reference app at the demo IdP (its secret is in the secrets). */
@@ -89,7 +88,7 @@ export async function createDemoProvider(options: DemoProviderOptions): Promise<
         scopes: ['openid', 'offline_access', 'email', 'profile'],
         pkce: { required: () => true },
         findAccount: async (_context: unknown, id: string) => {
-          const user = DEMO_USERS.find((candidate) => candidate.username === id)
+          const user = DEMO_IDP_PEOPLE.find((candidate) => candidate.username === id)
           if (user === undefined) return undefined
           return {
             accountId: id,
