@@ -32,17 +32,25 @@ export async function withConnection<T>(
   pool: pg.Pool,
   work: (connection: pg.PoolClient, discard: () => void) => Promise<T>,
 ): Promise<T> {
-  let connection: pg.PoolClient
-  try {
-    connection = await pool.connect()
-  } catch (error) {
-    throw asStoreError(error)
-  }
   let broken: Error | undefined
   const onError = (error: Error) => {
     broken ??= error
   }
-  connection.on('error', onError)
+  // The listener is attached inside the pool's callback, in the same tick the pool hands the connection
+  // over: the pool takes its own idle listener off first, and one socket read can hold both the
+  // previous user's last answer and the server's termination notice (pg_terminate_backend), which then
+  // reaches a connection nobody listens on. Awaiting the promise form would attach it a tick late.
+  const connection = await new Promise<pg.PoolClient>((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error !== undefined && error !== null) {
+        reject(asStoreError(error))
+        return
+      }
+      const borrowed = client as pg.PoolClient
+      borrowed.on('error', onError)
+      resolve(borrowed)
+    })
+  })
   try {
     return await work(connection, () => {
       broken ??= new Error('connection discarded')
