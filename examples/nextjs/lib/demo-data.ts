@@ -1,7 +1,7 @@
 // The demo data: one account and one API key, from the environment, created when the server starts
 // (instrumentation.ts). Nothing secret is written in the code.
 import { randomUUID } from 'node:crypto'
-import { parseApiKey } from '@portcullis/core/api-keys'
+import { ApiKeyError, type ApiKeyRecord, parseApiKey } from '@portcullis/core/api-keys'
 import { ConfigurationError } from '@portcullis/core/errors'
 import { normalizeUsername, validatePassword } from '@portcullis/core/local-accounts'
 import { apiKeys, local } from './portcullis'
@@ -32,7 +32,10 @@ async function seed(env: NodeJS.ProcessEnv): Promise<void> {
       now: new Date(),
     })
     // #endregion seed-account
-    if (outcome.outcome !== 'created') throw new Error(`demo account: ${outcome.outcome}`)
+    // With the Postgres stores, an earlier start may have created it already.
+    if (outcome.outcome !== 'created' && outcome.outcome !== 'username-taken') {
+      throw new Error(`demo account: ${outcome.outcome}`)
+    }
   }
   if (key !== undefined) {
     const parts = parseApiKey(key, apiKeys.prefix)
@@ -42,7 +45,7 @@ async function seed(env: NodeJS.ProcessEnv): Promise<void> {
     const { peppers } = stores
     const digest = peppers.digest(peppers.activeVersion, parts.keyId, parts.secret)
     if (digest === undefined) throw new Error('the active pepper is missing')
-    await stores.apiKeys.create({
+    await createOnce({
       keyId: parts.keyId,
       ownerId: DEMO_AGENT,
       ownerKind: 'service',
@@ -52,5 +55,14 @@ async function seed(env: NodeJS.ProcessEnv): Promise<void> {
       createdAt: new Date(),
       label: 'demo',
     })
+  }
+}
+
+/** Stores the demo key, unless an earlier start (with the same database) already did. */
+async function createOnce(record: ApiKeyRecord): Promise<void> {
+  try {
+    await stores.apiKeys.create(record)
+  } catch (error) {
+    if (!(error instanceof ApiKeyError && error.code === 'api_key.duplicate_key_id')) throw error
   }
 }
