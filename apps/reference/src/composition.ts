@@ -46,6 +46,7 @@ import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
 import { oauthAccessTokenMechanism } from './oauth-server/access-tokens.js'
+import { interactionLook } from './oauth-server/interaction-pages.js'
 import { type AuthorizationServerSettings, oauthIdentifiers } from './oauth-server/names.js'
 import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
@@ -234,6 +235,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     secret: keys.oauthTransactionPepper,
     settings: options.authorizationServer ?? {},
+    look: interactionLook(directory),
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin, oauthIdentifiers(publicOrigin).issuer)

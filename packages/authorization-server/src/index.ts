@@ -1,7 +1,7 @@
-export type { InteractionHandler } from './interaction-handler.js'
+export type { ErrorPage, InteractionHandler } from './interaction-handler.js'
 export { GRANT_ID_CLAIM } from './interaction-handler.js'
 export type { ConsentScope, ConsentView } from './interactions/consent-view.js'
-export { escapeHtml, renderDefaultConsent } from './interactions/consent-view.js'
+export { consentBody, consentTitle, renderDefaultConsent } from './interactions/consent-view.js'
 export { createInteractions, InteractionErrorCodes } from './interactions/create-interactions.js'
 export type {
   InteractionReauthentication,
@@ -10,6 +10,8 @@ export type {
   Reauthentication,
 } from './interactions/options.js'
 export { InteractionsErrorCodes, OAUTH_AUTHORIZE_PURPOSE } from './interactions/options.js'
+export type { InteractionLayout, InteractionPage } from './interactions/pages.js'
+export { defaultLayout, escapeHtml } from './interactions/pages.js'
 export type { StepUpReauthenticationOptions } from './interactions/reauthentication.js'
 export { ReauthenticationUnavailableError, stepUpReauthentication } from './interactions/reauthentication.js'
 export type { AddressLookup } from './server/address-guard.js'

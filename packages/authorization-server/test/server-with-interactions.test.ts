@@ -163,7 +163,7 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         const other = new Browser(stack.origin)
         stack.signIn(other, carol, HOUR_AGO())
         const confirm = await consentPage(other, request())
-        expect(confirm.html).toContain('again.')
+        expect(confirm.html).toContain('go on acting as you')
         expect(listed(confirm.html, 'data-scopes')).toEqual([])
         expect(listed(confirm.html, 'data-granted-scopes')).toEqual(['notes:read'])
         const second = await post(other, confirm.url, { csrf: confirm.csrf, decision: 'approve' })

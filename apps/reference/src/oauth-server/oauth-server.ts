@@ -14,6 +14,7 @@ import { currentLocalSession, type Security } from '@portcullis/express'
 import type { PostgresOAuthServerStore } from '@portcullis/postgres'
 import type { Request } from 'express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
+import type { InteractionLook } from './interaction-pages.js'
 import {
   type AuthorizationServerSettings,
   MCP_SCOPES,
@@ -36,9 +37,11 @@ export async function createReferenceAuthorizationServer(parts: {
   readonly accounts: Pick<AccountRecords, 'getAccount'>
   readonly security: Security
   readonly stepUp: StepUpService
-  /** Seeds the signing key, the cookie keys and the consent CSRF key. */
+  /** Seeds the signing key and the cookie keys. */
   readonly secret: Uint8Array
   readonly settings: AuthorizationServerSettings
+  /** The app's layout and how it names accounts, for the consent and error pages. */
+  readonly look: InteractionLook
 }): Promise<AuthorizationServer> {
   const { security, publicOrigin } = parts
   const { issuer, resource } = oauthIdentifiers(publicOrigin)
@@ -62,8 +65,11 @@ export async function createReferenceAuthorizationServer(parts: {
       const authTime = evidence.find((item) => item.mechanism === SESSION_MECHANISM)?.attributes?.[
         AUTH_TIME_ATTRIBUTE
       ]
+      const name = await parts.look.name(found.accountId)
       return {
         accountId: found.accountId,
+        // The consent page names the account as its owner knows it.
+        ...(name === undefined ? {} : { name }),
         authenticatedAt: new Date(typeof authTime === 'number' ? authTime * 1000 : 0),
       }
     },
@@ -78,7 +84,8 @@ export async function createReferenceAuthorizationServer(parts: {
       session: sessionOf,
     }),
     scopeDescriptions: MCP_SCOPES,
-    csrfKey: derive('consent-csrf'),
+    // The consent and error pages in the app's own layout.
+    layout: parts.look.layout,
   })
   // #endregion interactions
   const signingKey = await derivedSigningKey(parts.secret, 'v1')

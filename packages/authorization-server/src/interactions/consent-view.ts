@@ -1,3 +1,5 @@
+import { defaultLayout, escapeHtml, PAGE_PARTS_STYLE } from './pages.js'
+
 /** One scope the consent page asks for. */
 export interface ConsentScope {
   readonly name: string
@@ -20,7 +22,10 @@ export interface ConsentView {
     /** The host the authorization response is sent to. */
     readonly redirectHost: string | undefined
   }
+  /** The account's internal id. */
   readonly accountId: string
+  /** The account as its owner knows it (`InteractionUser.name`), else its id. */
+  readonly accountName: string
   /** Scopes not yet granted to this client by this user. */
   readonly scopes: readonly ConsentScope[]
   /** Scopes this user already granted to this client. */
@@ -29,69 +34,73 @@ export interface ConsentView {
   readonly resources: readonly string[]
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
+/** The host a person can check: the client id's (a metadata document's URL), else its redirect URI's. */
+export function clientHostOf(view: ConsentView): string {
+  return view.client.idHost ?? view.client.redirectHost ?? view.client.id
 }
 
-/** Escapes text for an HTML element body or a double-quoted attribute. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (character) => ESCAPES[character] ?? character)
+/** The consent page's headline: the client's name (never verified: the badge says so), else its host. */
+export function consentTitle(view: ConsentView): string {
+  return view.client.name === undefined
+    ? `Connect an application from ${clientHostOf(view)}?`
+    : `Connect ${view.client.name}?`
 }
 
 const scopeItems = (scopes: readonly ConsentScope[]) =>
   scopes
-    .map(
-      (scope) =>
-        `<li><code>${escapeHtml(scope.name)}</code>${
-          scope.description === undefined ? '' : ` <span>${escapeHtml(scope.description)}</span>`
-        }</li>`,
+    .map((scope) =>
+      scope.description === undefined
+        ? `<li><code>${escapeHtml(scope.name)}</code></li>`
+        : `<li>${escapeHtml(scope.description)} <code>${escapeHtml(scope.name)}</code></li>`,
     )
     .join('')
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;line-height:1.5}.host{font-size:1.4rem;font-weight:700}.warn{color:#8a4b00}button{font-size:1rem;padding:.5rem 1rem;margin-right:.5rem}</style></head><body>${body}</body></html>`
-
-/** The default consent page: the client's real host first, then its self-declared name, scopes and resources. */
-export function renderDefaultConsent(view: ConsentView): string {
-  const host = view.client.idHost ?? view.client.id
+/**
+ * The consent page's content: who asks (the client's self-chosen name, marked unverified, and the host
+ * that really identifies it), for which account, which scopes and resources, where the answer goes, and
+ * the Allow / Deny form.
+ */
+export function consentBody(view: ConsentView): string {
+  const host = clientHostOf(view)
   const name =
     view.client.name === undefined
-      ? ''
-      : `<p>It calls itself <strong data-client-name>${escapeHtml(view.client.name)}</strong> (a name the application chose, not verified).</p>`
+      ? `<span class="pc-name" data-client-host-name>${escapeHtml(host)}</span>`
+      : `<span class="pc-name" data-client-name>${escapeHtml(view.client.name)}</span>`
   const redirect =
     view.client.redirectHost === undefined
       ? ''
-      : `<p>After you answer, you are sent to <strong data-redirect-host>${escapeHtml(view.client.redirectHost)}</strong>.</p>`
+      : `<p class="pc-note">After you answer, you are sent back to <strong data-redirect-host>${escapeHtml(view.client.redirectHost)}</strong>.</p>`
   const granted =
     view.grantedScopes.length === 0
       ? ''
-      : `<p>Already allowed:</p><ul data-granted-scopes>${scopeItems(view.grantedScopes)}</ul>`
+      : `<p>Already allowed:</p><ul class="pc-scopes" data-granted-scopes>${scopeItems(view.grantedScopes)}</ul>`
   const resources =
     view.resources.length === 0
       ? ''
-      : `<p>For:</p><ul data-resources>${view.resources.map((resource) => `<li><code>${escapeHtml(resource)}</code></li>`).join('')}</ul>`
-  return page(
-    'Allow access?',
-    `<h1>Allow access?</h1>
-<p>An application from</p><p class="host" data-client-host>${escapeHtml(host)}</p>
-${name}${redirect}
-<p>asks to act as you (<span data-account>${escapeHtml(view.accountId)}</span>)${view.scopes.length === 0 ? ' again.' : ' with:'}</p>
-${view.scopes.length === 0 ? '' : `<ul data-scopes>${scopeItems(view.scopes)}</ul>`}
-${granted}${resources}
+      : `<p class="pc-note">For:</p><ul class="pc-scopes pc-note" data-resources>${view.resources.map((resource) => `<li><code>${escapeHtml(resource)}</code></li>`).join('')}</ul>`
+  const asks =
+    view.scopes.length === 0
+      ? '<p>It asks to go on acting as you, with what you already allowed.</p>'
+      : `<p>It asks to act as you with:</p><ul class="pc-scopes" data-scopes>${scopeItems(view.scopes)}</ul>`
+  return `${PAGE_PARTS_STYLE}<div class="pc-page" data-consent>
+<div class="pc-card">
+<p class="pc-client">${name} <span class="pc-badge" data-unverified title="The application chose this name itself">unverified</span></p>
+<p class="pc-host">from <strong data-client-host>${escapeHtml(host)}</strong></p>
+<p class="pc-note">Its name is the one the application gave itself. Allow only if you just started connecting it from ${escapeHtml(host)}.</p>
+</div>
+<p>Signed in as <strong data-account>${escapeHtml(view.accountName)}</strong>.</p>
+${asks}${granted}${resources}${redirect}
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrfToken)}">
-<button type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>`,
-  )
+<div class="pc-actions">
+<button type="submit" class="pc-allow" name="decision" value="approve">Allow</button>
+<button type="submit" class="pc-deny" name="decision" value="deny">Deny</button>
+</div>
+</form>
+</div>`
 }
 
-/** The page of an interaction that cannot go on (unknown, expired, refused). */
-export function renderInteractionError(title: string, detail: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p>`)
+/** The default consent page: the content of `consentBody` in the default layout. */
+export function renderDefaultConsent(view: ConsentView): string {
+  return defaultLayout({ title: consentTitle(view), body: consentBody(view) })
 }

@@ -39,28 +39,71 @@ export function nothingMissing(missing: MissingConsent): boolean {
   )
 }
 
+/** The payload field of a `Grant` entry that keeps the client as the consent page showed it. */
+export const CONSENTED_CLIENT_FIELD = 'consentedClient'
+
+/** The client as the consent page showed it: kept with the grant, for the "Connected apps" page. */
+export interface ConsentedClient {
+  readonly name: string | undefined
+  readonly host: string | undefined
+}
+
+/** A grant with the missing consent added, not yet saved. */
+export interface PreparedGrant {
+  readonly grantId: string
+  /** Saves the grant (one write), the client as shown at consent in its entry. */
+  save(): Promise<void>
+}
+
+type GrantWithPayload = InstanceType<Provider['Grant']> & {
+  jti?: string
+  generateTokenId(): string
+  getValueAndPayload(): Promise<{ value: unknown; payload?: Record<string, unknown> }>
+}
+
 /**
  * Adds exactly the missing scopes and claims to the user's grant to this client (a new grant when there
- * is none, or when the interaction's grant belongs to someone else) and saves it.
+ * is none, or when the interaction's grant belongs to someone else). Nothing is saved until `save`: the
+ * caller saves it only once the authorization's redirect is ready to be sent.
  */
-export async function approve(
+export async function prepareGrant(
   provider: Provider,
   details: Details,
   accountId: string,
   missing: MissingConsent,
-): Promise<string> {
+  client: ConsentedClient,
+): Promise<PreparedGrant> {
   const clientId = String(details.params.client_id)
   const existing = details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)
-  const grant =
+  const grant = (
     existing !== undefined && existing.accountId === accountId && existing.clientId === clientId
       ? existing
       : new provider.Grant({ accountId, clientId })
+  ) as GrantWithPayload
   if (missing.oidcScopes.length > 0) grant.addOIDCScope(missing.oidcScopes.join(' '))
   if (missing.oidcClaims.length > 0) grant.addOIDCClaims([...missing.oidcClaims])
   for (const [indicator, scopes] of Object.entries(missing.resourceScopes)) {
     grant.addResourceScope(indicator, scopes.join(' '))
   }
-  return grant.save()
+  grant.jti ??= grant.generateTokenId()
+  // oidc-provider saves only the fields its model knows: the shown client joins the payload it writes.
+  const payloadOf = grant.getValueAndPayload.bind(grant)
+  const shown = {
+    ...(client.name === undefined ? {} : { name: client.name }),
+    ...(client.host === undefined ? {} : { host: client.host }),
+  }
+  grant.getValueAndPayload = async () => {
+    const result = await payloadOf()
+    return result.payload === undefined
+      ? result
+      : { ...result, payload: { ...result.payload, [CONSENTED_CLIENT_FIELD]: shown } }
+  }
+  return {
+    grantId: grant.jti,
+    save: async () => {
+      await grant.save()
+    },
+  }
 }
 
 function hostOf(value: unknown): string | undefined {
@@ -77,6 +120,7 @@ export interface ConsentViewInput {
   readonly details: Details
   readonly clientName: string | undefined
   readonly accountId: string
+  readonly accountName: string | undefined
   readonly missing: MissingConsent
   readonly descriptions: Readonly<Record<string, string>>
   readonly action: string
@@ -108,6 +152,7 @@ export function consentView(input: ConsentViewInput): ConsentView {
       redirectHost: hostOf(params.redirect_uri),
     },
     accountId: input.accountId,
+    accountName: input.accountName ?? input.accountId,
     scopes: [...asked].map(describe),
     grantedScopes: [...new Set(requested)].filter((scope) => !asked.has(scope)).map(describe),
     resources: [...resources],

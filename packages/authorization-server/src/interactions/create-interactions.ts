@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isPortcullisError } from '@portcullis/core/errors'
+import { retryAfterFor } from '@portcullis/http/problem'
 import type Provider from 'oidc-provider'
-import type { InteractionHandler } from '../interaction-handler.js'
-import { approve, consentView, missingConsentOf, nothingMissing } from './consent.js'
-import { renderDefaultConsent, renderInteractionError } from './consent-view.js'
-import { ConsentCsrf } from './csrf.js'
+import type { ErrorPage, InteractionHandler } from '../interaction-handler.js'
+import { consentView, missingConsentOf, nothingMissing, prepareGrant } from './consent.js'
+import { consentBody, consentTitle } from './consent-view.js'
+import { consentNonce, consentPostAllowed, consentToken } from './csrf.js'
 import {
   appendSetCookie,
   cookieOf,
+  formTargetSource,
   readForm,
   redirect,
-  secureHeaders,
   sendHtml,
   sendProblem,
+  wantsHtml,
 } from './http.js'
 import { decideLogin } from './login.js'
 import {
@@ -22,6 +24,7 @@ import {
   OAUTH_AUTHORIZE_PURPOSE,
   readInteractionsOptions,
 } from './options.js'
+import { defaultLayout, errorBody, type InteractionPage } from './pages.js'
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>
 
@@ -47,12 +50,22 @@ export const InteractionErrorCodes = Object.freeze({
  */
 export function createInteractions(options: InteractionsOptions): InteractionHandler {
   readInteractionsOptions(options)
-  const csrf = new ConsentCsrf(options.csrfKey)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const descriptions = options.scopeDescriptions ?? {}
-  const render = options.renderConsent ?? renderDefaultConsent
+  const layout = options.layout ?? defaultLayout
 
-  const fail = (
+  /** A page in the application's layout (the built-in one by default). */
+  const page = async (page: InteractionPage) => layout(page)
+
+  const errorPage = (req: IncomingMessage, error: ErrorPage) =>
+    page({
+      kind: 'error',
+      title: error.title,
+      body: errorBody(error.detail, error.code, error.technical),
+      request: req,
+    })
+
+  const fail = async (
     req: IncomingMessage,
     res: ServerResponse,
     status: number,
@@ -61,12 +74,11 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     detail: string,
   ) => {
     if (res.headersSent) return void res.end()
-    const accept = req.headers.accept ?? ''
-    if (/application\/(problem\+)?json/.test(accept) && !accept.includes('text/html')) {
-      sendProblem(res, status, code, title, detail)
-    } else {
-      sendHtml(res, status, renderInteractionError(title, detail))
-    }
+    if (!wantsHtml(req)) return sendProblem(res, { status, code, detail })
+    const retryAfter = retryAfterFor(status)
+    sendHtml(res, status, await errorPage(req, { status, code, title, detail }), {
+      ...(retryAfter === undefined ? {} : { headers: { 'Retry-After': retryAfter } }),
+    })
   }
 
   async function login(
@@ -90,13 +102,13 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     })
     if (decision.kind === 'sign-in') return redirect(res, options.signInUrl(self))
     if (decision.kind === 'reauthenticate') return redirect(res, options.reauthentication.url(self))
-    secureHeaders(res)
-    await provider.interactionFinished(
+    const location = await provider.interactionResult(
       req,
       res,
       { login: { ...decision.login } },
       { mergeWithLastSubmission: false },
     )
+    redirect(res, location)
   }
 
   async function consent(
@@ -111,36 +123,32 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     const secure = provider.issuer.startsWith('https:')
     if (req.method === 'POST') {
       const body = await readForm(req, maxBodyBytes)
-      if (body.kind === 'too-large') {
-        res.setHeader('Connection', 'close')
+      if (body.kind === 'refused') {
+        const { problem } = body
+        if (problem.status === 413) res.setHeader('Connection', 'close')
+        const titles: Record<number, string> = { 413: 'Request too large', 415: 'Unsupported form' }
         return fail(
           req,
           res,
-          413,
+          problem.status,
           InteractionErrorCodes.body,
-          'Request too large',
-          'The form is larger than allowed.',
+          titles[problem.status] ?? 'Malformed form',
+          problem.status === 413
+            ? 'The form is larger than allowed.'
+            : 'The consent form must be posted as a form, each field once.',
         )
       }
-      if (body.kind === 'unsupported') {
-        return fail(
-          req,
-          res,
-          415,
-          InteractionErrorCodes.body,
-          'Unsupported form',
-          'The consent form must be posted as a form.',
-        )
-      }
-      const crossSite =
-        req.headers['sec-fetch-site'] !== undefined && req.headers['sec-fetch-site'] !== 'same-origin'
-      const origin = req.headers.origin
-      const foreignOrigin = origin !== undefined && origin !== new URL(provider.issuer).origin
-      if (
-        crossSite ||
-        foreignOrigin ||
-        !csrf.verify(body.form.get('csrf'), cookieOf(req, CSRF_COOKIE), details.uid, user.accountId)
-      ) {
+      const allowed = consentPostAllowed({
+        method: 'POST',
+        secFetchSite: header(req, 'sec-fetch-site'),
+        origin: header(req, 'origin'),
+        targetOrigin: new URL(provider.issuer).origin,
+        presented: body.form.csrf,
+        cookieNonce: cookieOf(req, CSRF_COOKIE),
+        uid: details.uid,
+        accountId: user.accountId,
+      })
+      if (!allowed) {
         return fail(
           req,
           res,
@@ -154,24 +162,37 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
         res,
         `${CSRF_COOKIE}=; Path=${self}; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
       )
-      secureHeaders(res)
-      const decision = body.form.get('decision')
+      const decision = body.form.decision
       if (decision === 'approve') {
-        const grantId = await approve(provider, details, user.accountId, missing)
-        return provider.interactionFinished(
+        const client = await provider.Client.find(String(details.params.client_id))
+        const view = consentView({
+          ...viewInput(details, client, user, missing),
+          action: self,
+          csrfToken: '',
+        })
+        const grant = await prepareGrant(provider, details, user.accountId, missing, {
+          name: view.client.name,
+          host: view.client.idHost ?? view.client.redirectHost,
+        })
+        // The interaction's result first, then the grant, then the redirect: a refused or failed step
+        // leaves no grant behind for an authorization that never reaches its client.
+        const location = await provider.interactionResult(
           req,
           res,
-          { consent: { grantId } },
+          { consent: { grantId: grant.grantId } },
           { mergeWithLastSubmission: true },
         )
+        await grant.save()
+        return redirect(res, location)
       }
       if (decision === 'deny') {
-        return provider.interactionFinished(
+        const location = await provider.interactionResult(
           req,
           res,
           { error: 'access_denied', error_description: 'the user denied the authorization' },
           { mergeWithLastSubmission: false },
         )
+        return redirect(res, location)
       }
       return fail(req, res, 400, InteractionErrorCodes.body, 'Unknown decision', 'Choose Allow or Deny.')
     }
@@ -179,32 +200,54 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     // policy keeps oidc-provider's `native_client_prompt`: anyone can claim its redirect URI.
     const confirm = details.prompt.reasons.includes('native_client_prompt')
     if (nothingMissing(missing) && details.grantId !== undefined && !confirm) {
-      secureHeaders(res)
-      return provider.interactionFinished(
+      const location = await provider.interactionResult(
         req,
         res,
         { consent: { grantId: details.grantId } },
         { mergeWithLastSubmission: true },
       )
+      return redirect(res, location)
     }
     const client = await provider.Client.find(String(details.params.client_id))
-    const nonce = csrf.nonce()
+    const nonce = consentNonce()
     const ttl = Math.max(1, details.exp - Math.floor(Date.now() / 1000))
     appendSetCookie(
       res,
       `${CSRF_COOKIE}=${nonce}; Path=${self}; Max-Age=${ttl}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
     )
     const view = consentView({
-      details,
-      clientName: typeof client?.clientName === 'string' ? client.clientName : undefined,
-      accountId: user.accountId,
-      missing,
-      descriptions,
+      ...viewInput(details, client, user, missing),
       action: self,
-      csrfToken: csrf.token(details.uid, user.accountId, nonce),
+      csrfToken: consentToken(nonce, details.uid, user.accountId),
     })
-    return sendHtml(res, 200, render(view))
+    const html =
+      options.renderConsent === undefined
+        ? await page({
+            kind: 'consent',
+            title: consentTitle(view),
+            body: consentBody(view),
+            request: req,
+            account: { id: view.accountId, name: view.accountName },
+          })
+        : options.renderConsent(view)
+    // The form's answer ends at the client's (validated) redirect URI: `form-action` must allow it.
+    const formTarget = formTargetSource(details.params.redirect_uri)
+    return sendHtml(res, 200, html, formTarget === undefined ? {} : { formTarget })
   }
+
+  const viewInput = (
+    details: Details,
+    client: Awaited<ReturnType<Provider['Client']['find']>>,
+    user: InteractionUser,
+    missing: ReturnType<typeof missingConsentOf>,
+  ) => ({
+    details,
+    clientName: typeof client?.clientName === 'string' ? client.clientName : undefined,
+    accountId: user.accountId,
+    accountName: user.name,
+    missing,
+    descriptions,
+  })
 
   async function handle(req: IncomingMessage, res: ServerResponse, provider: Provider): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://interaction.invalid').pathname
@@ -257,7 +300,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
   }
 
   function expired(req: IncomingMessage, res: ServerResponse) {
-    fail(
+    return fail(
       req,
       res,
       400,
@@ -268,6 +311,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
   }
 
   return {
+    errorPage,
     handle: async (req, res, provider) => {
       try {
         await handle(req, res, provider)
@@ -284,7 +328,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
           )
         }
         options.onError?.(error)
-        fail(
+        await fail(
           req,
           res,
           500,
@@ -295,6 +339,11 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       }
     },
   }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 function isSessionNotFound(error: unknown): boolean {

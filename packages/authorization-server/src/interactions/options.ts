@@ -1,10 +1,16 @@
 import type { IncomingMessage } from 'node:http'
 import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import type { ConsentView } from './consent-view.js'
+import type { InteractionLayout } from './pages.js'
 
 /** The user the application's own session signs in, as the interaction sees it. */
 export interface InteractionUser {
   readonly accountId: string
+  /**
+   * The account as its owner knows it (a display name, the username, an email address), shown on the
+   * consent page; the account id when absent.
+   */
+  readonly name?: string
   /** When the user last proved who they are (the session's sign-in); becomes `auth_time`. */
   readonly authenticatedAt: Date
   readonly amr?: readonly string[]
@@ -42,10 +48,16 @@ export interface InteractionsOptions {
   readonly reauthentication: InteractionReauthentication
   /** Shown beside each scope on the consent page. */
   readonly scopeDescriptions?: Readonly<Record<string, string>>
-  /** Replaces the default consent page; whatever it returns is sent as `text/html`. */
+  /**
+   * The application's look for every page (consent, errors, a refused authorization request shown to a
+   * browser): wraps the page's content in the application's layout. Default: a plain built-in layout.
+   */
+  readonly layout?: InteractionLayout
+  /**
+   * Replaces the whole consent page (`layout` is then not used for it); whatever it returns is sent as
+   * `text/html`.
+   */
   readonly renderConsent?: (view: ConsentView) => string
-  /** HMAC key of the consent form's CSRF tokens, at least 32 bytes. Default: random per process. */
-  readonly csrfKey?: Uint8Array
   /** Largest accepted consent form body. Default 8 KiB, at most 64 KiB. */
   readonly maxBodyBytes?: number
   /** Told of unexpected failures (answered 500 without detail); never given a secret. */
@@ -57,7 +69,6 @@ export const OAUTH_AUTHORIZE_PURPOSE = 'oauth-authorize'
 
 export const InteractionsErrorCodes = Object.freeze({
   options: 'authorization_server.interactions_options',
-  csrfKey: 'authorization_server.interactions_csrf_key',
   maxBodyBytes: 'authorization_server.interactions_max_body_bytes',
 } as const)
 
@@ -83,8 +94,8 @@ const SHAPE: OptionsShape<InteractionsOptions> = {
         ? undefined
         : 'must map scope names to strings',
   },
+  layout: { kind: 'function', code: InteractionsErrorCodes.options },
   renderConsent: { kind: 'function', code: InteractionsErrorCodes.options },
-  csrfKey: { kind: 'bytes', code: InteractionsErrorCodes.csrfKey },
   maxBodyBytes: { kind: 'number', code: InteractionsErrorCodes.maxBodyBytes },
   onError: { kind: 'function', code: InteractionsErrorCodes.options },
 }
@@ -95,11 +106,6 @@ const MAX_BODY_BYTES = 64 * 1024
 /** Validates the options once, at startup. */
 export function readInteractionsOptions(options: InteractionsOptions): InteractionsOptions {
   readOptions(options, 'createInteractions', SHAPE)
-  if (options.csrfKey !== undefined && options.csrfKey.byteLength < 32) {
-    throw new ConfigurationError(InteractionsErrorCodes.csrfKey, 'csrfKey must be at least 32 bytes', {
-      option: 'createInteractions.csrfKey',
-    })
-  }
   const limit = options.maxBodyBytes
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 256 || limit > MAX_BODY_BYTES)) {
     throw new ConfigurationError(

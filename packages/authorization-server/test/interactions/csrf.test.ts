@@ -1,41 +1,79 @@
-import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { createInteractions, InteractionsErrorCodes, stepUpReauthentication } from '../../src/index.js'
-import { ConsentCsrf } from '../../src/interactions/csrf.js'
+import {
+  type ConsentPost,
+  consentNonce,
+  consentPostAllowed,
+  consentToken,
+} from '../../src/interactions/csrf.js'
 
-describe('ConsentCsrf', () => {
-  const csrf = new ConsentCsrf(new Uint8Array(32).fill(7))
-  const nonce = csrf.nonce()
-  const token = csrf.token('uid-1', 'alice', nonce)
+describe('the consent form CSRF check (core checkCsrf, the form token always)', () => {
+  const nonce = consentNonce()
+  const token = consentToken(nonce, 'uid-1', 'alice')
+  const post = (overrides: Partial<ConsentPost> = {}): ConsentPost => ({
+    method: 'POST',
+    secFetchSite: undefined,
+    origin: undefined,
+    targetOrigin: 'https://as.example',
+    presented: token,
+    cookieNonce: nonce,
+    uid: 'uid-1',
+    accountId: 'alice',
+    ...overrides,
+  })
 
   it('accepts its own token for the same interaction, account and cookie nonce', () => {
-    expect(csrf.verify(token, nonce, 'uid-1', 'alice')).toBe(true)
+    expect(consentPostAllowed(post())).toBe(true)
+  })
+
+  it('accepts what a browser sends with the page (same-origin Fetch Metadata, its own Origin)', () => {
+    expect(consentPostAllowed(post({ secFetchSite: 'same-origin', origin: 'https://as.example' }))).toBe(true)
+    // Origin: null of a same-origin post (a page under `no-referrer`): Fetch Metadata decides.
+    expect(consentPostAllowed(post({ secFetchSite: 'same-origin', origin: 'null' }))).toBe(true)
+  })
+
+  it('refuses cross-site and foreign origins even with a valid token', () => {
+    expect(consentPostAllowed(post({ secFetchSite: 'cross-site', origin: 'https://evil.example' }))).toBe(
+      false,
+    )
+    expect(consentPostAllowed(post({ secFetchSite: 'same-site', origin: 'https://a.as.example' }))).toBe(
+      false,
+    )
+    expect(consentPostAllowed(post({ origin: 'https://evil.example' }))).toBe(false)
+    expect(consentPostAllowed(post({ origin: 'null' }))).toBe(false)
+    expect(consentPostAllowed(post({ secFetchSite: 'same-origin', origin: 'https://evil.example' }))).toBe(
+      false,
+    )
+  })
+
+  it('refuses a wrong token even when the headers say same-origin', () => {
+    const sameOrigin = { secFetchSite: 'same-origin', origin: 'https://as.example' }
+    expect(consentPostAllowed(post({ ...sameOrigin, presented: 'forged' }))).toBe(false)
+    expect(consentPostAllowed(post({ ...sameOrigin, presented: undefined }))).toBe(false)
+    expect(consentPostAllowed(post({ ...sameOrigin, cookieNonce: undefined }))).toBe(false)
   })
 
   it('refuses it for another interaction, another account, another nonce or no cookie', () => {
-    expect(csrf.verify(token, nonce, 'uid-2', 'alice')).toBe(false)
-    expect(csrf.verify(token, nonce, 'uid-1', 'bob')).toBe(false)
-    expect(csrf.verify(token, csrf.nonce(), 'uid-1', 'alice')).toBe(false)
-    expect(csrf.verify(token, undefined, 'uid-1', 'alice')).toBe(false)
+    expect(consentPostAllowed(post({ uid: 'uid-2' }))).toBe(false)
+    expect(consentPostAllowed(post({ accountId: 'bob' }))).toBe(false)
+    expect(consentPostAllowed(post({ cookieNonce: consentNonce() }))).toBe(false)
+    expect(consentPostAllowed(post({ cookieNonce: undefined }))).toBe(false)
+    expect(consentPostAllowed(post({ cookieNonce: 'short' }))).toBe(false)
   })
 
-  it('refuses a token made with another key, malformed tokens and non-strings', () => {
-    const other = new ConsentCsrf(new Uint8Array(32).fill(8))
-    expect(csrf.verify(other.token('uid-1', 'alice', nonce), nonce, 'uid-1', 'alice')).toBe(false)
-    for (const bad of ['', '.', nonce, `${nonce}.`, `${nonce}.${token}`, 42, undefined, null]) {
-      expect(csrf.verify(bad, nonce, 'uid-1', 'alice')).toBe(false)
+  it('refuses malformed tokens', () => {
+    for (const bad of ['', '.', nonce, `${token}.`, token.slice(1), 'x'.repeat(600)]) {
+      expect(consentPostAllowed(post({ presented: bad })), bad).toBe(false)
     }
   })
 
   it('does not confuse field boundaries (uid and account are framed, not concatenated)', () => {
-    const framed = csrf.token('uid-1a', 'lice', nonce)
-    expect(csrf.verify(framed, nonce, 'uid-1', 'alice')).toBe(false)
+    expect(consentPostAllowed(post({ presented: consentToken(nonce, 'uid-1a', 'lice') }))).toBe(false)
   })
 
-  it('never shows its key', () => {
-    const shown = `${inspect(csrf)} ${String(csrf)} ${JSON.stringify(csrf)}`
-    expect(shown).not.toContain('BwcH')
-    expect(inspect(csrf)).toContain('[redacted]')
+  it('derives the token from the cookie alone: every instance verifies it, no key to share', () => {
+    expect(consentToken(nonce, 'uid-1', 'alice')).toBe(token)
+    expect(token).not.toContain(nonce)
   })
 })
 
@@ -55,7 +93,12 @@ describe('createInteractions options', () => {
       { ...valid, reauthentication: { url: () => '' } },
       InteractionsErrorCodes.options,
     ],
-    ['a short CSRF key', { ...valid, csrfKey: new Uint8Array(8) }, InteractionsErrorCodes.csrfKey],
+    [
+      'a CSRF key (tokens derive from the cookie)',
+      { ...valid, csrfKey: new Uint8Array(32) },
+      'configuration.unknown_option',
+    ],
+    ['a layout that is not a function', { ...valid, layout: '<html>' }, InteractionsErrorCodes.options],
     ['a huge body limit', { ...valid, maxBodyBytes: 10_000_000 }, InteractionsErrorCodes.maxBodyBytes],
     [
       'a non-string scope description',

@@ -31,6 +31,6 @@ export function callbackOf(location: string | undefined): URLSearchParams {
 
 /** The scope names of one list of the default consent page (`data-scopes`, `data-granted-scopes`). */
 export function listed(html: string, list: string): string[] {
-  const body = new RegExp(`<ul ${list}>(.*?)</ul>`, 's').exec(html)?.[1] ?? ''
+  const body = new RegExp(`<ul[^>]*\\s${list}>(.*?)</ul>`, 's').exec(html)?.[1] ?? ''
   return [...body.matchAll(/<code>([^<]*)<\/code>/g)].map((match) => match[1] as string)
 }
