@@ -8,6 +8,7 @@ import type { ResolvedOptions } from './options.js'
 import type { OutboundFetch } from './outbound-fetch.js'
 import type { PersistenceBridge } from './persistence-bridge.js'
 import { renderProviderError } from './problem.js'
+import { redirectUriPolicy } from './redirect-uris.js'
 import type { SigningKeyRing } from './signing-keys.js'
 
 export interface ProviderConfigurationInput {
@@ -128,6 +129,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: ring.alg,
     },
+    extraClientMetadata: redirectUriPolicy(errors),
     pkce: { required: () => true },
     rotateRefreshToken: () => true,
     loadExistingGrant: existingGrant(input.store, input.bridge),
