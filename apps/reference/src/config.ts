@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseTrustedProxies } from '@portcullis/core/local-accounts'
 import type { AuthorizationServerSettings } from './oauth-server/names.js'
@@ -45,7 +46,8 @@ export interface ReferenceConfig {
   /**
    * The app's own OAuth authorization server for MCP clients: RFC 7591 registration for clients without a
    * metadata document (`PORTCULLIS_OAUTH_REGISTRATION`, default off), and how metadata documents are
-   * fetched (tests: loopback documents under a test CA).
+   * fetched (development: `PORTCULLIS_DEV_CIMD_LOOPBACK`, `PORTCULLIS_DEV_CIMD_CA`; tests: loopback
+   * documents under a test CA).
    */
   readonly authorizationServer?: AuthorizationServerSettings
   /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
@@ -119,6 +121,53 @@ function postgresUrlOf(value: string | undefined, name: string): string | undefi
 
 const APPLICATION_NAME = /^[A-Za-z0-9_.-]{1,54}$/
 
+const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\]|::1)$/
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
+
+/**
+ * The development settings of Client ID Metadata Documents: `PORTCULLIS_DEV_CIMD_LOOPBACK=true` lets the
+ * authorization server fetch documents served on this machine's loopback (https, as every document is),
+ * `PORTCULLIS_DEV_CIMD_CA` names a PEM file of certificates it trusts for them (a self-signed one). Both
+ * let a client make the server fetch from this machine, so they are refused under `NODE_ENV=production`
+ * and when the app listens on, or is served at, anything but loopback.
+ */
+function metadataDocumentsOf(
+  env: NodeJS.ProcessEnv,
+  host: string,
+  publicUrl: string | undefined,
+): AuthorizationServerSettings['clientIdMetadataDocuments'] {
+  const loopback = flag(env.PORTCULLIS_DEV_CIMD_LOOPBACK, 'PORTCULLIS_DEV_CIMD_LOOPBACK', false)
+  const caFile = env.PORTCULLIS_DEV_CIMD_CA?.trim() ?? ''
+  if (!loopback && caFile === '') return undefined
+  const names = [
+    ...(loopback ? ['PORTCULLIS_DEV_CIMD_LOOPBACK'] : []),
+    ...(caFile === '' ? [] : ['PORTCULLIS_DEV_CIMD_CA']),
+  ].join(' and ')
+  if (env.NODE_ENV === 'production') {
+    throw new Error(`${names}: a development setting, refused with NODE_ENV=production`)
+  }
+  const served = publicUrl === undefined ? undefined : new URL(publicUrl).hostname
+  if (!LOOPBACK_HOST.test(host) || (served !== undefined && !LOOPBACK_HOST.test(served))) {
+    throw new Error(
+      `${names}: a development setting, refused unless the app listens on loopback (HOST) and is served there (PORTCULLIS_PUBLIC_URL): it lets clients make the server fetch from this machine`,
+    )
+  }
+  let ca: readonly string[] = []
+  if (caFile !== '') {
+    let text: string
+    try {
+      text = readFileSync(resolve(caFile), 'utf8')
+    } catch (error) {
+      throw new Error(
+        `PORTCULLIS_DEV_CIMD_CA: cannot read ${caFile} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      )
+    }
+    ca = text.match(PEM_CERTIFICATE) ?? []
+    if (ca.length === 0) throw new Error(`PORTCULLIS_DEV_CIMD_CA: ${caFile} holds no PEM certificate`)
+  }
+  return { ...(loopback ? { allowInsecureLoopback: true } : {}), ...(ca.length === 0 ? {} : { ca }) }
+}
+
 /** Reads the app's settings from the environment, refusing values that cannot work. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   const port = portNumber(env.PORT ?? '3000', 'PORT')
@@ -150,15 +199,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
       : portNumber(env.PORTCULLIS_IDP_PORT, 'PORTCULLIS_IDP_PORT')
   const publicUrl = publicUrlOf(env.PORTCULLIS_PUBLIC_URL)
   const registration = flag(env.PORTCULLIS_OAUTH_REGISTRATION, 'PORTCULLIS_OAUTH_REGISTRATION', false)
+  const host = env.HOST ?? '127.0.0.1'
+  const clientIdMetadataDocuments = metadataDocumentsOf(env, host, publicUrl)
+  const authorizationServer: AuthorizationServerSettings = {
+    ...(registration ? { registration } : {}),
+    ...(clientIdMetadataDocuments === undefined ? {} : { clientIdMetadataDocuments }),
+  }
   return {
-    host: env.HOST ?? '127.0.0.1',
+    host,
     port,
     dataDir,
     secretsFile: resolve(env.PORTCULLIS_SECRETS_FILE ?? join(dirname(dataDir), 'secrets.json')),
     trustedProxies: trustedProxiesOf(env.PORTCULLIS_TRUSTED_PROXIES),
     demoIdp: { enabled: flag(env.PORTCULLIS_DEMO_IDP, 'PORTCULLIS_DEMO_IDP', true), port: idpPort },
     providers: readProviderSettings(env),
-    ...(registration ? { authorizationServer: { registration } } : {}),
+    ...(Object.keys(authorizationServer).length === 0 ? {} : { authorizationServer }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(databaseListenerUrl ? { databaseListenerUrl } : {}),
     ...(databasePooler === 'none' ? {} : { databasePooler }),

@@ -28,6 +28,14 @@ async function main(): Promise<void> {
   console.log(
     `real identity providers: ${running.providers.length === 0 ? 'none enabled' : running.providers.join(', ')}`,
   )
+  const documents = config.authorizationServer?.clientIdMetadataDocuments
+  if (documents !== undefined) {
+    const parts = [
+      ...(documents.allowInsecureLoopback === true ? ['fetched from loopback too'] : []),
+      ...(documents.ca === undefined ? [] : ['an extra CA trusted (PORTCULLIS_DEV_CIMD_CA)']),
+    ]
+    console.log(`client metadata documents (development): ${parts.join(', ')}`)
+  }
   const relyingParty = relyingPartyOf(running.publicUrl)
   console.log(
     relyingParty === undefined
