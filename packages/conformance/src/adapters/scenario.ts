@@ -17,6 +17,8 @@ export type ScenarioSecurity = Omit<SecurityOptions<unknown>, 'onError'>
 export interface ScenarioRequest {
   readonly security: SecurityContext
   readonly params: Readonly<Record<string, string>>
+  /** The parsed JSON body of a route that `readsJson`; undefined otherwise. */
+  readonly body?: unknown
 }
 
 /** A route of the application under test; the adapter registers it the way its users would. */
@@ -28,6 +30,17 @@ export interface ScenarioRoute {
   readonly options: RouteOptions
   /** The JSON body of a 200 answer. */
   respond(request: ScenarioRequest): unknown
+  /**
+   * The handler reads the request body as JSON the way the framework's users do before `respond`, which
+   * receives it as `body`: Express, `express.json()` in front of the routes and `req.body`; Fastify, its
+   * JSON parser and `request.body`; Hono, `await c.req.json()`; the fetch form, `readBody`.
+   */
+  readonly readsJson?: boolean
+  /**
+   * The `Cache-Control` the handler sets on its own answer (Express `res.set`, Fastify `reply.header`,
+   * Hono `c.header`, the fetch form the headers of its `Response`).
+   */
+  readonly cacheControl?: string
 }
 
 /** The MCP endpoint of the application under test, at `POST /mcp`, declared before the routes. */

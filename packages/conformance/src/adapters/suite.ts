@@ -1,6 +1,7 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
 import { dpopCases } from './dpop-cases.js'
+import { handlerCases } from './handler-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
@@ -15,10 +16,11 @@ import { uncompiledCases } from './uncompiled-cases.js'
  * The HTTP adapter suite: what any Portcullis adapter (Express, Fastify, yours) must do over real HTTP,
  * given a factory that builds and starts the scenario's application with it: policy outcomes and
  * challenges, anyOf / allOf, duplicated credentials, guards and tenant path forgeries, one-use step-up,
- * routes declared where the adapter never compiles them (never served without their policy), problem
- * bodies, body limits naming the limit, the OpenAPI document, the passkey and TOTP routes (registration
- * and sign-in with a software authenticator, passkey step-up, enrollment, two-step sign-in, recovery
- * codes), 503 with `Retry-After` when a dependency is down, and DPoP-bound tokens (RFC 9449: proofs for
+ * routes declared where the adapter never compiles them (never served without their policy), what
+ * handlers do themselves (a JSON body that does not parse is 400, their own `Cache-Control` and 401
+ * challenge are kept), problem bodies, body limits naming the limit, the OpenAPI document, the passkey
+ * and TOTP routes (registration and sign-in with a software authenticator, passkey step-up, enrollment,
+ * two-step sign-in, recovery codes), 503 with `Retry-After` when a dependency is down, and DPoP-bound tokens (RFC 9449: proofs for
  * the public URL behind a proxy, challenges, server nonces).
  */
 export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
@@ -27,6 +29,7 @@ export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterF
     cases: [
       ...policyCases,
       ...uncompiledCases,
+      ...handlerCases,
       ...accountCases,
       ...passkeyCases,
       ...totpCases,

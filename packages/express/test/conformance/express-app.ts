@@ -73,15 +73,22 @@ export async function expressApp(
   const router = security.router()
   for (const route of scenario.routes) {
     const handler: SecuredHandler = (request, response) => {
+      if (route.cacheControl !== undefined) response.set('Cache-Control', route.cacheControl)
       response.json(
-        route.respond({ security: request.security, params: request.params as Record<string, string> }),
+        route.respond({
+          security: request.security,
+          params: request.params as Record<string, string>,
+          body: route.readsJson === true ? request.body : undefined,
+        }),
       )
     }
     const method = route.method.toLowerCase() as 'get' | 'post' | 'delete'
     router[method](route.path, route.options, handler)
   }
   change(app, security)
+  // the JSON body parser in front of the routes, as an Express application has it
   if (scenario.bodyLimit !== undefined) app.use(express.json({ limit: scenario.bodyLimit }))
+  else if (scenario.routes.some((route) => route.readsJson === true)) app.use(express.json())
   app.use(router as RequestHandler)
   app.use(security.errorHandler)
   await mcp?.attach(app)

@@ -52,8 +52,13 @@ describe('the adapter suite against deliberately broken adapters', () => {
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)
     // a generated route answers an oversize body itself, as on Express; the application's own routes
-    // answer it through the error handler
-    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.body-limit-named'])
+    // answer it (and a body that is not JSON, and a handler's own problem) through the error handler
+    expect(failed).toEqual([
+      'adapter.problem-bodies',
+      'adapter.malformed-json',
+      'adapter.handler-challenge',
+      'adapter.body-limit-named',
+    ])
   })
 
   it('fails an adapter whose 413 does not name the limit', async () => {

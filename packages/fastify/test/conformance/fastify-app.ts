@@ -63,7 +63,13 @@ function declare(app: FastifyInstance, route: ScenarioRoute): void {
     method: route.method,
     url: route.path,
     config: route.options,
-    handler: async (request) =>
-      route.respond({ security: request.security, params: request.params as Record<string, string> }),
+    handler: async (request, reply) => {
+      if (route.cacheControl !== undefined) reply.header('cache-control', route.cacheControl)
+      return route.respond({
+        security: request.security,
+        params: request.params as Record<string, string>,
+        body: route.readsJson === true ? request.body : undefined,
+      })
+    },
   })
 }

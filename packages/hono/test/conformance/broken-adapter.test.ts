@@ -51,10 +51,11 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
         }),
       ),
     )
-    // only the thrown errors of the application's own routes reach `app.onError`: the generated routes
-    // render their own problems, and the 413 of the application's routes is answered by the body-limit
-    // middleware's `onError`, never thrown
-    expect(failed).toEqual(['adapter.problem-bodies'])
+    // only the thrown errors of the application's own routes reach `app.onError` (a handler's own
+    // problem, the 400 of a body that is not JSON): the generated routes render their own problems, and
+    // the 413 of the application's routes is answered by the body-limit middleware's `onError`, never
+    // thrown
+    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.malformed-json', 'adapter.handler-challenge'])
   })
 
   it('fails an adapter whose 413 does not name the limit', async () => {
@@ -87,6 +88,40 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
     )
     // every other route is compiled: only the case that requests the uncompiled route sees it served
     expect(failed).toEqual(['adapter.uncompiled-route'])
+  })
+
+  it("fails an adapter that makes every authenticated answer no-store over the handler's own Cache-Control", async () => {
+    const failed = await failedCases(
+      adapterSuite((scenario) =>
+        honoApp(scenario, {
+          beforeRoutes: (app) => {
+            app.use(async (c, next) => {
+              await next()
+              if (c.req.header('authorization') !== undefined) c.res.headers.set('cache-control', 'no-store')
+            })
+          },
+        }),
+      ),
+    )
+    expect(failed).toEqual(['adapter.handler-cache-control'])
+  })
+
+  it("fails an adapter whose c.req.json() throws the parser's SyntaxError on a body that is not JSON", async () => {
+    const failed = await failedCases(
+      adapterSuite((scenario) =>
+        honoApp(scenario, {
+          beforeRoutes: (app) => {
+            app.use(async (c, next) => {
+              // Hono's own method, without the 400 problem `security.middleware` gives it
+              ;(c.req as { json: unknown }).json = Object.getPrototypeOf(c.req).json
+              await next()
+            })
+          },
+        }),
+      ),
+    )
+    // the SyntaxError reaches `security.onError` as any unknown error: 500 internal.error
+    expect(failed).toEqual(['adapter.malformed-json'])
   })
 
   it('fails an adapter that serves the local-account routes without the CSRF check', async () => {

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import { createFetchSecurity, type FetchRoute, readBody } from '../../src/index.js'
 
+/** The body limit of a route reading JSON when the scenario names none. */
+const DEFAULT_BODY_LIMIT = 16_384
+
 /**
  * Builds the scenario's application with the fetch form, the way a Next.js or Bun user would (every
  * route through `route(...)`, the generated routes as options), and serves its `fetch` over a plain
@@ -42,9 +45,13 @@ export async function fetchApp(scenario: AdapterScenario): Promise<AdapterApp> {
   })
   for (const route of scenario.routes) {
     portcullis.route(route.method, route.path, route.options, async (request, { security, params }) => {
-      if (route.method !== 'GET' && scenario.bodyLimit !== undefined)
+      const limit = scenario.bodyLimit ?? DEFAULT_BODY_LIMIT
+      const body = route.readsJson === true ? await readBody(request, limit) : undefined
+      if (route.readsJson !== true && route.method !== 'GET' && scenario.bodyLimit !== undefined)
         await readBody(request, scenario.bodyLimit)
-      return Response.json(route.respond({ security, params }))
+      const headers: Record<string, string> =
+        route.cacheControl === undefined ? {} : { 'cache-control': route.cacheControl }
+      return Response.json(route.respond({ security, params, body }), { headers })
     })
   }
   return serveFetch(portcullis.fetch)

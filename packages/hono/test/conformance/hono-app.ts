@@ -93,9 +93,15 @@ function declare(
 ): void {
   const limits = limit === undefined ? [] : [limiter(limit)]
   app.on(route.method, route.path, security.route(route.options), ...limits, async (c) => {
-    if (route.method !== 'GET') await c.req.text()
+    const body = route.readsJson === true ? await c.req.json() : undefined
+    if (route.readsJson !== true && route.method !== 'GET') await c.req.text()
+    if (route.cacheControl !== undefined) c.header('Cache-Control', route.cacheControl)
     return c.json(
-      route.respond({ security: securityOf(c), params: c.req.param() as Record<string, string> }) as object,
+      route.respond({
+        security: securityOf(c),
+        params: c.req.param() as Record<string, string>,
+        body,
+      }) as object,
     )
   })
 }
