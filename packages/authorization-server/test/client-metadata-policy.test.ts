@@ -92,3 +92,61 @@ describe('redirect URIs: https, or http on loopback, for every kind of client', 
     }
   })
 })
+
+describe('public clients only: no client secret is ever issued or accepted', () => {
+  it('advertises token_endpoint_auth_methods_supported none alone, and no HS256 anywhere', async () => {
+    const metadata = await h.server.metadata()
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none'])
+    expect(metadata.token_endpoint_auth_signing_alg_values_supported).toBeUndefined()
+    expect(JSON.stringify(metadata)).not.toMatch(/"HS\d{3}"/)
+    expect(JSON.stringify(metadata)).not.toContain('client_secret')
+  })
+
+  it('registers a none client without a client_secret', async () => {
+    const response = await register({ redirect_uris: ['http://127.0.0.1/cb'], client_secret: 'x'.repeat(48) })
+    expect(response.status).toBe(201)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body.token_endpoint_auth_method).toBe('none')
+    expect(body.client_secret).toBeUndefined()
+    expect(body.client_secret_expires_at).toBeUndefined()
+  })
+
+  const refusals: readonly [string, Record<string, unknown>][] = [
+    ['client_secret_basic', { token_endpoint_auth_method: 'client_secret_basic' }],
+    ['client_secret_post', { token_endpoint_auth_method: 'client_secret_post' }],
+    ['client_secret_jwt', { token_endpoint_auth_method: 'client_secret_jwt' }],
+    ['private_key_jwt', { token_endpoint_auth_method: 'private_key_jwt' }],
+    ['an HS256 ID token', { id_token_signed_response_alg: 'HS256' }],
+    ['an HS256 client assertion', { token_endpoint_auth_signing_alg: 'HS256' }],
+    ['an HS256 request object', { request_object_signing_alg: 'HS256' }],
+    ['an HS256 userinfo response', { userinfo_signed_response_alg: 'HS256' }],
+    ['symmetric ID token encryption', { id_token_encrypted_response_alg: 'dir' }],
+    ['ID token encryption', { id_token_encrypted_response_alg: 'RSA-OAEP-256' }],
+  ]
+  for (const [what, metadata] of refusals) {
+    it(`refuses a registration asking for ${what}, and issues no secret`, async () => {
+      const response = await register({ redirect_uris: ['http://127.0.0.1/cb'], ...metadata })
+      expect(response.status).toBe(400)
+      const body = (await response.json()) as Record<string, unknown>
+      expect(body.error).toBe('invalid_client_metadata')
+      expect(body.client_secret).toBeUndefined()
+    })
+  }
+
+  it('refuses a metadata document that asks for client_secret_post or an HS256 algorithm', async () => {
+    for (const metadata of [
+      { token_endpoint_auth_method: 'client_secret_post' },
+      { request_object_signing_alg: 'HS256' },
+    ]) {
+      const clientId = h.documents.client(`/policy-${randomUUID()}.json`, metadata)
+      const outcome = await authorize(h.issuer, {
+        clientId,
+        redirectUri: 'http://127.0.0.1:49152/cb',
+        resource: RESOURCE,
+      })
+      expect(outcome.code).toBeUndefined()
+      expect(outcome.response.status).toBe(400)
+      await outcome.response.body?.cancel()
+    }
+  })
+})

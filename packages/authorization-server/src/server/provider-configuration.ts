@@ -3,12 +3,12 @@ import type { AccountRecords } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider'
 import { GRANT_ID_CLAIM, type InteractionHandler } from '../interaction-handler.js'
+import { clientMetadataPolicy } from './client-metadata-policy.js'
 import type { OidcProviderModule } from './oidc-provider-module.js'
 import type { ResolvedOptions } from './options.js'
 import type { OutboundFetch } from './outbound-fetch.js'
 import type { PersistenceBridge } from './persistence-bridge.js'
 import { renderProviderError } from './problem.js'
-import { redirectUriPolicy } from './redirect-uris.js'
 import type { SigningKeyRing } from './signing-keys.js'
 
 export interface ProviderConfigurationInput {
@@ -116,6 +116,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       short: { signed: true },
     },
     responseTypes: ['code'],
+    // Public clients only (MCP clients are desktop, command-line and browser apps): no client secret is
+    // ever issued or accepted, and the metadata advertises `none` alone (so no HS256 client assertions).
+    clientAuthMethods: ['none'],
     // The resources' scopes are the server's scope values too: a client's registration or metadata
     // document may list them in its `scope` (the scopes it will ever ask for), which oidc-provider checks
     // against this list. Consent and tokens still go by resource (each token carries its resource's).
@@ -129,7 +132,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: ring.alg,
     },
-    extraClientMetadata: redirectUriPolicy(errors),
+    extraClientMetadata: clientMetadataPolicy(errors),
     pkce: { required: () => true },
     rotateRefreshToken: () => true,
     loadExistingGrant: existingGrant(input.store, input.bridge),
