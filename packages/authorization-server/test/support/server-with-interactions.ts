@@ -12,6 +12,7 @@ import {
   fastifyMount,
   GRANT_ID_CLAIM,
   generateSigningKey,
+  type InteractionsOptions,
 } from '../../src/index.js'
 import { type ApplicationSessions, applicationSessions, REDIRECT_URI } from '../interactions/support/app.js'
 import { Browser } from '../interactions/support/browser.js'
@@ -59,7 +60,60 @@ export interface AuthorizationUrl {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void
 
-export async function startFullStack(mount: Mount): Promise<FullStack> {
+/**
+ * The application's own sign-in and reauthentication pages (Express mounts), as a browser uses them: a
+ * form that signs an account into the application's session, and one that leaves the step-up
+ * credential of `oauth-authorize`; both return to the interaction.
+ */
+function applicationPages(app: express.Express, sessions: ApplicationSessions): void {
+  const cookieJar = (res: express.Response) => ({
+    setCookie: (name: string, value: string) =>
+      res.append('Set-Cookie', `${name}=${value}; Path=/; HttpOnly; SameSite=Lax`),
+  })
+  const back = (value: unknown) =>
+    typeof value === 'string' && /^\/oauth\/interaction\/[A-Za-z0-9_-]+$/.test(value) ? value : '/'
+  const page = (title: string, fields: string) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><form method="post">${fields}</form></body></html>`
+  app.get('/signin', (req, res) => {
+    const to = back(req.query.return_to)
+    res
+      .type('html')
+      .send(
+        page(
+          'Sign in',
+          `<input type="hidden" name="return_to" value="${to}"><label>Account <input name="account"></label><button type="submit">Sign in</button>`,
+        ),
+      )
+  })
+  app.post('/signin', express.urlencoded({ extended: false }), (req, res) => {
+    sessions.signIn(cookieJar(res), String(req.body.account))
+    res.redirect(303, back(req.body.return_to))
+  })
+  app.get('/reauthenticate', (req, res) => {
+    const to = back(req.query.return_to)
+    res
+      .type('html')
+      .send(
+        page(
+          'Confirm it is you',
+          `<input type="hidden" name="return_to" value="${to}"><label>Account <input name="account"></label><button type="submit">Confirm</button>`,
+        ),
+      )
+  })
+  app.post('/reauthenticate', express.urlencoded({ extended: false }), async (req, res) => {
+    const accountId = String(req.body.account)
+    // The application's reauthentication: a fresh session (a new sign-in) and its step-up credential.
+    const jar = cookieJar(res)
+    const session = sessions.signIn(jar, accountId)
+    await sessions.reauthenticate(jar, session)
+    res.redirect(303, back(req.body.return_to))
+  })
+}
+
+export async function startFullStack(
+  mount: Mount,
+  overrides: Partial<InteractionsOptions> = {},
+): Promise<FullStack> {
   const documents = await new DocumentServer().start()
   const webClientId = documents.client('/web-client.json', {
     client_name: 'Notes Assistant',
@@ -91,7 +145,7 @@ export async function startFullStack(mount: Mount): Promise<FullStack> {
     revoked.push(grantId)
     await revokeGrant(grantId)
   }
-  const sessions = applicationSessions()
+  const sessions = applicationSessions(overrides)
 
   // The issuer names the listening port, so the framework listens before the server exists.
   let current: AuthorizationServer | undefined
@@ -113,6 +167,7 @@ export async function startFullStack(mount: Mount): Promise<FullStack> {
   } else {
     const app = express()
     if (mount === 'express-parsed') app.use(express.urlencoded({ extended: false }), express.json())
+    applicationPages(app, sessions)
     app.get('/.well-known/oauth-authorization-server/oauth', late.metadata)
     app.use('/oauth', late.handler)
     const http: Server = createServer(app)

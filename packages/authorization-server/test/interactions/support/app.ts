@@ -99,13 +99,19 @@ export interface ApplicationSessions {
   readonly stepUp: StepUpService
   readonly interactions: InteractionHandler
   /** Signs `accountId` into the application's own session in `browser`. */
-  signIn(browser: Browser, accountId: string, authenticatedAt?: Date): AppSession
+  signIn(browser: Pick<Browser, 'setCookie'>, accountId: string, authenticatedAt?: Date): AppSession
   /** What the application's reauthentication page does: a one-use credential in the step-up cookie. */
   reauthenticate(
-    browser: Browser,
+    browser: Pick<Browser, 'setCookie'>,
     session: AppSession,
     options?: { authenticatedAt?: Date; purpose?: string },
   ): Promise<string>
+}
+
+/** The name the application knows an account by: `alice-3` is Alice. */
+export const displayNameOf = (accountId: string): string => {
+  const first = accountId.split('-')[0] ?? accountId
+  return `${first.charAt(0).toUpperCase()}${first.slice(1)}`
 }
 
 export function applicationSessions(overrides: Partial<InteractionsOptions> = {}): ApplicationSessions {
@@ -120,7 +126,12 @@ export function applicationSessions(overrides: Partial<InteractionsOptions> = {}
       const session = sessionOf(req)
       return session === undefined
         ? undefined
-        : { accountId: session.accountId, authenticatedAt: session.authenticatedAt, amr: ['pwd'] }
+        : {
+            accountId: session.accountId,
+            name: displayNameOf(session.accountId),
+            authenticatedAt: session.authenticatedAt,
+            amr: ['pwd'],
+          }
     },
     signInUrl: (returnTo) => `/signin?return_to=${encodeURIComponent(returnTo)}`,
     reauthentication: stepUpReauthentication({
