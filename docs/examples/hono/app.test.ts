@@ -55,7 +55,7 @@ describe('the Hono example', () => {
     expect(other.status).toBe(403)
   })
 
-  it('refuses a body over the route limit with 413 naming it, and an unsafe request from another site', async () => {
+  it('refuses a body over the route limit with 413 naming it, a body that is not JSON, and an unsafe request from another site', async () => {
     const { cookie } = await signIn()
     const headers = { ...json, cookie }
     const small = await app.request('/notes', { method: 'POST', headers, body: '{"text":"hi"}' })
@@ -64,6 +64,11 @@ describe('the Hono example', () => {
     const large = await app.request('/notes', { method: 'POST', headers, body: big })
     expect(large.status).toBe(413)
     expect(((await large.json()) as { detail: string }).detail).toBe('the body must be at most 4096 bytes')
+    // c.req.json() on a body that is not JSON: 400, as on Express, never the parser's message
+    const malformed = await app.request('/notes', { method: 'POST', headers, body: '{"text": ' })
+    expect(malformed.status).toBe(400)
+    expect(malformed.headers.get('content-type')).toBe('application/problem+json')
+    expect(((await malformed.json()) as { code: string }).code).toBe('request.invalid')
     const crossSite = { ...headers, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
     const forged = await app.request('/notes', { method: 'POST', headers: crossSite, body: '{}' })
     expect(forged.status).toBe(403)

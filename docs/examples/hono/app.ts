@@ -54,9 +54,11 @@ export const security = createSecurity({
 })
 
 export const app = new Hono<PortcullisEnv>()
-// First: the header baseline, an anonymous c.var.security, the OpenAPI document at /openapi.json.
+// First: the header baseline, an anonymous c.var.security, the OpenAPI document at /openapi.json;
+// c.req.json() on a body that is not JSON throws the 400 problem request.invalid.
 app.use(security.middleware)
-// problem+json for every error: typed errors by class, anything else 500 without message or stack.
+// problem+json for every error: typed errors by class, Hono's HTTPException 4xx with its status and
+// its response's headers (WWW-Authenticate), anything else 500 without message or stack.
 app.onError(security.onError)
 // #endregion the-middleware
 
@@ -98,7 +100,8 @@ app.get(
 // #endregion route-options
 
 // #region body-limit
-// Bodies up to 4 KiB on this route; over it 413 request.body_too_large naming the limit.
+// Bodies up to 4 KiB on this route; over it 413 request.body_too_large naming the limit, and a body
+// that is not JSON 400 request.invalid.
 app.post('/notes', security.route(), limitBody(4096), async (c) =>
   c.json({ saved: (await c.req.json()) !== null }),
 )
