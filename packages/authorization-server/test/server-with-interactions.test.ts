@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AppSession, REDIRECT_URI, STEP_UP_COOKIE } from './interactions/support/app.js'
+import { type AppSession, displayNameOf, REDIRECT_URI, STEP_UP_COOKIE } from './interactions/support/app.js'
 import { Browser } from './interactions/support/browser.js'
 import { callbackOf, consentPage, listed, post } from './interactions/support/flow.js'
 import { redeemCode, refresh } from './support/oauth-client.js'
@@ -52,7 +52,7 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         expect(page.html).toContain(`data-client-host>${new URL(stack.documents.origin).host}<`)
         expect(page.html).toContain('data-client-name>Notes Assistant<')
         expect(page.html).toContain('data-redirect-host>callback.example<')
-        expect(page.html).toContain(`data-account>${alice}<`)
+        expect(page.html).toContain(`data-account>${displayNameOf(alice)}<`)
         expect(listed(page.html, 'data-scopes')).toEqual(['notes:read'])
         expect(listed(page.html, 'data-granted-scopes')).toEqual([])
         expect(listed(page.html, 'data-resources')).toEqual([NOTES])
@@ -137,7 +137,7 @@ describe.each(['express', 'fastify', 'express-parsed'] as const)(
         const next = await post(browser, action, fields as Record<string, string>)
         expect(next.location).toBeUndefined()
         const page = await next.response.text()
-        expect(page).toContain(`data-account>${frank}<`)
+        expect(page).toContain(`data-account>${displayNameOf(frank)}<`)
         expect(listed(page, 'data-scopes')).toEqual(['notes:read'])
         const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string
         const done = await post(browser, next.url, { csrf, decision: 'approve' })

@@ -109,7 +109,7 @@ describe('prompt=login and max_age go through the step-up reauthentication', () 
     const browser = new Browser(app.origin)
     app.signIn(browser, 'erin')
     const page = await consentPage(browser, app.authorize().url)
-    expect(page.html).toContain('data-account>erin<')
+    expect(page.html).toContain('data-account>Erin<')
 
     app.signIn(browser, 'frank')
     // Erin's form posted under Frank's session finishes nothing: back to the interaction, a new login.
@@ -127,7 +127,7 @@ describe('prompt=login and max_age go through the step-up reauthentication', () 
     const { response, url } = next
     expect(response.status).toBe(200)
     const html = await response.text()
-    expect(html).toContain('data-account>frank<')
+    expect(html).toContain('data-account>Frank<')
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string
     const { location } = await post(browser, url, { csrf, decision: 'approve' })
     const stored = await app.provider.AuthorizationCode.find(callbackOf(location).get('code') as string)
