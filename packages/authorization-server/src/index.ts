@@ -14,8 +14,6 @@ export type { InteractionLayout, InteractionPage } from './interactions/pages.js
 export { defaultLayout, escapeHtml } from './interactions/pages.js'
 export type { StepUpReauthenticationOptions } from './interactions/reauthentication.js'
 export { ReauthenticationUnavailableError, stepUpReauthentication } from './interactions/reauthentication.js'
-export type { AddressLookup } from './server/address-guard.js'
-export { isAllowedAddress } from './server/address-guard.js'
 export type { AuthorizationServer, ConnectedApp, NodeListener } from './server/create-server.js'
 export { createAuthorizationServer } from './server/create-server.js'
 export type { FastifyInstanceLike, FastifyReplyLike } from './server/fastify-mount.js'
@@ -26,5 +24,7 @@ export type {
   RegistrationOptions,
   ResourceOptions,
 } from './server/options.js'
+export type { AddressLookup } from './server/outbound-fetch.js'
+export { isAllowedAddress } from './server/outbound-fetch.js'
 export type { SigningAlgorithm, SigningJwk } from './server/signing-keys.js'
 export { generateSigningKey } from './server/signing-keys.js'

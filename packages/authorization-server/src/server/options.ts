@@ -3,7 +3,7 @@ import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorizati
 import { ConfigurationError } from '@portcullis/core/errors'
 import { parseTrustedProxies, type TrustedProxies } from '@portcullis/core/local-accounts'
 import type { InteractionHandler } from '../interaction-handler.js'
-import type { AddressLookup } from './address-guard.js'
+import type { AddressLookup } from './outbound-fetch.js'
 import type { SigningJwk } from './signing-keys.js'
 
 /** One protected resource (RFC 8707 resource indicator) the server issues access tokens for. */

@@ -1,8 +1,61 @@
-import { isIP } from 'node:net'
+import { lookup as dnsLookup } from 'node:dns/promises'
+import type { LookupFunction } from 'node:net'
 import { rootCertificates } from 'node:tls'
 import { ConfigurationError } from '@portcullis/core/errors'
-import { guardedLookup, isAllowedAddress, RefusedAddressError } from './address-guard.js'
+import { classifyAddress } from '@portcullis/core/oidc'
 import type { ResolvedOptions } from './options.js'
+
+/** A DNS resolver: every address of a host name. */
+export type AddressLookup = (hostname: string) => Promise<readonly { address: string; family: number }[]>
+
+/**
+ * Whether an outbound fetch may connect to this address, by core's outbound address policy
+ * (`classifyAddress`, the one IP classifier of the project): only globally routable unicast addresses,
+ * plus loopback when `allowLoopback` (development). IPv4-mapped and NAT64 IPv6 addresses are judged as
+ * the IPv4 address they carry; an address with a zone id is refused.
+ */
+export function isAllowedAddress(address: string, allowLoopback: boolean): boolean {
+  const kind = classifyAddress(address)
+  return kind === 'public' || (kind === 'loopback' && allowLoopback)
+}
+
+/** The error of a refused address (the host name is named, never the request's other parts). */
+export class RefusedAddressError extends Error {
+  readonly code = 'ERR_PORTCULLIS_REFUSED_ADDRESS'
+  constructor(hostname: string) {
+    super(`${hostname} resolves to an address outbound fetches may not reach`)
+  }
+}
+
+const defaultLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true })
+
+/**
+ * A `net` lookup function for outbound connections that refuses a host when ANY of its addresses is
+ * not allowed (so a host cannot mix a public and a private answer). It runs on the connection's own
+ * path, so the address checked is the address connected to (no second resolution to rebind).
+ */
+export function guardedLookup(
+  allowLoopback: boolean,
+  resolve: AddressLookup = defaultLookup,
+): LookupFunction {
+  return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    const cb = typeof options === 'function' ? (options as typeof callback) : callback
+    const all = typeof options === 'object' && options?.all === true
+    resolve(hostname).then(
+      (addresses) => {
+        if (addresses.length === 0)
+          return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }))
+        if (!addresses.every(({ address }) => isAllowedAddress(address, allowLoopback))) {
+          return cb(new RefusedAddressError(hostname))
+        }
+        const list = addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }))
+        const first = list[0] as { address: string; family: number }
+        return all ? cb(null, list) : cb(null, first.address, first.family)
+      },
+      (error: unknown) => cb(error),
+    )
+  }) as LookupFunction
+}
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
@@ -51,8 +104,8 @@ export function outboundFetch(cimd: ResolvedOptions['cimd']): OutboundFetch {
   })
   const fetch: Fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input)
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    if (isIP(host) !== 0 && !isAllowedAddress(host, cimd.allowInsecureLoopback)) {
+    const host = url.hostname
+    if (classifyAddress(host) !== 'invalid' && !isAllowedAddress(host, cimd.allowInsecureLoopback)) {
       throw new RefusedAddressError(host)
     }
     return globalThis.fetch(input, {

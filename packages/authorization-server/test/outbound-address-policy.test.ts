@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns'
 import { describe, expect, it } from 'vitest'
 import { isAllowedAddress } from '../src/index.js'
-import { guardedLookup } from '../src/server/address-guard.js'
+import { guardedLookup } from '../src/server/outbound-fetch.js'
 
 describe('isAllowedAddress', () => {
   it.each([
