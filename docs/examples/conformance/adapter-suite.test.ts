@@ -17,8 +17,16 @@ function declare(app: FastifyInstance, route: ScenarioRoute) {
     method: route.method,
     url: route.path,
     config: route.options,
-    handler: async (request) =>
-      route.respond({ security: request.security, params: request.params as Record<string, string> }),
+    // the handler does what the scenario says an application's handler does: read the JSON body,
+    // set its own Cache-Control
+    handler: async (request, reply) => {
+      if (route.cacheControl !== undefined) reply.header('cache-control', route.cacheControl)
+      return route.respond({
+        security: request.security,
+        params: request.params as Record<string, string>,
+        body: route.readsJson === true ? request.body : undefined,
+      })
+    },
   })
 }
 
