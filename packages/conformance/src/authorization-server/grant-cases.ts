@@ -16,7 +16,9 @@ type Case = ConformanceCase<OAuthServerStoreContext>
 /** The only fields a grant summary may have. */
 const SUMMARY_FIELDS = [
   'accountId',
+  'clientHost',
   'clientId',
+  'clientName',
   'createdAt',
   'expiresAt',
   'grantId',
@@ -192,6 +194,43 @@ export const grantCases: readonly Case[] = [
       check(time(tied?.createdAt) === tiedAt, 'createdAt of a later grant differs')
       check(tied?.resources.join(' ') === RESOURCE, 'the default resource is missing')
       check((await store.list(`account-${freshId()}`)).length === 0, 'an unknown account has grants')
+    },
+  ),
+
+  conformanceCase<OAuthServerStoreContext>(
+    'oauth_server.list-consented-client',
+    "list gives each grant the client's name and host kept in its payload (`consentedClient`), nothing for a grant without them or with malformed ones",
+    async ({ fixture, clock }, check) => {
+      const { store } = fixture
+      const accountId = await freshAccount(fixture)
+      const withClient = (consentedClient: unknown) => {
+        const grant = grantEntry(accountId, clock)
+        return { ...grant, payload: { ...grant.payload, consentedClient } }
+      }
+      const shown = withClient({ name: 'Notes Assistant ✓', host: 'client.example:8443' })
+      const bare = grantEntry(accountId, clock)
+      const malformed = withClient({ name: 42, host: ['a'] })
+      const huge = withClient({ name: 'n'.repeat(513), host: '' })
+      for (const grant of [shown, bare, malformed, huge]) await store.upsert(grant)
+      const listed = new Map((await store.list(accountId)).map((summary) => [summary.grantId, summary]))
+      const of = (id: string) => listed.get(id)
+      check(of(shown.id)?.clientName === 'Notes Assistant ✓', `name ${of(shown.id)?.clientName}`)
+      check(of(shown.id)?.clientHost === 'client.example:8443', `host ${of(shown.id)?.clientHost}`)
+      for (const grant of [bare, malformed, huge]) {
+        const summary = of(grant.id)
+        check(summary !== undefined, 'a grant is missing')
+        check(
+          summary?.clientName === undefined && summary?.clientHost === undefined,
+          'a name or host was made up',
+        )
+      }
+      // Saving the grant again (a consent that grows it) keeps what the newest payload says.
+      await store.upsert({ ...shown, payload: { ...shown.payload, consentedClient: { name: 'Renamed' } } })
+      const again = (await store.list(accountId)).find((summary) => summary.grantId === shown.id)
+      check(
+        again?.clientName === 'Renamed' && again.clientHost === undefined,
+        'the saved-again grant differs',
+      )
     },
   ),
 

@@ -93,6 +93,12 @@ export function grantSummaryOf(
     typeof payload.resources === 'object' && payload.resources !== null ? payload.resources : {}
   ) as Record<string, unknown>
   for (const scope of Object.values(resources).flatMap(words)) scopes.add(scope)
+  // The client as the consent page showed it (`@portcullis/authorization-server` keeps it with the grant).
+  const consented = (
+    typeof payload.consentedClient === 'object' && payload.consentedClient !== null
+      ? payload.consentedClient
+      : undefined
+  ) as { name?: unknown; host?: unknown } | undefined
   return {
     grantId: entry.id,
     accountId: text(payload.accountId) ?? '',
@@ -102,5 +108,11 @@ export function grantSummaryOf(
     createdAt,
     lastUsedAt,
     expiresAt: entry.expiresAt,
+    clientName: shown(consented?.name),
+    clientHost: shown(consented?.host),
   }
 }
+
+/** A name or host the consent page showed: a non-empty string of at most 512 characters, else nothing. */
+const shown = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 && value.length <= 512 ? value : undefined

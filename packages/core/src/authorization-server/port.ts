@@ -74,6 +74,13 @@ export interface OAuthGrantSummary {
   /** The last time a token was issued under the grant (a code redeemed, a refresh). */
   readonly lastUsedAt: Date | undefined
   readonly expiresAt: Date | undefined
+  /**
+   * The client's name as the consent page showed it, kept with the grant (its payload's
+   * `consentedClient.name`), so the listing needs no lookup of the client; undefined when not kept.
+   */
+  readonly clientName: string | undefined
+  /** The host the consent page showed for the client (`consentedClient.host`); undefined when not kept. */
+  readonly clientHost: string | undefined
 }
 
 /** What the resource side needs to know of a grant: it is active, for this account and client. */
