@@ -5,6 +5,7 @@ import {
   PostgresAccountStore,
   type PostgresClient,
   PostgresOAuthServerStore,
+  PostgresRateLimitStore,
 } from '@portcullis/postgres'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -170,4 +171,39 @@ describe('the token endpoint while Postgres backends are terminated every 300 ms
       clients.map((client) => client.grantId).sort(),
     )
   }, 60_000)
+})
+
+describe('registrations counted in PostgresRateLimitStore', () => {
+  it('are one budget for every instance, IPv6 clients by their /64', async () => {
+    const instance = (client: PostgresClient) =>
+      startHarness({
+        overrides: {
+          store: new PostgresOAuthServerStore({ client }),
+          registration: {
+            rateLimit: { perMinute: 3 },
+            rateLimits: new PostgresRateLimitStore({ client }),
+            trustedProxies: ['127.0.0.1'],
+          },
+        },
+      })
+    const first = await instance(direct)
+    const second = await instance(served)
+    const register = (issuer: string, address: string) =>
+      fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], application_type: 'native' }),
+      }).then((response) => response.status)
+    try {
+      const statuses: number[] = []
+      for (let i = 1; i <= 8; i++) {
+        statuses.push(await register((i % 2 === 0 ? first : second).issuer, `2001:db8:42:7::${i}`))
+      }
+      expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429])
+      expect(await register(first.issuer, '2001:db8:42:8::1')).toBe(201)
+    } finally {
+      await first.close()
+      await second.close()
+    }
+  })
 })

@@ -97,6 +97,53 @@ describe('createAuthorizationServer refuses bad options at startup', () => {
     expect(await refusal(change)).toBe(code)
   })
 
+  it.each([
+    [
+      'trustedProxies at the top level (it belongs under registration)',
+      { trustedProxies: ['10.0.0.1'] },
+      'trustedProxies',
+    ],
+    ['a misspelt top-level option', { resource: [] }, 'resource'],
+    [
+      'an unknown registration option',
+      { registration: { trustedProxy: ['10.0.0.1'] } },
+      'registration.trustedProxy',
+    ],
+    [
+      'an unknown rate-limit option',
+      { registration: { rateLimit: { perMinut: 5 } } },
+      'registration.rateLimit.perMinut',
+    ],
+    [
+      'an unknown document option',
+      { clientIdMetadataDocuments: { allowLoopback: true } },
+      'clientIdMetadataDocuments.allowLoopback',
+    ],
+    [
+      'an unknown resource option',
+      { resources: [{ indicator: 'https://app.example/mcp', scopes: { read: 'R' }, ttl: 60 }] },
+      'resources[0].ttl',
+    ],
+  ])('refuses %s with configuration.unknown_option naming it', async (_name, change, path) => {
+    const options = { ...(await base()), ...change } as AuthorizationServerOptions
+    await expect(createAuthorizationServer(options)).rejects.toMatchObject({
+      name: 'ConfigurationError',
+      code: 'configuration.unknown_option',
+      option: `createAuthorizationServer.${path}`,
+    })
+  })
+
+  it('refuses an IPv6 prefix length out of 0..128 and a rate-limit store that is not one', async () => {
+    for (const ipv6PrefixLength of [-1, 129, 64.5]) {
+      expect(await refusal({ registration: { rateLimit: { ipv6PrefixLength } } })).toBe(
+        'authorization_server.invalid_option',
+      )
+    }
+    expect(await refusal({ registration: { rateLimits: { consume() {} } } })).toBe(
+      'authorization_server.invalid_option',
+    )
+  })
+
   it('refuses symmetric, public, none-algorithm, weak RSA and duplicate signing keys', async () => {
     const key = await generateSigningKey()
     const { d: _d, ...publicKey } = key

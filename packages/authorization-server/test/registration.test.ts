@@ -1,3 +1,5 @@
+import { PortcullisError } from '@portcullis/core/errors'
+import { MemoryRateLimitStore, type RateLimitStore } from '@portcullis/core/local-accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Harness, RESOURCE, startHarness } from './support/harness.js'
 import { authorize, redeemCode } from './support/oauth-client.js'
@@ -137,5 +139,83 @@ describe('registration behind a trusted proxy', () => {
     await expect(
       startHarness({ overrides: { registration: { trustedProxies: ['10.0.0.1/99'] } } }),
     ).rejects.toMatchObject({ code: 'authorization_server.invalid_option' })
+  })
+})
+
+describe('the registration limit counts IPv6 clients by their /64', () => {
+  const from = (issuer: string, address: string) =>
+    fetch(`${issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], application_type: 'native' }),
+    })
+  const behindProxy = (rateLimit: Record<string, number>, rateLimits?: MemoryRateLimitStore) =>
+    startHarness({
+      overrides: {
+        registration: { rateLimit, trustedProxies: ['127.0.0.1'], ...(rateLimits ? { rateLimits } : {}) },
+      },
+    })
+
+  it('by default: fresh addresses of one /64 share one budget, another /64 has its own', async () => {
+    const h = await behindProxy({ perMinute: 5 })
+    try {
+      const statuses: number[] = []
+      for (let i = 1; i <= 20; i++)
+        statuses.push((await from(h.issuer, `2001:db8:1:2::${i.toString(16)}`)).status)
+      expect(statuses.filter((status) => status === 201)).toHaveLength(5)
+      expect(statuses.slice(5).every((status) => status === 429)).toBe(true)
+      expect((await from(h.issuer, '2001:db8:1:3::1')).status).toBe(201)
+      // An IPv4 client is its own address; the IPv4-mapped form of it is the same client.
+      for (let i = 0; i < 5; i++) expect((await from(h.issuer, '203.0.113.9')).status).toBe(201)
+      expect((await from(h.issuer, '::ffff:203.0.113.9')).status).toBe(429)
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('with ipv6PrefixLength 128 each IPv6 address counts on its own', async () => {
+    const h = await behindProxy({ perMinute: 1, ipv6PrefixLength: 128 })
+    try {
+      expect((await from(h.issuer, '2001:db8:1:2::1')).status).toBe(201)
+      expect((await from(h.issuer, '2001:db8:1:2::1')).status).toBe(429)
+      expect((await from(h.issuer, '2001:db8:1:2::2')).status).toBe(201)
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('two instances sharing one RateLimitStore share the count', async () => {
+    const shared = new MemoryRateLimitStore()
+    const first = await behindProxy({ perMinute: 2 }, shared)
+    const second = await behindProxy({ perMinute: 2 }, shared)
+    try {
+      expect((await from(first.issuer, '2001:db8:9::1')).status).toBe(201)
+      expect((await from(second.issuer, '2001:db8:9::2')).status).toBe(201)
+      expect((await from(first.issuer, '2001:db8:9::3')).status).toBe(429)
+      expect((await from(second.issuer, '2001:db8:9::4')).status).toBe(429)
+    } finally {
+      await first.close()
+      await second.close()
+    }
+  })
+
+  it('refuses registration with 503 and Retry-After when the store cannot count (fails closed)', async () => {
+    const down: RateLimitStore = {
+      consume: async () => {
+        throw Object.assign(new PortcullisError('test.unavailable', 'unavailable', 'down'), {
+          retryAfterSeconds: 3,
+        })
+      },
+      reset: async () => undefined,
+    }
+    const h = await startHarness({ overrides: { registration: { rateLimits: down } } })
+    try {
+      const response = await from(h.issuer, '203.0.113.1')
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('3')
+      expect(((await response.json()) as { code: string }).code).toBe('temporarily_unavailable')
+    } finally {
+      await h.close()
+    }
   })
 })

@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { OAuthGrantSummary } from '@portcullis/core/authorization-server'
-import { resolveClientAddress, type TrustedProxies } from '@portcullis/core/local-accounts'
+import { isPortcullisError } from '@portcullis/core/errors'
 import type Provider from 'oidc-provider'
 import { inProcessMetadata } from './metadata.js'
 import { loadOidcProvider } from './oidc-provider-module.js'
 import { type AuthorizationServerOptions, resolveOptions } from './options.js'
 import { outboundFetch } from './outbound-fetch.js'
-import { persistenceBridge } from './persistence-bridge.js'
+import { DEFAULT_RETRY_AFTER_SECONDS, persistenceBridge } from './persistence-bridge.js'
 import { sendProblem } from './problem.js'
 import { providerConfiguration } from './provider-configuration.js'
-import { RegistrationLimiter } from './registration-limiter.js'
+import { type RegistrationLimit, registrationLimit } from './registration-limit.js'
 import { signingKeyRing } from './signing-keys.js'
 
 /** A grant on the "Connected apps" page, with what the client says of itself. */
@@ -94,11 +94,8 @@ export async function createAuthorizationServer(
   provider.use(bridge.middleware as Parameters<Provider['use']>[0])
   const callback = provider.callback()
   const { mountPath } = resolved
-  const trustedProxies = resolved.registration?.trustedProxies
-  const limiter =
-    resolved.registration === undefined
-      ? undefined
-      : new RegistrationLimiter(resolved.registration.perMinute, clock)
+  const limit: RegistrationLimit | undefined =
+    resolved.registration === undefined ? undefined : registrationLimit(resolved.registration, clock)
 
   /** Makes `req.url` relative to the mount path (a bare node:http server or Fastify passes it whole). */
   const relative = (req: MountedRequest): string => {
@@ -121,18 +118,32 @@ export async function createAuthorizationServer(
       options.interactions.handle(req, res, provider).catch(() => sendProblem(res, 500, 'interaction_failed'))
       return
     }
-    if (path === '/reg' && req.method === 'POST' && limiter !== undefined) {
-      const address = resolveClientAddress({
-        peerAddress: req.socket.remoteAddress,
-        forwardedFor: req.headers['x-forwarded-for'],
-        trustedProxies: trustedProxies as TrustedProxies,
-      })
-      const retryAfter = limiter.take(address ?? 'unknown')
-      if (retryAfter !== undefined) {
-        req.resume()
-        sendProblem(res, 429, 'rate_limited', { headers: { 'retry-after': String(retryAfter) } })
-        return
-      }
+    if (path === '/reg' && req.method === 'POST' && limit !== undefined) {
+      limit(req).then(
+        (decision) => {
+          if (decision.allowed) {
+            void callback(req, res)
+            return
+          }
+          req.resume()
+          sendProblem(res, 429, 'rate_limited', {
+            headers: { 'retry-after': String(decision.retryAfterSeconds) },
+          })
+        },
+        (error: unknown) => {
+          // The count could not be taken: refused, never let through (503 when the store is down or full).
+          req.resume()
+          if (!isPortcullisError(error) || error.errorClass !== 'unavailable') {
+            sendProblem(res, 500, 'server_error')
+            return
+          }
+          const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds
+          const retryAfter =
+            typeof seconds === 'number' && seconds > 0 ? seconds : DEFAULT_RETRY_AFTER_SECONDS
+          sendProblem(res, 503, 'temporarily_unavailable', { headers: { 'retry-after': String(retryAfter) } })
+        },
+      )
+      return
     }
     void callback(req, res)
   }

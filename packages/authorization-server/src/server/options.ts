@@ -1,7 +1,18 @@
 import type { AccountRecords } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerStore } from '@portcullis/core/authorization-server'
-import { ConfigurationError } from '@portcullis/core/errors'
-import { parseTrustedProxies, type TrustedProxies } from '@portcullis/core/local-accounts'
+import {
+  ConfigurationError,
+  type OptionShapeDescription,
+  type OptionsShape,
+  readOptions,
+} from '@portcullis/core/errors'
+import {
+  DEFAULT_IPV6_PREFIX_LENGTH,
+  MemoryRateLimitStore,
+  parseTrustedProxies,
+  type RateLimitStore,
+  type TrustedProxies,
+} from '@portcullis/core/local-accounts'
 import type { InteractionHandler } from '../interaction-handler.js'
 import type { AddressLookup } from './outbound-fetch.js'
 import type { SigningJwk } from './signing-keys.js'
@@ -34,10 +45,25 @@ export interface ClientIdMetadataDocumentOptions {
   readonly lookup?: AddressLookup
 }
 
+/** How registrations are counted per client. */
+export interface RegistrationRateLimitOptions {
+  /** Registrations per client and minute. Default 10. */
+  readonly perMinute?: number
+  /**
+   * IPv6 clients are counted per network of this many leading bits (0 to 128). Default 64: a client that
+   * owns a /64 (a home connection, a cloud host) is one client, not 2^64. IPv4 addresses count one by one.
+   */
+  readonly ipv6PrefixLength?: number
+}
+
 /** RFC 7591 dynamic client registration: off unless this option is given. */
 export interface RegistrationOptions {
-  /** Registrations per client address and minute, per server instance. Default 10. */
-  readonly rateLimit?: { readonly perMinute: number }
+  readonly rateLimit?: RegistrationRateLimitOptions
+  /**
+   * Where registrations are counted: a `RateLimitStore` (`PostgresRateLimitStore` shares the count between
+   * every instance). Default a `MemoryRateLimitStore` of this instance: each instance counts on its own.
+   */
+  readonly rateLimits?: RateLimitStore
   /** A registered client nothing was ever granted to is dropped after this many seconds. Default 1 day. */
   readonly unusedClientTtlSeconds?: number
   /**
@@ -78,6 +104,8 @@ export interface ResolvedOptions {
   readonly registration:
     | {
         readonly perMinute: number
+        readonly ipv6PrefixLength: number
+        readonly rateLimits: RateLimitStore
         readonly unusedClientTtlSeconds: number
         readonly trustedProxies: TrustedProxies
       }
@@ -181,8 +209,20 @@ function resolveRegistration(options: RegistrationOptions | undefined): Resolved
       { option: 'createAuthorizationServer.registration.trustedProxies', cause },
     )
   }
+  const store = options.rateLimits
+  if (store !== undefined && (typeof store.consume !== 'function' || typeof store.reset !== 'function')) {
+    fail('invalid_option', 'registration.rateLimits', 'rateLimits must be a RateLimitStore (consume, reset)')
+  }
   return {
     trustedProxies,
+    ipv6PrefixLength: integer(
+      options.rateLimit?.ipv6PrefixLength,
+      0,
+      128,
+      'registration.rateLimit.ipv6PrefixLength',
+      DEFAULT_IPV6_PREFIX_LENGTH,
+    ),
+    rateLimits: store ?? new MemoryRateLimitStore(),
     perMinute: integer(options.rateLimit?.perMinute, 1, 10_000, 'registration.rateLimit.perMinute', 10),
     unusedClientTtlSeconds: integer(
       options.unusedClientTtlSeconds,
@@ -194,10 +234,51 @@ function resolveRegistration(options: RegistrationOptions | undefined): Resolved
   }
 }
 
-/** Validates the options at startup; throws `ConfigurationError` with an `authorization_server.*` code. */
+/** Any value: the resolver below checks it (and keeps its `authorization_server.*` code). */
+const ANY = {}
+
+const RESOURCE_SHAPE: OptionShapeDescription = { indicator: ANY, scopes: ANY, accessTokenTtlSeconds: ANY }
+
+/** The keys each options object may have: anything else is refused (`configuration.unknown_option`). */
+const SHAPE: OptionsShape<AuthorizationServerOptions> = {
+  issuer: { required: true, code: 'authorization_server.invalid_issuer' },
+  store: { required: true, code: 'authorization_server.invalid_store' },
+  accounts: { required: true, code: 'authorization_server.invalid_accounts' },
+  interactions: { required: true, code: 'authorization_server.invalid_interactions' },
+  resources: {
+    required: true,
+    code: 'authorization_server.invalid_resources',
+    elements: { shape: RESOURCE_SHAPE, code: 'authorization_server.invalid_resources' },
+  },
+  signingKeys: { required: true, code: 'authorization_server.invalid_signing_key' },
+  clientIdMetadataDocuments: {
+    code: 'authorization_server.invalid_option',
+    shape: { allowInsecureLoopback: ANY, fetchTimeoutMs: ANY, maxBytes: ANY, ca: ANY, lookup: ANY },
+  },
+  registration: {
+    code: 'authorization_server.invalid_option',
+    shape: {
+      rateLimit: {
+        code: 'authorization_server.invalid_option',
+        shape: { perMinute: ANY, ipv6PrefixLength: ANY },
+      },
+      rateLimits: ANY,
+      unusedClientTtlSeconds: ANY,
+      trustedProxies: ANY,
+    },
+  },
+  cookieKeys: ANY,
+}
+
+/**
+ * Validates the options at startup; throws `ConfigurationError`: `configuration.unknown_option` for a
+ * key no options object here has (a typo, or an option at the wrong level such as a top-level
+ * `trustedProxies`, which belongs under `registration`), an `authorization_server.*` code otherwise.
+ */
 export function resolveOptions(options: AuthorizationServerOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null)
     return fail('invalid_option', 'options', 'options are required')
+  readOptions(options, 'createAuthorizationServer', SHAPE)
   const issuer = resolveIssuer(options.issuer)
   const store = options.store as Partial<OAuthServerStore & OAuthGrants> | undefined
   const methods = [
