@@ -22,6 +22,7 @@ export type {
   AuthorizationServerOptions,
   ClientIdMetadataDocumentOptions,
   RegistrationOptions,
+  RegistrationRateLimitOptions,
   ResourceOptions,
 } from './server/options.js'
 export type { AddressLookup } from './server/outbound-fetch.js'
