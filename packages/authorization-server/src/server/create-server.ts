@@ -14,9 +14,15 @@ import { signingKeyRing } from './signing-keys.js'
 
 /** A grant on the "Connected apps" page, with what the client says of itself. */
 export interface ConnectedApp extends OAuthGrantSummary {
-  /** The client's `client_name`, when its metadata resolves and names it. */
+  /**
+   * The client's `client_name` as the consent page showed it (kept with the grant); for a grant saved
+   * without it, looked up when its metadata resolves and names it.
+   */
   readonly clientName: string | undefined
-  /** The host of the client's `client_uri`, else of its client id URL (metadata documents). */
+  /**
+   * The host the consent page showed (the client id URL's, else the redirect URI's); for a grant saved
+   * without it, the host of the client's `client_uri`, else of its client id URL.
+   */
   readonly clientHost: string | undefined
 }
 
@@ -170,11 +176,14 @@ export async function createAuthorizationServer(
       const grants = await options.store.list(accountId)
       return Promise.all(
         grants.map(async (grant) => {
+          // The client as the consent page showed it, kept with the grant: no lookup, so the name stays
+          // when the client's metadata document cannot be fetched. Older grants look the client up.
+          if (grant.clientName !== undefined) return grant
           const client = await provider.Client.find(grant.clientId).catch(() => undefined)
           return {
             ...grant,
             clientName: typeof client?.clientName === 'string' ? client.clientName : undefined,
-            clientHost: hostOf(client?.clientUri) ?? hostOf(grant.clientId),
+            clientHost: grant.clientHost ?? hostOf(client?.clientUri) ?? hostOf(grant.clientId),
           }
         }),
       )
