@@ -48,10 +48,32 @@ export interface LoadReport {
   readonly transportErrors: number
   /** 503 answers without a `Retry-After` of delta-seconds, per profile: must be zero. */
   readonly unavailableWithoutRetryAfter: Readonly<Record<string, number>>
+  /**
+   * What each profile's 503 answers said, counted: a problem's `code` (`authentication.unavailable`), a
+   * health answer as `health <checks>` (`health {"database":"timeout"}`), anything else `unrecognized`.
+   */
+  readonly unavailableAnswers: Readonly<Record<string, Readonly<Record<string, number>>>>
   readonly p50Ms: number
   readonly p99Ms: number
   readonly requestsPerSecond: number
   readonly samples: readonly LoadSample[]
+}
+
+/** How a 503 body describes itself (see `LoadReport.unavailableAnswers`). */
+function unavailableAnswerOf(text: string): string {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return 'unrecognized'
+  }
+  if (typeof body !== 'object' || body === null) return 'unrecognized'
+  const { code, status, checks } = body as { code?: unknown; status?: unknown; checks?: unknown }
+  if (typeof code === 'string') return code
+  if (status === 'unavailable' && typeof checks === 'object' && checks !== null) {
+    return `health ${JSON.stringify(checks)}`
+  }
+  return 'unrecognized'
 }
 
 function percentile(sorted: readonly number[], fraction: number): number {
@@ -79,6 +101,7 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   let wrongPrincipals = 0
   let transportErrors = 0
   const unavailableWithoutRetryAfter: Record<string, number> = {}
+  const unavailableAnswers: Record<string, Record<string, number>> = {}
   const samples: LoadSample[] = []
   const delay = monitorEventLoopDelay({ resolution: 10 })
   delay.enable()
@@ -128,6 +151,12 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
         if (response.status === 503 && !/^\d+$/.test(response.headers.get('retry-after') ?? '')) {
           unavailableWithoutRetryAfter[profile.name] = (unavailableWithoutRetryAfter[profile.name] ?? 0) + 1
         }
+        if (response.status === 503) {
+          const answers = unavailableAnswers[profile.name] ?? {}
+          unavailableAnswers[profile.name] = answers
+          const answer = unavailableAnswerOf(text)
+          answers[answer] = (answers[answer] ?? 0) + 1
+        }
         if (!response.ok && firstFailures[profile.name] === undefined) {
           firstFailures[profile.name] = `${response.status} ${text.slice(0, 300)}`
         }
@@ -167,6 +196,7 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
     wrongPrincipals,
     transportErrors,
     unavailableWithoutRetryAfter,
+    unavailableAnswers,
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     requestsPerSecond: (all.length * 1000) / elapsed,
