@@ -2,9 +2,10 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { expectPrinted, printedSamples } from './support/printed-samples.js'
 
 /**
  * Runs `pnpm start` from the repository root, exactly as the README tells a newcomer to, with the
@@ -83,6 +84,19 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * What differs between a sample in the docs and a test's start: the data folder (`.../apps/reference/.data`
+ * or `/path/to/portcullis/apps/reference/.data` in the docs), the ports, and how long initdb took.
+ */
+function startNormalizer(dataRoot: string): (line: string) => string {
+  return (line) =>
+    line
+      .replaceAll(dataRoot, '<data>')
+      .replace(/(\.\.\.|\/path\/to\/portcullis)\/apps\/reference\/\.data/g, '<data>')
+      .replace(/http:\/\/(127\.0\.0\.1|localhost):\d+/g, 'http://$1:<port>')
+      .replace(/initdb took \d+(\.\d+)? s/, 'initdb took <time> s')
+}
+
 interface Started {
   readonly url: string
   readonly output: string
@@ -147,6 +161,10 @@ describe('pnpm start on a fresh clone', () => {
     expect(started.output).toMatch(/applied migrations 1, 2/)
     // The one URL an MCP client needs: it finds the authorization server from the endpoint's 401.
     expect(started.output).toContain(`MCP URL to give a client: ${started.url}/mcp`)
+    // What the README and the docs show of a first start is what it printed, migrations included.
+    const samples = printedSamples('pnpm-start')
+    expect(samples.length).toBeGreaterThanOrEqual(3)
+    for (const sample of samples) expectPrinted(sample, started.output, startNormalizer(dirname(dataDir())))
     const home = await fetch(`${started.url}/`)
     expect(home.status).toBe(200)
     expect(await home.text()).toContain('Portcullis')
@@ -229,6 +247,14 @@ describe('pnpm start on a fresh clone', () => {
       expect(lines).toEqual([
         `portcullis reference app could not start: port ${port} on 127.0.0.1 is already in use; set PORT to a free port (for example PORT=${port + 1} pnpm start)`,
       ])
+      const samples = printedSamples('pnpm-start-port-in-use')
+      expect(samples.length).toBeGreaterThan(0)
+      // The docs' sample is on port 3000.
+      for (const sample of samples) {
+        expectPrinted(sample, stderr, (line) =>
+          line.replace(`port ${port} `, 'port 3000 ').replace(`PORT=${port + 1} `, 'PORT=3001 '),
+        )
+      }
       expect(stderr).not.toMatch(/\n\s+at /)
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
