@@ -152,12 +152,15 @@ export class AgentBrowser {
 
   async #approve(page: string, at: string): Promise<string> {
     this.consentPages.push(page)
-    const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1]
+    // The consent form (the page's layout has forms of its own, such as Sign out).
+    const action = /<form method="post" action="([^"]*\/interaction\/[^"]+)"/.exec(page)?.[1]
     if (action === undefined) throw new Error('no consent form')
+    const start = page.indexOf(`action="${action}"`)
+    const form = page.slice(start, page.indexOf('</form>', start))
     const response = await step(this.jar, new URL(action.replaceAll('&amp;', '&'), at).href, {
       method: 'POST',
       headers: { origin: this.origin, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ ...hidden(page), decision: 'approve' }).toString(),
+      body: new URLSearchParams({ ...hidden(form), decision: 'approve' }).toString(),
     })
     if (response.status !== 303 && response.status !== 302) {
       throw new Error(`consent answered ${response.status}: ${(await response.text()).slice(0, 300)}`)
