@@ -63,7 +63,7 @@ export function createReferenceApp(options: ReferenceAppOptions): Express {
   // clients look for it (RFC 8414 path insertion).
   app.get(demo.authorizationServer.metadataPath, demo.authorizationServer.metadataHandler)
   app.use(OAUTH_PATH, demo.authorizationServer.handler)
-  app.use(htmlProblemPages(context.directory))
+  app.use(htmlProblemPages(security, context.directory))
   // One router per area.
   for (const router of demo.accountRouters) app.use(router)
   app.use(homeRoutes(security, context))

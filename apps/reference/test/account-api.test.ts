@@ -57,25 +57,34 @@ describe('the password re-check before linking', () => {
     const cookie = sessionCookie(signUp)
     const link = (value: string) =>
       form('/account/link/demo', `password=${encodeURIComponent(value)}`, cookie)
+    /** The page a refused confirmation redirects to (the confirmation page), read with its flash cookie. */
+    const said = async (response: Response) => {
+      expect(response.status).toBe(303)
+      expect(response.headers.get('location')).toBe('/account/confirm/oauth-link')
+      const flash = response.headers.getSetCookie().find((line) => line.startsWith('portcullis-flash=')) ?? ''
+      const page = await fetch(`${app.url}/account/confirm/oauth-link`, {
+        headers: { accept: 'text/html', cookie: `${cookie}; ${flash.split(';')[0] ?? ''}` },
+      })
+      return page.text()
+    }
     // The per-account sign-in limit (10 in 15 minutes) counts the re-checks too.
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const refused = await link('not the password')
-      expect(refused.status).toBe(401)
-      expect(await refused.text()).toContain('The password is wrong.')
+      expect(refused.headers.getSetCookie().join('\n')).not.toContain('portcullis-step-up')
+      expect(await said(refused)).toMatch(/id="password-error"[^>]*>That password is wrong\./)
     }
     for (const value of ['not the password', password]) {
       const limited = await link(value)
-      expect(limited.status).toBe(429)
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
       expect(limited.headers.getSetCookie().join('\n')).not.toContain('portcullis-step-up')
-      expect(await limited.text()).toContain('Too many attempts')
+      expect(await said(limited)).toContain('Too many attempts')
     }
     // One `login.failed` per hash: ten, none for the two limited attempts.
     const events = await (
       await fetch(`${app.url}/events`, { headers: { cookie, accept: 'text/html' } })
     ).text()
-    const own = events.slice(events.indexOf('data-testid="events"'), events.indexOf('</table>'))
-    expect(own.match(/login\.failed/g)?.length).toBe(10)
+    const own = events.slice(events.indexOf('data-testid="events"'), events.indexOf('</ol>'))
+    expect(own.match(/<code>login\.failed<\/code>/g)?.length).toBe(10)
     // Sign-in with the password is limited as well: one counter per account.
     const signIn = await form('/sign-in', `username=recheck&password=${encodeURIComponent(password)}`)
     expect(signIn.status).toBe(429)
@@ -92,9 +101,14 @@ describe('the password re-check before linking', () => {
       `password=${encodeURIComponent(app.password('bob'))}`,
       cookie,
     )
-    expect(linked.status).toBe(200)
-    expect(linked.headers.getSetCookie().join('\n')).toMatch(/^portcullis-step-up-[^=]+=.*SameSite=Strict/)
-    expect(await linked.text()).toContain('Continue to the demo IdP')
+    expect(linked.status).toBe(303)
+    expect(linked.headers.get('location')).toBe('/account/link/demo')
+    const stepUp = linked.headers.getSetCookie().find((line) => line.startsWith('portcullis-step-up-')) ?? ''
+    expect(stepUp).toMatch(/SameSite=Strict/)
+    const next = await fetch(`${app.url}/account/link/demo`, {
+      headers: { accept: 'text/html', cookie: `${cookie}; ${stepUp.split(';')[0] ?? ''}` },
+    })
+    expect(await next.text()).toContain('Continue to the demo IdP')
   })
 })
 

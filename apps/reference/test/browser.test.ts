@@ -16,6 +16,13 @@ let app: TestApp
 let browser: Browser
 let page: Page
 
+/** The text a person reads in `locator`, leaving out folded details (the developers' codes). */
+const readable = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const copy = element.cloneNode(true) as typeof element
+    for (const folded of copy.querySelectorAll('details')) folded.remove()
+    return (copy.textContent ?? '').replace(/\s+/g, ' ')
+  })
 /** The text of an element as a person reads it (whitespace collapsed). */
 const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
@@ -59,48 +66,86 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
   let first = ''
   let replacement = ''
 
-  it('issues an API key and shows it exactly once', async () => {
+  it('issues an API key and shows it exactly once, with a copy button; a reload issues nothing', async () => {
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url })
     await page.goto(`${app.url}/keys`)
     await page.fill('input[name="label"]', 'nightly export')
     await page.selectOption('select[name="scopes"]', 'reports:read')
     await page.getByRole('button', { name: 'Issue key' }).click()
+    // POST/redirect/GET: the address bar holds /keys, not the form's POST.
+    await page.waitForURL(`${app.url}/keys`)
     first = (await page.locator('[data-testid="issued-key"]').textContent()) ?? ''
     expect(first).toMatch(/^demo_[A-Za-z0-9_-]{16}_[A-Za-z0-9_-]{43}$/)
+    await page.getByRole('button', { name: 'Copy the key' }).click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    expect(String(await page.evaluate('navigator.clipboard.readText()'))).toBe(first)
     await shot('api-key-issued')
     const response = await whoami(first)
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ principal: { id: 'demo-alice' }, scopes: ['reports:read'] })
-    await page.goto(`${app.url}/keys`)
+    // A reload neither issues a second key nor shows this one again.
+    await page.reload()
     expect(await page.content()).not.toContain(first)
     expect(await page.content()).not.toContain(first.slice(-43))
-    await expect(keyRow(keyIdOf(first)).locator('[data-testid="status"]').textContent()).resolves.toBe(
-      'active',
-    )
+    await expect(page.locator('tr[data-key-id]', { hasText: 'nightly export' }).count()).resolves.toBe(1)
+    await expect(
+      keyRow(keyIdOf(first)).locator('[data-testid="status"]').getAttribute('data-status'),
+    ).resolves.toBe('active')
   })
 
-  it('rotates the key with an overlap: both keys work until the overlap ends', async () => {
+  it('replaces the key with an overlap: both keys work until the overlap ends', async () => {
     await keyRow(keyIdOf(first)).locator('select[name="overlap"]').selectOption('3600')
-    await keyRow(keyIdOf(first)).getByRole('button', { name: 'Rotate' }).click()
+    await keyRow(keyIdOf(first)).getByRole('button', { name: 'Replace' }).click()
+    await page.waitForURL(`${app.url}/keys`)
     replacement = (await page.locator('[data-testid="issued-key"]').textContent()) ?? ''
     expect(replacement).toMatch(/^demo_/)
     expect(replacement).not.toBe(first)
-    await expect(keyRow(keyIdOf(first)).locator('[data-testid="status"]').textContent()).resolves.toBe(
-      'overlap',
+    await expect(
+      keyRow(keyIdOf(first)).locator('[data-testid="status"]').getAttribute('data-status'),
+    ).resolves.toBe('overlap')
+    await expect(words(keyRow(keyIdOf(first)).locator('[data-testid="status"]'))).resolves.toBe(
+      'being replaced',
     )
     await shot('api-key-rotated')
     expect((await whoami(first)).status).toBe(200)
     expect((await whoami(replacement)).status).toBe(200)
   })
 
+  it('revokes the key in its overlap after a confirmation; Cancel revokes nothing', async () => {
+    // Cancel on the confirmation page: nothing changes.
+    await keyRow(keyIdOf(first)).getByRole('link', { name: 'Revoke' }).click()
+    await expect(page.locator('h1').textContent()).resolves.toBe('Revoke the key?')
+    await expect(words(page.locator('main'))).resolves.toContain('nightly export')
+    await page.getByRole('link', { name: 'Cancel' }).click()
+    await page.waitForURL(`${app.url}/keys`)
+    expect((await whoami(first)).status).toBe(200)
+    // Confirmed: refused at once.
+    await keyRow(keyIdOf(first)).getByRole('link', { name: 'Revoke' }).click()
+    await page.getByRole('button', { name: 'Revoke the key' }).click()
+    await page.waitForURL(`${app.url}/keys`)
+    await expect(page.locator('[role="status"]').first().textContent()).resolves.toContain('is revoked')
+    await expect(
+      keyRow(keyIdOf(first)).locator('[data-testid="status"]').getAttribute('data-status'),
+    ).resolves.toBe('revoked')
+    expect((await whoami(first)).status).toBe(401)
+    expect((await whoami(replacement)).status).toBe(200)
+  })
+
   it('revokes the replacement: refused at once, with no revoke button left', async () => {
-    await keyRow(keyIdOf(replacement)).getByRole('button', { name: 'Revoke' }).click()
-    await page.waitForURL(/\/keys\?revoked=/)
-    await expect(keyRow(keyIdOf(replacement)).locator('[data-testid="status"]').textContent()).resolves.toBe(
-      'revoked',
-    )
+    await keyRow(keyIdOf(replacement)).getByRole('link', { name: 'Revoke' }).click()
+    await page.getByRole('button', { name: 'Revoke the key' }).click()
+    await page.waitForURL(`${app.url}/keys`)
+    await expect(
+      keyRow(keyIdOf(replacement)).locator('[data-testid="status"]').getAttribute('data-status'),
+    ).resolves.toBe('revoked')
+    await expect(keyRow(keyIdOf(replacement)).getByRole('link', { name: 'Revoke' }).count()).resolves.toBe(0)
     await expect(keyRow(keyIdOf(replacement)).getByRole('button').count()).resolves.toBe(0)
     await shot('api-keys')
     expect((await whoami(replacement)).status).toBe(401)
+    // The revocation of an already revoked key is refused (no second revoke event).
+    await page.goto(`${app.url}/keys/${keyIdOf(replacement)}/revoke`)
+    await page.waitForURL(`${app.url}/keys`)
+    await expect(page.locator('[role="alert"]').textContent()).resolves.toContain('already revoked')
   })
 
   it('tenant pages: the switcher, role-gated pages, and a forged tenant in the URL is refused', async () => {
@@ -126,7 +171,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await shot('tenant-forgery')
   })
 
-  it('a form posted from another origin is refused, and the attempt is a security event', async () => {
+  it('a form posted from another origin is refused, and nothing is changed', async () => {
     const attacker: Server = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html')
       response.end(`<form method="post" action="${app.url}/keys"><input name="label" value="stolen">
@@ -148,20 +193,32 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(await page.content()).not.toContain('stolen')
   })
 
-  it('the security events page shows the account’s own events', async () => {
+  it('the security events page shows the account’s own events, in words (the codes folded away)', async () => {
     await page.goto(`${app.url}/events`)
-    const events = (await page.locator('[data-testid="events"]').textContent()) ?? ''
-    for (const type of [
-      'login.succeeded',
-      'session.created',
-      'api_key.issued',
-      'api_key.rotated',
-      'api_key.revoked',
+    const list = page.locator('[data-testid="events"]')
+    // What a person reads: one sentence per event, no event names or field names.
+    const sentences = await list.locator('li[data-event] .sentence').allTextContents()
+    const read = sentences.join('\n')
+    for (const sentence of [
+      'You signed in with your password.',
+      'A new session started',
+      'You made a new API key.',
+      'You replaced an API key with a new one.',
+      'You revoked an API key: it no longer works.',
     ]) {
-      expect(events).toContain(type)
+      expect(read).toContain(sentence)
     }
-    await expect(page.locator('[data-testid="refusals"]').textContent()).resolves.toContain('csrf.refused')
-    expect(events).not.toContain(first)
+    expect(read).not.toMatch(/\b(login|session|api_key|csrf)\.[a-z_]+\b/)
+    expect(read).not.toMatch(/keyId|sessionHandle|clientAddress/)
+    // The codes are there for developers, folded away in a details element each.
+    const details = list.locator('details.developer')
+    await expect(details.first().isVisible()).resolves.toBe(true)
+    await expect(details.first().locator('code').first().isVisible()).resolves.toBe(false)
+    expect(await list.locator('details.developer code').allTextContents()).toContain('api_key.issued')
+    // Nobody else's events, nor the site's: the cross-site form above named no account.
+    expect(await page.content()).not.toContain('csrf.refused')
+    await expect(page.locator('[data-testid="refusals"]').count()).resolves.toBe(0)
+    expect(await page.content()).not.toContain(first)
     await shot('security-events')
   })
 
@@ -237,49 +294,61 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
   const statusWith = async (cookie: string) =>
     (await fetch(`${app.url}/keys`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' })).status
 
-  it("the account lists alice's demo IdP identity from the start (she is the demo IdP's alice)", async () => {
+  it("the account lists alice's demo IdP identity from the start, and asks no password before an action", async () => {
     await page.goto(`${app.url}/account`)
     await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('alice')
     const links = (await page.locator('[data-testid="links"]').textContent()) ?? ''
-    expect(links).toContain('demo')
+    expect(links).toContain('Demo identity provider')
+    // Issuer and subject are for developers: folded away.
     expect(links).toContain(app.running.idpUrl ?? 'issuer')
     expect(links).toContain('alice')
-    await shot('account')
+    await expect(
+      page.locator('[data-testid="links"] details.developer code').first().isVisible(),
+    ).resolves.toBe(false)
+    // Nothing is asked before the person chooses an action.
+    await expect(page.locator('input[type="password"]').count()).resolves.toBe(0)
+    // What a person reads (the folded details left out): no protocol terms.
+    const read = await readable(page.locator('main'))
+    for (const term of ['step-up', 'Issuer', 'Subject', 'RFC 6238', 'base32', 'TOTP', 'credential']) {
+      expect(read).not.toContain(term)
+    }
   })
 
-  it('the sensitive action needs a fresh login at the demo IdP, and works once', async () => {
-    await page.goto(`${app.url}/account/recovery-codes`)
-    // Without a confirmation: refused.
+  it('a confirmation already spent says so, under the signed-in header', async () => {
+    await page.goto(`${app.url}/account`)
+    await page.locator('[data-testid="links"]').getByRole('link', { name: 'Unlink' }).click()
+    await page.fill('input[name="password"]', app.password('alice'))
+    await page.getByRole('button', { name: 'Unlink the demo identity provider' }).click()
+    await page.waitForURL(new RegExp(`^${app.url}/account/unlink/demo/[^/?]+$`))
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Confirmed')
+    // The confirmation is gone (spent elsewhere, or expired): the provider's route refuses the unlink.
+    await browser.context.clearCookies({ name: /^portcullis-step-up/ })
     const [refused] = await Promise.all([
-      page.waitForResponse(`${app.url}/account/recovery-codes`),
-      page.getByRole('button', { name: 'Show recovery codes' }).click(),
+      page.waitForResponse((response) => response.url().endsWith('/unlink')),
+      page.getByRole('button', { name: 'Unlink', exact: true }).click(),
     ])
     expect(refused.status()).toBe(401)
-    await expect(page.locator('h1').textContent()).resolves.toBe('Confirmation required')
-    // A login that says the user authenticated 15 minutes ago does not satisfy max_age=0.
-    await page.goto(`${app.url}/account/recovery-codes`)
-    await page.getByRole('button', { name: 'Confirm at the demo IdP' }).click()
-    await expect(page.locator('[data-testid="request"]').textContent()).resolves.toContain('login')
-    await idpLogin('alice', '900')
-    await page.waitForURL(new RegExp(`^${app.url}/auth/oauth/demo/callback`))
-    await expect(page.locator('h1').textContent()).resolves.not.toBe('Recovery codes')
-    // A fresh login issues the credential; the codes are shown once.
-    await page.goto(`${app.url}/account/recovery-codes`)
-    await page.getByRole('button', { name: 'Confirm at the demo IdP' }).click()
-    await idpLogin('alice', '0')
-    await page.waitForURL(`${app.url}/account/recovery-codes`)
-    await page.getByRole('button', { name: 'Show recovery codes' }).click()
-    await expect(page.locator('[data-testid="recovery-codes"] li').count()).resolves.toBe(6)
-    await shot('recovery-codes')
-    await page.goto(`${app.url}/account/recovery-codes`)
-    const [again] = await Promise.all([
-      page.waitForResponse(`${app.url}/account/recovery-codes`),
-      page.getByRole('button', { name: 'Show recovery codes' }).click(),
-    ])
-    expect(again.status()).toBe(401)
-    const events = await (await page.goto(`${app.url}/events`))?.text()
-    expect(events).toContain('oauth.reauthenticated')
-    expect(events).toContain('step_up.consumed')
+    await expect(page.locator('h1').textContent()).resolves.toBe('Confirm again')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('Alice Archer')
+    await expect(page.locator('header').getByRole('link', { name: 'Sign in' }).count()).resolves.toBe(0)
+    expect(await readable(page.locator('main'))).not.toContain('Sign in required')
+    await expect(page.locator('details.developer code').textContent()).resolves.toMatch(/step[-_]up/)
+    // Nothing was unlinked.
+    await page.goto(`${app.url}/account`)
+    await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(1)
+  })
+
+  it('the sign-in, sign-up and error pages show who is signed in', async () => {
+    for (const path of ['/sign-in', '/sign-up', '/nowhere', '/account/confirm/nothing']) {
+      await page.goto(`${app.url}${path}`)
+      await expect(page.locator('.account .who').textContent()).resolves.toBe('Alice Archer')
+      await expect(page.locator('header').getByRole('link', { name: 'Sign in' }).count()).resolves.toBe(0)
+      await expect(page.locator('header').getByRole('link', { name: 'Sign up' }).count()).resolves.toBe(0)
+    }
+    await page.goto(`${app.url}/sign-in`)
+    await expect(words(page.locator('[data-testid="signed-in-as"]'))).resolves.toContain(
+      'You are signed in as Alice Archer',
+    )
   })
 
   it('revokes another session from the account page', async () => {
@@ -292,27 +361,41 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await expect(row.locator('time').first().textContent()).resolves.toBe('just now')
     await expect(row.locator('time').first().getAttribute('title')).resolves.toMatch(/UTC$/)
     await row.getByRole('button', { name: 'Revoke' }).click()
-    await page.waitForURL(`${app.url}/account?revoked=1`)
+    await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Session revoked')
     await expect(
       page.locator('[data-testid="sessions"] tr', { hasText: 'Firefox 140 on Linux' }).count(),
     ).resolves.toBe(0)
     expect(await statusWith(other.cookie)).toBe(401)
+    // The notice was for one page: a reload shows it no more.
+    await page.reload()
+    await expect(page.locator('[data-testid="flash"]').count()).resolves.toBe(0)
   })
 
-  it('changes the password: other sessions end, this browser stays signed in', async () => {
+  it('changes the password: a wrong one is said beside the field; other sessions end', async () => {
     const other = await otherDevice(app.password('alice'))
     await page.goto(`${app.url}/account`)
+    await page.locator('[data-testid="methods"]').getByRole('link', { name: 'Change' }).click()
+    await page.waitForURL(`${app.url}/account/password`)
     const form = page.locator('form[aria-label="Change password"]')
     await form.locator('input[name="current_password"]').fill('wrong password')
     await form.locator('input[name="new_password"]').fill('a brand new passphrase')
     await form.getByRole('button', { name: 'Change password' }).click()
-    await expect(page.locator('[role="status"]').textContent()).resolves.toContain(
-      'current password is wrong',
+    // Redirected back to the form (no POST in the address bar), the error beside the field it concerns.
+    await page.waitForURL(`${app.url}/account/password`)
+    const error = page.locator('#current_password-error')
+    await expect(error.textContent()).resolves.toContain('The current password is wrong.')
+    await expect(form.locator('input[name="current_password"]').getAttribute('aria-invalid')).resolves.toBe(
+      'true',
     )
+    const field = await form.locator('input[name="current_password"]').boundingBox()
+    const said = await error.boundingBox()
+    expect(Math.abs((said?.y ?? 9999) - (field?.y ?? 0))).toBeLessThan(120)
     await form.locator('input[name="current_password"]').fill(app.password('alice'))
     await form.locator('input[name="new_password"]').fill('a brand new passphrase')
     await form.getByRole('button', { name: 'Change password' }).click()
-    await page.waitForURL(`${app.url}/account?changed=1`)
+    await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Password changed')
     expect(await statusWith(other.cookie)).toBe(401)
     expect((await otherDevice(app.password('alice'))).status).toBe(401)
     expect((await otherDevice('a brand new passphrase')).status).toBe(303)
@@ -332,39 +415,49 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await expect(page.locator('.account .who').textContent()).resolves.toContain('Alice Archer')
   })
 
-  it('unlinks the demo IdP: password again (rate limited like sign-in), then the OAuth unlink route', async () => {
+  it('unlinks the demo IdP: chosen on the account page, confirmed with the password beside it', async () => {
     await page.goto(`${app.url}/account`)
-    const unlink = page.locator('form[aria-label="Unlink demo"]')
-    await unlink.locator('input[name="password"]').fill('wrong password')
-    await unlink.getByRole('button', { name: 'Confirm password and unlink' }).click()
-    await expect(page.locator('[role="status"]').textContent()).resolves.toContain('The password is wrong.')
+    await page.locator('[data-testid="links"]').getByRole('link', { name: 'Unlink' }).click()
+    await page.waitForURL(new RegExp(`^${app.url}/account/confirm/oauth-unlink\\?provider=demo&id=`))
+    const confirmUrl = page.url()
+    await page.fill('input[name="password"]', 'wrong password')
+    await page.getByRole('button', { name: 'Unlink the demo identity provider' }).click()
+    await page.waitForURL(confirmUrl)
+    await expect(page.locator('[data-testid="field-error"]').textContent()).resolves.toBe(
+      'That password is wrong.',
+    )
+    await shot('confirm-wrong-password')
     // The password was changed above.
-    await unlink.locator('input[name="password"]').fill('a brand new passphrase')
-    await unlink.getByRole('button', { name: 'Confirm password and unlink' }).click()
+    await page.fill('input[name="password"]', 'a brand new passphrase')
+    await page.getByRole('button', { name: 'Unlink the demo identity provider' }).click()
+    await page.waitForURL(new RegExp(`^${app.url}/account/unlink/demo/[^/?]+$`))
     const [unlinked] = await Promise.all([
       page.waitForResponse((response) => response.url().endsWith('/unlink')),
       page.getByRole('button', { name: 'Unlink', exact: true }).click(),
     ])
-    // A browser form post is sent back to the account page (303), where the link is gone.
+    // A browser form post is sent back to the account page (303), where the link is gone, and said so.
     expect(unlinked.status()).toBe(303)
     await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('unlinked')
     await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(0)
-    const events = await (await page.goto(`${app.url}/events`))?.text()
-    expect(events).toContain('oauth.unlinked')
+    await page.goto(`${app.url}/events`)
+    await expect(words(page.locator('[data-testid="events"]'))).resolves.toContain(
+      'You unlinked the demo identity provider',
+    )
   })
 
-  it('links the demo IdP again: password again, then a login at the IdP', async () => {
-    // Unlinked just above; the password was changed above.
+  it('links the demo IdP again: password on the confirmation page, then a login at the IdP', async () => {
     await page.goto(`${app.url}/account`)
-    await page
-      .locator('form[aria-label="Link the demo IdP"] input[name="password"]')
-      .fill('a brand new passphrase')
-    await page.getByRole('button', { name: 'Confirm password and link' }).click()
+    await page.getByRole('link', { name: 'Link the demo identity provider' }).click()
+    await page.fill('input[name="password"]', 'a brand new passphrase')
+    await page.getByRole('button', { name: 'Link the demo identity provider' }).click()
+    await page.waitForURL(`${app.url}/account/link/demo`)
     await page.getByRole('button', { name: 'Continue to the demo IdP' }).click()
     await idpLogin('alice')
     await page.waitForURL(`${app.url}/account`, { waitUntil: 'commit' })
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('is linked')
     const links = (await page.locator('[data-testid="links"]').textContent()) ?? ''
-    expect(links).toContain('demo')
+    expect(links).toContain('Demo identity provider')
     expect(links).toContain('alice')
     const events = await (await page.goto(`${app.url}/events`))?.text()
     expect(events).toContain('oauth.linked')
@@ -407,6 +500,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     )
     expect((await page.goto(`${app.url}/keys`))?.status()).toBe(401)
   })
+
   it('deletes the account with its password: signed out, and the password signs in no more', async () => {
     await page.goto(`${app.url}/sign-in`)
     await page.fill('input[name="username"]', 'dave')
@@ -414,9 +508,11 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.waitForURL((url) => !url.pathname.startsWith('/sign-in'))
     await page.goto(`${app.url}/account`)
+    await page.getByRole('link', { name: 'Delete the account…' }).click()
+    await page.waitForURL(`${app.url}/account/confirm/delete-account`)
     const remove = page.locator('form[aria-label="Delete the account"]')
     await remove.locator('input[name="password"]').fill('dave has a long password')
-    await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
+    await remove.getByRole('button', { name: 'Delete the account' }).click()
     await page.waitForURL(`${app.url}/?deleted=1`)
     // The home page confirms it, and shows it signed out.
     await expect(words(page.locator('[data-testid="deleted"]'))).resolves.toContain(
@@ -438,7 +534,7 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(events).not.toContain('dave')
   })
 
-  it('signs up with the demo IdP, adds a password after a fresh IdP login, then deletes the account', async () => {
+  it('signs up with the demo IdP, adds a password after a fresh IdP login (step 2 only after step 1), then deletes the account', async () => {
     await browser.context.clearCookies({ name: /^_(session|interaction)/ })
     await page.goto(`${app.url}/sign-in`)
     await page.getByRole('link', { name: 'Sign in with the demo IdP' }).click()
@@ -450,20 +546,39 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     // A new account (dana is new to the app): the IdP identity is its one sign-in method.
     await expect(page.locator('[data-testid="links"] tbody tr').count()).resolves.toBe(1)
     await expect(page.locator('[data-testid="methods"]').textContent()).resolves.toContain('none')
-    await page.getByRole('button', { name: '1. Confirm at the demo IdP' }).first().click()
+    await page.getByRole('link', { name: 'Add a password' }).click()
+    await page.waitForURL(`${app.url}/account/confirm/password-add`)
+    // Step 2 waits for step 1.
+    await expect(page.locator('[data-step="2"] fieldset').getAttribute('disabled')).resolves.not.toBeNull()
+    await expect(page.getByRole('button', { name: 'Add a password' }).isDisabled()).resolves.toBe(true)
+    // A login at the IdP from 15 minutes ago does not confirm it: said as it is, under dana's header.
+    await page.getByRole('button', { name: 'Confirm at the demo IdP' }).click()
+    await idpLogin('dana', '900')
+    await page.waitForURL(new RegExp(`^${app.url}/auth/oauth/demo/callback`))
+    await expect(page.locator('h1').textContent()).resolves.toBe(
+      'The identity provider did not confirm it just now',
+    )
+    expect(await readable(page.locator('main'))).not.toContain('tenant')
+    await expect(page.locator('.account .who').textContent()).resolves.toBe('dana@demo.portcullis.invalid')
+    // A fresh login: step 1 done, step 2 enabled.
+    await page.goto(`${app.url}/account/confirm/password-add`)
+    await page.getByRole('button', { name: 'Confirm at the demo IdP' }).click()
     await idpLogin('dana')
-    await page.waitForURL(`${app.url}/account`)
+    await page.waitForURL(`${app.url}/account/confirm/password-add`)
+    await expect(page.locator('[data-testid="step-1-done"]').isVisible()).resolves.toBe(true)
     const add = page.locator('form[aria-label="Add a password"]')
     await add.locator('input[name="username"]').fill('dana-by-idp')
     await add.locator('input[name="new_password"]').fill('dana picked a long password')
-    await add.getByRole('button', { name: '2. Add the password' }).click()
-    await page.waitForURL(`${app.url}/account?added=1`)
+    await add.getByRole('button', { name: 'Add a password' }).click()
+    await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Password added')
     await expect(page.locator('[data-testid="username"]').textContent()).resolves.toBe('dana-by-idp')
     await expect(page.locator('.account .who').textContent()).resolves.toBe('dana-by-idp')
     await shot('account-methods')
+    await page.getByRole('link', { name: 'Delete the account…' }).click()
     const remove = page.locator('form[aria-label="Delete the account"]')
     await remove.locator('input[name="password"]').fill('dana picked a long password')
-    await remove.getByRole('button', { name: 'Confirm password and delete the account' }).click()
+    await remove.getByRole('button', { name: 'Delete the account' }).click()
     await page.waitForURL(`${app.url}/?deleted=1`)
     const events = await (await page.goto(`${app.url}/events`))?.text()
     expect(events).not.toContain('dana-by-idp')

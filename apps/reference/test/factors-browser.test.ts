@@ -21,6 +21,13 @@ let cdp: CDPSession
 let authenticatorId = ''
 let base = ''
 
+/** The text a person reads in `locator`, leaving out folded details (the developers' codes). */
+const readable = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const copy = element.cloneNode(true) as typeof element
+    for (const folded of copy.querySelectorAll('details')) folded.remove()
+    return (copy.textContent ?? '').replace(/\s+/g, ' ')
+  })
 /** The text of an element as a person reads it (whitespace collapsed). */
 const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const shot = (name: string) =>
@@ -110,17 +117,24 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
   })
 
   it('adds a passkey after the password step-up, then renames it', async () => {
+    // The account page asks no password: the action is chosen there, confirmed on its own page.
+    await expect(page.locator('input[type="password"]').count()).resolves.toBe(0)
+    await page.getByRole('link', { name: 'Add a passkey' }).click()
+    await page.waitForURL(`${base}/account/confirm/passkey-register`)
     const add = page.locator('form[aria-label="Add a passkey"]')
     await add.locator('input[name="password"]').fill('not the password')
-    await add.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
-    await expect(alert()).resolves.toContain('The password is wrong')
+    await add.getByRole('button', { name: 'Add a passkey' }).click()
+    await page.waitForURL(`${base}/account/confirm/passkey-register`)
+    await expect(page.locator('#password-error').textContent()).resolves.toBe('That password is wrong.')
     await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    await page.waitForURL(`${base}/account/passkeys/new`)
     await page.waitForSelector('[data-passkey-register]')
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Confirmed')
     // What to do next in plain words, not how the confirmation is carried.
     const next = await words(page.locator('main'))
     expect(next).toContain('within five minutes, in this browser')
-    expect(next).toContain('confirm again on your account page')
+    expect(next).toContain('confirm again')
     expect(next).not.toContain('SameSite')
     expect(next).not.toContain('credential')
     await shot('passkey-add')
@@ -136,12 +150,16 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
 
     await rows.first().locator('input[name="name"]').fill('Work laptop')
     await rows.first().getByRole('button', { name: 'Rename' }).click()
-    await page.waitForURL(`${base}/account?passkey=renamed`)
+    await page.waitForURL(`${base}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toBe('Passkey renamed.')
     await expect(rows.first().locator('input[name="name"]').inputValue()).resolves.toBe('Work laptop')
     await shot('passkeys')
   })
 
-  it('a passkey id the account does not have is 404 for rename and remove', async () => {
+  it('a passkey id the account does not have: no confirmation page (404), and rename and remove change nothing', async () => {
+    expect(
+      (await page.goto(`${base}/account/confirm/passkey-remove?id=AAAAAAAAAAAAAAAAAAAAAA`))?.status(),
+    ).toBe(404)
     const answers = await page.evaluate(async (password) => {
       const form = (body: Record<string, string>) => ({
         method: 'POST',
@@ -153,11 +171,18 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
         form({ name: 'Mine now' }),
       )
       const remove = await fetch('/account/passkeys/AAAAAAAAAAAAAAAAAAAAAA/remove', form({ password }))
-      return [rename.status, remove.status]
+      // Each form redirects to the account page, which says so (the same for another account's passkey).
+      return [
+        rename.redirected && (await rename.text()).includes('No such passkey.'),
+        remove.redirected && (await remove.text()).includes('No such passkey.'),
+      ]
     }, PASSWORD)
-    expect(answers).toEqual([404, 404])
+    expect(answers).toEqual([true, true])
     await page.goto(`${base}/account`)
     await expect(page.locator('[data-testid="passkeys"] tbody tr').count()).resolves.toBe(1)
+    await expect(page.locator('[data-testid="passkeys"] input[name="name"]').inputValue()).resolves.toBe(
+      'Work laptop',
+    )
   })
 
   it('the step-up credential is spent: creating a second passkey without a new confirmation is refused', async () => {
@@ -211,8 +236,11 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
   it('a passkey step-up confirms a guarded action: removing the passkey', async () => {
     await page.goto(`${base}/account`)
     const row = page.locator('[data-testid="passkeys"] tbody tr').first()
-    await row.getByRole('button', { name: 'Confirm with a passkey and remove' }).click()
-    await page.waitForURL(`${base}/account?passkey=removed`)
+    await row.getByRole('link', { name: 'Remove' }).click()
+    await page.waitForURL(new RegExp(`^${base}/account/confirm/passkey-remove\\?id=`))
+    await page.getByRole('button', { name: 'Confirm with a passkey instead' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Passkey removed')
     await expect(page.locator('[data-testid="passkeys"] tbody tr').count()).resolves.toBe(0)
     await page.goto(`${base}/events`)
     const events = (await page.locator('[data-testid="events"]').textContent()) ?? ''
@@ -226,28 +254,33 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
 
   it('with the password removed, the passkey alone confirms deleting the account', async () => {
     await page.goto(`${base}/account`)
+    await page.getByRole('link', { name: 'Add a passkey' }).click()
     await page.locator('form[aria-label="Add a passkey"] input[name="password"]').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Confirm password and add a passkey' }).click()
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
     await page.getByRole('button', { name: 'Create the passkey' }).click()
     await page.waitForURL(`${base}/account?passkey=added`)
-    const password = page.locator('tr[data-method="password"]')
-    await password.locator('input[name="password"]').fill(PASSWORD)
-    await password.getByRole('button', { name: 'Confirm password and remove' }).click()
-    await page.waitForURL(`${base}/account?removed=1`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Passkey added')
+    await page.locator('tr[data-method="password"]').getByRole('link', { name: 'Remove' }).click()
+    await page.waitForURL(`${base}/account/confirm/password-remove`)
+    await page.fill('input[name="password"]', PASSWORD)
+    await page.getByRole('button', { name: 'Remove the password' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain('Password removed')
     // The passkey is the last way in now: no remove button (removing it would be refused with 409).
     const last = page.locator('[data-testid="passkeys"] tbody tr').first()
     await expect(last.locator('[data-testid="last-method"]').textContent()).resolves.toBe(
-      'the last way to sign in',
+      'your only way to sign in',
     )
-    await expect(last.locator('form[action$="/remove"]').count()).resolves.toBe(0)
-    await expect(last.getByRole('button', { name: /remove/i }).count()).resolves.toBe(0)
+    await expect(last.locator('a[href*="passkey-remove"]').count()).resolves.toBe(0)
+    await expect(last.getByRole('link', { name: /remove/i }).count()).resolves.toBe(0)
     // With no password left, the header keeps the name it showed.
     await expect(page.locator('.account .who').textContent()).resolves.toBe('pia')
     await shot('passkey-last')
+    await expect(page.locator('[data-testid="totp-status"]').count()).resolves.toBe(0)
+    await page.getByRole('link', { name: 'Delete the account…' }).click()
     const remove = page.locator('form[aria-label="Delete the account"]')
     await expect(remove.locator('input[name="password"]').count()).resolves.toBe(0)
-    await expect(page.locator('[data-testid="totp-status"]').count()).resolves.toBe(0)
-    await remove.getByRole('button', { name: 'Confirm with a passkey and delete the account' }).click()
+    await remove.getByRole('button', { name: 'Delete the account (confirm with a passkey)' }).click()
     await page.waitForURL(`${base}/?deleted=1`)
     await expect(page.locator('[data-testid="deleted"]').textContent()).resolves.toContain(
       'Your account was deleted',
@@ -290,26 +323,51 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
   let totp: TOTP | undefined
   const code = (offsetSeconds = 0) => totp?.generate({ timestamp: Date.now() + offsetSeconds * 1000 }) ?? ''
 
-  it('sets up TOTP: a QR code and the key, a first code, then ten recovery codes once', async () => {
+  it('sets up TOTP: a QR code and the key (kept after a wrong code), a first code, then ten recovery codes once', async () => {
     await signUp('tess')
-    const setUp = page.locator('form[aria-label="Set up"]')
-    await setUp.locator('input[name="password"]').fill(PASSWORD)
-    await setUp.getByRole('button', { name: 'Confirm password and set up' }).click()
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    await page.getByRole('link', { name: 'Set up two-step sign-in' }).click()
+    await page.waitForURL(`${base}/account/confirm/totp-enroll`)
+    await page.fill('input[name="password"]', PASSWORD)
+    await page.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    await page.waitForURL(`${base}/account/totp/setup`)
     await expect(page.locator('[data-testid="totp-qr"] svg').count()).resolves.toBe(1)
     const secret = (await page.locator('[data-testid="totp-secret"]').textContent()) ?? ''
     expect(secret).toMatch(/^[A-Z2-7]{32}$/)
     expect(await page.content()).not.toContain('otpauth://')
+    // Words for people: the protocol's names only in the folded details.
+    const read = await readable(page.locator('main'))
+    for (const term of ['RFC 6238', 'base32', 'TOTP']) expect(read).not.toContain(term)
+    await page.getByRole('button', { name: 'Copy the key' }).click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    expect(String(await page.evaluate('navigator.clipboard.readText()'))).toBe(secret)
     await shot('totp-enroll')
     totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
     await page.fill('input[name="code"]', code(-600))
     await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click()
-    await expect(alert()).resolves.toContain('wrong or expired')
+    // A wrong code: the same page again (GET), the QR code and the same key kept, the error beside the field.
+    await page.waitForURL(`${base}/account/totp/setup`)
+    await expect(page.locator('#code-error').textContent()).resolves.toContain('wrong or expired')
+    await expect(page.locator('input[name="code"]').getAttribute('aria-invalid')).resolves.toBe('true')
+    await expect(page.locator('[data-testid="totp-qr"] svg').count()).resolves.toBe(1)
+    await expect(page.locator('[data-testid="totp-secret"]').textContent()).resolves.toBe(secret)
+    await shot('totp-wrong-code')
     await page.fill('input[name="code"]', code())
     await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click()
+    await page.waitForURL(`${base}/account/totp/codes`)
     const items = page.locator('[data-testid="totp-recovery-codes"] li')
     await expect(items.count()).resolves.toBe(10)
     recoveryCodes = (await items.allTextContents()).map((text) => text.trim())
     expect(recoveryCodes.every((text) => /^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/.test(text))).toBe(true)
+    await page.getByRole('button', { name: 'Copy the codes' }).click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    expect(String(await page.evaluate('navigator.clipboard.readText()')).split(/\s+/)).toEqual(recoveryCodes)
+    // Shown once: a reload shows them no more, and the setup is over.
+    await page.reload()
+    await expect(page.locator('[data-testid="totp-recovery-codes"]').count()).resolves.toBe(0)
+    expect(await page.content()).not.toContain(recoveryCodes[0])
+    await page.goto(`${base}/account/totp/setup`)
+    expect(await page.content()).not.toContain(secret)
     await page.goto(`${base}/account`)
     await expect(page.locator('[data-testid="totp-status"]').textContent()).resolves.toContain('10')
     expect(await page.content()).not.toContain(recoveryCodes[0])
@@ -371,9 +429,10 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
   })
 
   it('new recovery codes replace the old set; turning TOTP off makes the password enough again', async () => {
-    const renew = page.locator('form[aria-label="New recovery codes"]')
-    await renew.locator('input[name="password"]').fill(PASSWORD)
-    await renew.getByRole('button', { name: 'Confirm password and new recovery codes' }).click()
+    await page.getByRole('link', { name: 'New recovery codes' }).click()
+    await page.fill('input[name="password"]', PASSWORD)
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click()
+    await page.waitForURL(`${base}/account/totp/codes`)
     const fresh = await page.locator('[data-testid="totp-recovery-codes"] li').allTextContents()
     expect(fresh).toHaveLength(10)
     expect(fresh).not.toContain(recoveryCodes[3])
@@ -386,10 +445,13 @@ describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a br
     expect((await second(recoveryCodes[3])).status).toBe(401)
     expect((await second(fresh[0]?.trim())).status).toBe(200)
     await page.goto(`${base}/account`)
-    const off = page.locator('form[aria-label="Turn off"]')
-    await off.locator('input[name="password"]').fill(PASSWORD)
-    await off.getByRole('button', { name: 'Confirm password and turn off' }).click()
-    await page.waitForURL(`${base}/account?totp=off`)
+    await page.getByRole('link', { name: 'Turn off' }).click()
+    await page.fill('input[name="password"]', PASSWORD)
+    await page.getByRole('button', { name: 'Turn off two-step sign-in' }).click()
+    await page.waitForURL(`${base}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain(
+      'Two-step sign-in is off',
+    )
     await signOut()
     await signInWithPassword('tess')
     await page.waitForURL(`${base}/`)

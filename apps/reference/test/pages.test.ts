@@ -58,6 +58,17 @@ const post = (
     body,
   })
 
+/** The page a form's 303 leads to, read with the flash cookie it set (what the browser does next). */
+async function landing(response: Response, username: string): Promise<Response> {
+  expect(response.status).toBe(303)
+  const flash = response.headers.getSetCookie().find((line) => line.startsWith('portcullis-flash=')) ?? ''
+  return page(response.headers.get('location') ?? '/', username, {
+    cookie: `${cookies.get(username) ?? ''}; ${flash.split(';')[0] ?? ''}`,
+  })
+}
+const issuedKey = async (response: Response, username: string) =>
+  /data-testid="issued-key">([^<]+)</.exec(await (await landing(response, username)).text())?.[1] ?? ''
+
 describe('pages', () => {
   it('the home page, the stylesheet and the MCP page are public', async () => {
     expect((await page('/')).status).toBe(200)
@@ -93,9 +104,12 @@ describe('pages', () => {
 
   it('another user’s key cannot be rotated or revoked (404, no oracle)', async () => {
     const issued = await post('/keys', 'alice', 'label=mine&scopes=all&tenant=&days=7')
-    expect(issued.status).toBe(201)
-    const key = /data-testid="issued-key">([^<]+)</.exec(await issued.text())?.[1] ?? ''
+    // POST/redirect/GET: the key is shown by the page the form redirects to, once.
+    expect(issued.headers.get('location')).toBe('/keys')
+    const key = await issuedKey(issued, 'alice')
+    expect(key).toMatch(/^demo_/)
     const keyId = key.slice('demo_'.length, 'demo_'.length + 16)
+    expect((await page(`/keys/${keyId}/revoke`, 'bob')).status).toBe(404)
     expect((await post(`/keys/${keyId}/revoke`, 'bob', '')).status).toBe(404)
     expect((await post(`/keys/${keyId}/rotate`, 'bob', 'overlap=0')).status).toBe(404)
     expect((await fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })).status).toBe(200)
@@ -109,9 +123,9 @@ describe('pages', () => {
     await app.apiKeys.revoke(revoked.keyId)
     const service = await app.apiKeys.issue({ ownerId: 'demo-bob', ownerKind: 'service', label: 'svc' })
     const body = await (await page('/keys', 'bob')).text()
-    const rows = [...body.matchAll(/<tr data-key-id="([^"]+)">[\s\S]*?data-testid="status">(\w+)</g)].map(
-      ([, keyId, status]) => [keyId, status],
-    )
+    const rows = [
+      ...body.matchAll(/<tr data-key-id="([^"]+)">[\s\S]*?data-testid="status" data-status="(\w+)"/g),
+    ].map(([, keyId, status]) => [keyId, status])
     const states = Object.fromEntries(rows)
     expect([states[rotated.keyId], states[replacement.keyId], states[revoked.keyId]]).toEqual([
       'overlap',
@@ -123,7 +137,7 @@ describe('pages', () => {
 
   it('a key limited to one tenant cannot read another tenant of its owner', async () => {
     const issued = await post('/keys', 'bob', 'label=acme-only&scopes=all&tenant=acme&days=7')
-    const key = /data-testid="issued-key">([^<]+)</.exec(await issued.text())?.[1] ?? ''
+    const key = await issuedKey(issued, 'bob')
     const read = (tenant: string) =>
       fetch(`${app.url}/api/tenants/${tenant}/projection`, { headers: { 'x-api-key': key } })
     // bob owns globex and does billing for acme; this key carries acme only.
@@ -207,15 +221,27 @@ describe('pages', () => {
     }
   })
 
-  it('security events are the viewer’s own', async () => {
-    const own = (text: string) => text.slice(text.indexOf('data-testid="events"'), text.indexOf('</table>'))
+  it('security events are the viewer’s own, in words; nobody sees the site’s refusals', async () => {
+    const own = (text: string) => text.slice(text.indexOf('data-testid="events"'), text.indexOf('</ol>'))
+    const keyIds = (text: string) =>
+      [...own(text).matchAll(/<code>keyId<\/code>: <code>([^<]+)</g)].map((m) => m[1])
     const alice = await (await page('/events', 'alice')).text()
-    expect(own(alice)).toContain('api_key.issued')
-    expect(own(alice)).toContain('session.created')
-    // CSRF refusals name no account (decided before the session is read): listed site-wide.
-    expect(alice).toMatch(/data-testid="refusals"[\s\S]*csrf\.refused/)
+    expect(own(alice)).toContain('You made a new API key.')
+    expect(own(alice)).toContain('A new session started')
+    // The raw event names are there for developers only, in a details element.
+    expect(own(alice)).toMatch(/<details class="developer">[\s\S]*<code>api_key\.issued<\/code>/)
     const bob = await (await page('/events', 'bob')).text()
-    expect(own(bob)).toContain('login.succeeded')
+    expect(own(bob)).toContain('You signed in with your password.')
+    // Each sees their own keys' events only.
+    const bobs = keyIds(bob)
+    expect(bobs.length).toBeGreaterThan(0)
+    for (const keyId of bobs) expect(alice).not.toContain(keyId)
+    for (const keyId of keyIds(alice)) expect(bob).not.toContain(keyId)
+    // The cross-site posts refused above named no account: they are on nobody's page.
+    for (const text of [alice, bob]) {
+      expect(text).not.toContain('csrf.refused')
+      expect(text).not.toContain('data-testid="refusals"')
+    }
   })
 
   it('unknown paths are 404, as a page or as problem+json', async () => {

@@ -2,8 +2,9 @@ import type { AccountOverview, IdentitySignInMethod, PasswordSignInMethod } from
 import type { LocalSessionView } from '@portcullis/core/local-accounts'
 import { html, type SafeHtml } from '../layout/html.js'
 import { browserName, readableTime } from '../layout/readable.js'
-import { confirmForm } from './factor-pages.js'
+import { providerLabel } from './confirm-pages.js'
 import { DEMO_PROVIDER } from './oauth.js'
+import { confirmPath } from './page-kit.js'
 
 /** What the account page shows and offers. */
 export interface AccountPageInput {
@@ -12,61 +13,57 @@ export interface AccountPageInput {
   readonly sessions: readonly LocalSessionView[]
   /** The demo IdP runs (link, and confirm sensitive actions there). */
   readonly idp: boolean
-  readonly notice?: { readonly message: string; readonly warning?: boolean } | undefined
+  /** What the last action did (a flash), shown at the top. */
+  readonly notice?: SafeHtml
   /** The passkey and two-step sign-in sections. */
   readonly factors?: SafeHtml
-  /** The account has a usable passkey: guarded actions offer a passkey step-up too. */
-  readonly passkeyStepUp?: boolean
   readonly now?: Date
 }
 
-const passwordField = html`<label>Password <input name="password" type="password" autocomplete="current-password" required></label>`
+const actionLink = (href: string, label: string, style = 'secondary') =>
+  html`<a class="button ${style}" href="${href}">${label}</a>`
 
-function passwordSection(
+function passwordRow(
   password: PasswordSignInMethod | undefined,
   methods: number,
   idpLinked: boolean,
   now: Date,
 ): SafeHtml {
   if (password !== undefined) {
-    return html`<tr data-method="password"><td>Password</td><td data-testid="username">${password.username}</td>
-      <td>set ${readableTime(password.passwordChangedAt, now)}</td>
-      <td>${
+    return html`<tr data-method="password"><td data-label="Method">Password</td><td data-label="Username" data-testid="username">${password.username}</td>
+      <td data-label="Set">${readableTime(password.passwordChangedAt, now)}</td>
+      <td><div class="actions">${actionLink('/account/password', 'Change')} ${
         methods > 1
-          ? html`<form method="post" action="/account/password/remove" class="inline" aria-label="Remove the password">
-          ${passwordField}<button type="submit" class="secondary">Confirm password and remove</button></form>`
-          : html`<span class="muted">the last way to sign in</span>`
-      }</td></tr>`
+          ? actionLink(confirmPath('password-remove'), 'Remove', 'danger')
+          : html`<span class="muted">your only way to sign in</span>`
+      }</div></td></tr>`
   }
-  return html`<tr data-method="password"><td>Password</td><td class="muted">none</td><td></td><td>${
-    idpLinked
-      ? html`<form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/password-add" class="inline">
-          <input type="hidden" name="return_to" value="/account">
-          <button type="submit" class="secondary">1. Confirm at the demo IdP</button></form>
-        <form method="post" action="/account/password/add" class="stack" aria-label="Add a password">
-          <label>Username <input name="username" autocomplete="username" required></label>
-          <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="8" required></label>
-          <button type="submit">2. Add the password</button></form>`
-      : ''
+  return html`<tr data-method="password"><td data-label="Method">Password</td><td class="muted">none</td><td></td><td>${
+    idpLinked ? actionLink(confirmPath('password-add'), 'Add a password') : ''
   }</td></tr>`
 }
 
-function identityRow(link: IdentitySignInMethod, hasPassword: boolean, methods: number, now: Date): SafeHtml {
-  const action =
-    methods <= 1
-      ? html`<span class="muted">the last way to sign in</span>`
-      : hasPassword
-        ? html`<form method="post" action="/account/unlink/${link.provider}/${link.providerAccountId}" class="inline" aria-label="Unlink ${link.provider}">
-            ${passwordField}<button type="submit" class="secondary">Confirm password and unlink</button></form>`
-        : ''
-  return html`<tr><td>${link.provider}</td><td><code>${link.issuer}</code></td><td><code>${link.subject}</code></td>
-    <td>${readableTime(link.linkedAt, now)}</td><td>${action}</td></tr>`
+function identityRow(link: IdentitySignInMethod, methods: number, now: Date): SafeHtml {
+  return html`<tr data-provider="${link.provider}"><td data-label="Provider">${providerLabel(link.provider)}
+      <details class="developer"><summary>Details for developers</summary>
+        <p>Issuer <code>${link.issuer}</code>, subject <code>${link.subject}</code></p></details></td>
+    <td data-label="Linked">${readableTime(link.linkedAt, now)}</td>
+    <td>${
+      methods <= 1
+        ? html`<span class="muted">your only way to sign in</span>`
+        : actionLink(
+            confirmPath('oauth-unlink', { provider: link.provider, id: link.providerAccountId }),
+            'Unlink',
+            'danger',
+          )
+    }</td></tr>`
 }
 
 /**
- * The account page: every sign-in method (the password, each linked identity) with add and remove, the
- * sessions with their browsers, password change, and deleting the account. Times read "3 minutes ago"
- * (the exact time on hover), browsers "Chrome 156 on Linux".
+ * The account page: every sign-in method (the password, each linked identity), the passkeys and
+ * two-step sign-in, the sessions, and deleting the account. No password is asked here: each guarded
+ * action links to its confirmation page. Times read "3 minutes ago" (the exact time on hover), browsers
+ * "Chrome 156 on Linux".
  */
 export function accountPage(input: AccountPageInput): SafeHtml {
   const now = input.now ?? new Date()
@@ -74,37 +71,20 @@ export function accountPage(input: AccountPageInput): SafeHtml {
   const password = methods.find((method): method is PasswordSignInMethod => method.kind === 'password')
   const links = methods.filter((method): method is IdentitySignInMethod => method.kind === 'identity')
   const demoLink = links.find((link) => link.provider === DEMO_PROVIDER)
-  const { notice } = input
-  return html`${notice ? html`<p class="notice${notice.warning ? ' warning' : ''}" role="status">${notice.message}</p>` : ''}
-    <div class="card"><dl class="facts">
-      <dt>Account id</dt><dd><code>${input.accountId}</code></dd>
-      <dt>Created</dt><dd>${input.overview === null ? '' : readableTime(input.overview.account.createdAt, now)}</dd>
-    </dl></div>
-
+  return html`${input.notice ?? ''}
     <h2>Sign-in methods</h2>
-    <p class="muted">One account, several ways in. The last one can never be removed; removing one ends every
-      other session of the account.</p>
-    <table data-testid="methods"><thead><tr><th>Method</th><th>Name</th><th>Since</th><th></th></tr></thead><tbody>
-      ${passwordSection(password, methods.length, demoLink !== undefined, now)}
+    <p class="muted">Ways to sign in to this one account${input.overview === null ? '' : html`, made ${readableTime(input.overview.account.createdAt, now)}`}.
+      The last one can never be removed; removing one signs out your other sessions.</p>
+    <table data-testid="methods"><thead><tr><th>Method</th><th>Username</th><th>Set</th><th></th></tr></thead><tbody>
+      ${passwordRow(password, methods.length, demoLink !== undefined, now)}
     </tbody></table>
-    <table data-testid="links"><thead><tr><th>Provider</th><th>Issuer</th><th>Subject</th><th>Linked</th><th></th></tr></thead><tbody>
-      ${links.map((link) => identityRow(link, password !== undefined, methods.length, now))}
+    <table data-testid="links"><thead><tr><th>Identity provider</th><th>Linked</th><th></th></tr></thead><tbody>
+      ${links.map((link) => identityRow(link, methods.length, now))}
     </tbody></table>
     ${links.length === 0 ? html`<p class="muted">No identity provider is linked.</p>` : ''}
     ${
       input.idp && demoLink === undefined && password !== undefined
-        ? html`<form method="post" action="/account/link/${DEMO_PROVIDER}" class="stack card" aria-label="Link the demo IdP">
-          <p>Link an identity of the demo OpenID Provider. Linking needs a one-use step-up credential: confirm
-            your password first.</p>
-          ${passwordField}
-          <div><button type="submit">Confirm password and link</button></div>
-        </form>`
-        : ''
-    }
-    ${
-      demoLink !== undefined
-        ? html`<p>Sensitive action: <a href="/account/recovery-codes">show recovery codes</a> (confirmed by a
-          fresh login at the demo IdP).</p>`
+        ? html`<p>${actionLink(confirmPath('oauth-link'), 'Link the demo identity provider')}</p>`
         : ''
     }
 
@@ -116,53 +96,18 @@ export function accountPage(input: AccountPageInput): SafeHtml {
         (
           session,
         ) => html`<tr data-session="${session.id}"${session.current ? html` data-current="true"` : ''}>
-          <td>${readableTime(session.createdAt, now)}</td><td>${readableTime(session.lastSeenAt, now)}</td>
-          <td>${browserName(session.userAgent)}${session.current ? html` <span class="badge">this browser</span>` : ''}</td>
+          <td data-label="Started">${readableTime(session.createdAt, now)}</td><td data-label="Last seen">${readableTime(session.lastSeenAt, now)}</td>
+          <td data-label="Browser">${browserName(session.userAgent)}${session.current ? html` <span class="badge">this browser</span>` : ''}</td>
           <td><form method="post" action="/account/sessions/${session.id}/revoke" class="inline">
             <button type="submit" class="secondary">Revoke</button></form></td></tr>`,
       )}
     </tbody></table>
     <form method="post" action="/account/sessions/revoke-all" class="inline">
       <button type="submit" class="secondary">Sign out everywhere</button></form>
-    ${
-      password !== undefined
-        ? html`<h2>Change password</h2>
-        <form method="post" action="/account/password" class="stack card" aria-label="Change password">
-          <label>Current password <input name="current_password" type="password" autocomplete="current-password" required></label>
-          <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="8" required></label>
-          <div><button type="submit">Change password</button></div>
-          <p class="muted">Every other session of the account ends; this browser gets a new session.</p>
-        </form>`
-        : ''
-    }
 
     <h2>Delete the account</h2>
-    <p class="muted">Removes the account, its sign-in methods, sessions, API keys and provider tokens (revoked at
-      the provider). It cannot be undone.</p>
-    ${
-      password !== undefined
-        ? confirmForm({
-            action: '/account/delete',
-            purpose: 'delete-account',
-            label: 'Delete the account',
-            passkey: input.passkeyStepUp === true,
-            danger: true,
-          })
-        : input.passkeyStepUp === true
-          ? confirmForm({
-              action: '/account/delete',
-              purpose: 'delete-account',
-              label: 'Delete the account',
-              passkey: true,
-              password: false,
-              danger: true,
-            })
-          : demoLink !== undefined
-            ? html`<div class="grid"><form method="post" action="/auth/oauth/${DEMO_PROVIDER}/reauthenticate/delete-account" class="card">
-              <input type="hidden" name="return_to" value="/account">
-              <button type="submit" class="secondary">1. Confirm at the demo IdP</button></form>
-            <form method="post" action="/auth/account/delete" class="card" aria-label="Delete the account">
-              <button type="submit" class="danger">2. Delete the account</button></form></div>`
-            : ''
-    }`
+    <p class="muted">Removes the account and everything it owns. You confirm on the next page.</p>
+    <p>${actionLink(confirmPath('delete-account'), 'Delete the account…', 'danger')}</p>
+    <details class="developer"><summary>Details for developers</summary>
+      <p>Account id <code data-testid="account-id">${input.accountId}</code></p></details>`
 }

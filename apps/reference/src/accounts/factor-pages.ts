@@ -1,8 +1,10 @@
 import type { PasskeyCredential } from '@portcullis/core/passkeys'
 import type { TotpStatus } from '@portcullis/core/totp'
+import type { Flash } from '../layout/flash.js'
 import { html, raw, type SafeHtml } from '../layout/html.js'
-import { PASSKEYS_SCRIPT_PATH } from '../layout/layout.js'
+import { copyButton, PASSKEYS_SCRIPT_PATH } from '../layout/layout.js'
 import { readableTime } from '../layout/readable.js'
+import { confirmPath, fieldError, flashNotice } from './page-kit.js'
 
 // The markup of passkeys and one-time codes: the account page's sections, the enrollment page, the
 // recovery codes shown once, and the second step of a password sign-in.
@@ -19,34 +21,6 @@ export function passkeyElsewhere(place: PasskeyPlace, path: string): SafeHtml {
     <code>${place.rpId}</code>: open <a href="${place.origin}${path}">${place.origin}${path}</a> to use them.</p>
     <p class="notice error" role="alert" data-passkey-status hidden></p>
     <script src="${PASSKEYS_SCRIPT_PATH}" defer></script>`
-}
-
-const passwordField = html`<label>Password <input name="password" type="password" autocomplete="current-password" required></label>`
-
-/**
- * A guarded action: the password again (when the account has one), or (when it has a passkey) a passkey
- * step-up of `purpose` whose credential the script leaves in the purpose's step-up cookie before it
- * submits the form.
- */
-export function confirmForm(input: {
-  readonly action: string
-  readonly purpose: string
-  readonly label: string
-  readonly passkey: boolean
-  /** The account has a password (default true). */
-  readonly password?: boolean
-  readonly danger?: boolean
-}): SafeHtml {
-  const style = input.danger ? 'danger' : 'secondary'
-  const password = input.password !== false
-  return html`<form method="post" action="${input.action}" class="stack card${input.danger ? ' danger' : ''}" aria-label="${input.label}">
-    ${password ? passwordField : ''}
-    <div>${password ? html`<button type="submit" class="${style}">Confirm password and ${input.label.toLowerCase()}</button>` : ''}
-    ${
-      input.passkey
-        ? html` <button type="button" class="${style}" data-passkey-step-up="${input.purpose}">Confirm with a passkey and ${input.label.toLowerCase()}</button>`
-        : ''
-    }</div></form>`
 }
 
 /**
@@ -69,92 +43,93 @@ export function passkeySection(input: {
       (or an https origin) and open it there.</p>`
   }
   const has = input.passkeys.length > 0
+  const canConfirm = password || input.passkeys.some((passkey) => passkey.suspendedAt === null)
   return html`<h2>Passkeys</h2>
     <p class="muted">A passkey signs in without a password (the sign-in page offers it, also in the username
-      field's suggestions) and confirms sensitive actions. Adding or removing one needs a confirmation first.</p>
+      field's suggestions) and can confirm sensitive actions.</p>
     <table data-testid="passkeys"><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th></th></tr></thead><tbody>
       ${input.passkeys.map(
         (passkey) => html`<tr data-passkey="${passkey.credentialId}">
-          <td><form method="post" action="/account/passkeys/${passkey.credentialId}/rename" class="inline" aria-label="Rename ${passkey.name}">
+          <td><form method="post" action="/account/passkeys/${passkey.credentialId}/rename" class="row" aria-label="Rename ${passkey.name}">
             <input name="name" value="${passkey.name}" maxlength="64" required aria-label="Name">
             <button type="submit" class="secondary">Rename</button></form>${
               passkey.suspendedAt === null ? '' : html` <span class="badge revoked">suspended</span>`
             }</td>
-          <td>${readableTime(passkey.createdAt, now)}</td>
-          <td>${passkey.lastUsedAt === null ? html`<span class="muted">never</span>` : readableTime(passkey.lastUsedAt, now)}</td>
+          <td data-label="Added">${readableTime(passkey.createdAt, now)}</td>
+          <td data-label="Last used">${passkey.lastUsedAt === null ? html`<span class="muted">never</span>` : readableTime(passkey.lastUsedAt, now)}</td>
           <td>${
             removable(passkey)
-              ? confirmForm({
-                  action: `/account/passkeys/${passkey.credentialId}/remove`,
-                  purpose: 'passkey-remove',
-                  label: 'Remove',
-                  passkey: true,
-                  password,
-                })
-              : html`<span class="muted" data-testid="last-method">the last way to sign in</span>`
+              ? html`<a class="button danger" href="${confirmPath('passkey-remove', { id: passkey.credentialId })}">Remove</a>`
+              : html`<span class="muted" data-testid="last-method">your only way to sign in</span>`
           }</td></tr>`,
       )}
     </tbody></table>
     ${has ? '' : html`<p class="muted">No passkey yet.</p>`}
-    ${confirmForm({ action: '/account/passkeys/add', purpose: 'passkey-register', label: 'Add a passkey', passkey: has, password })}
-    ${passkeyElsewhere(place, '/account')}`
+    ${canConfirm ? html`<p><a class="button secondary" href="${confirmPath('passkey-register')}">Add a passkey</a></p>` : ''}`
 }
 
-/** Two-step sign-in: off (set it up), or on with the recovery codes left, regenerate and turn off. */
-export function totpSection(status: TotpStatus, passkey: boolean, password: boolean): SafeHtml {
+/** Two-step sign-in: off (set it up), or on with the recovery codes left, new codes and turning it off. */
+export function totpSection(status: TotpStatus, password: boolean): SafeHtml {
   if (!status.enabled && !password) {
     return html`<h2>Two-step sign-in</h2>
-      <p class="muted">A second step after the password: this account signs in without one.</p>`
+      <p class="muted">A second step after the password: this account signs in without a password.</p>`
   }
   if (!status.enabled) {
     return html`<h2>Two-step sign-in</h2>
-      <p class="muted">An authenticator app's six-digit code after the password (TOTP, RFC 6238), with ten
+      <p class="muted">After your password, a six-digit code from an authenticator app on your phone, with ten
         one-use recovery codes for when the phone is gone.</p>
-      ${confirmForm({ action: '/account/totp/enroll', purpose: 'totp-enroll', label: 'Set up', passkey, password })}`
+      <p><a class="button secondary" href="${confirmPath('totp-enroll')}">Set up two-step sign-in</a></p>`
   }
   return html`<h2>Two-step sign-in</h2>
-    <p data-testid="totp-status">On: a password sign-in asks for a code. <strong>${status.recoveryCodes}</strong>
+    <p data-testid="totp-status">On: signing in with your password asks for a code. <strong>${status.recoveryCodes}</strong>
       unused recovery code${status.recoveryCodes === 1 ? '' : 's'} left.</p>
-    <div class="grid">
-      ${confirmForm({ action: '/account/totp/recovery-codes', purpose: 'totp-recovery-codes', label: 'New recovery codes', passkey, password })}
-      ${confirmForm({ action: '/account/totp/disable', purpose: 'totp-disable', label: 'Turn off', passkey, password, danger: true })}
-    </div>`
+    <p class="actions"><a class="button secondary" href="${confirmPath('totp-recovery-codes')}">New recovery codes</a>
+      <a class="button danger" href="${confirmPath('totp-disable')}">Turn off</a></p>`
 }
 
 const codeField = html`<label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code"
   pattern="[0-9 ]{6,7}" maxlength="7" required></label>`
 
-/** The enrollment: the QR code of the otpauth URI (inline SVG, made here), the secret to type, a first code. */
+/**
+ * The enrollment: the QR code of the otpauth URI (inline SVG, made here), the key to type, and the first
+ * code, with the error of a wrong one beside the field (the QR code and the key stay until it is right).
+ */
 export function enrollmentPage(input: {
   readonly qrSvg: string
   readonly secret: string
-  readonly message?: string
+  readonly flash?: Flash | undefined
 }) {
-  return html`${input.message ? html`<p class="notice warning" role="alert">${input.message}</p>` : ''}
-    <p class="lead">Scan the code with an authenticator app, or type the key. Then enter the six digits it shows.</p>
+  const error = fieldError(input.flash, 'code')
+  return html`${flashNotice(input.flash)}
+    <p class="lead">Scan the code with an authenticator app on your phone (or type the key), then enter the six
+      digits it shows.</p>
     <div class="grid">
-      <div class="card qr" data-testid="totp-qr" role="img" aria-label="QR code of the otpauth URI">${raw(input.qrSvg)}</div>
-      <div class="card"><p>Key to type (base32, time-based, six digits, 30 seconds):</p>
-        <p class="secret"><code data-testid="totp-secret">${input.secret}</code></p>
-        <p class="muted">Shown once: this page is not cached and the key is kept only encrypted.</p></div>
+      <div class="card qr" data-testid="totp-qr" role="img" aria-label="QR code for your authenticator app">${raw(input.qrSvg)}</div>
+      <div class="card"><p>Can't scan? Type this key in the app:</p>
+        <div class="copyable"><code class="secret" id="totp-secret" data-testid="totp-secret">${input.secret}</code>${copyButton('totp-secret', 'Copy the key')}</div>
+        <p class="muted">The app then shows a new six-digit code every 30 seconds. Keep this key private: it is
+          what your codes are made from.</p></div>
     </div>
-    ${confirmCodeForm()}`
-}
-
-/** The first code again (after a wrong one: the key is not shown twice). */
-export function confirmCodeForm(message?: string): SafeHtml {
-  return html`${message ? html`<p class="notice warning" role="alert">${message}</p>` : ''}
     <form method="post" action="/account/totp/confirm" class="stack card" aria-label="Confirm the code">
-      ${codeField}<div><button type="submit">Turn on two-step sign-in</button></div></form>`
+      <label>Code from the app <input name="code" inputmode="numeric" autocomplete="one-time-code"
+        pattern="[0-9 ]{6,7}" maxlength="7" required${error.invalid}></label>
+      ${error.message}
+      <div class="actions"><button type="submit">Turn on two-step sign-in</button> <a href="/account">Cancel</a></div></form>
+    <details class="developer"><summary>Details for developers</summary>
+      <p>TOTP (RFC 6238): SHA-1, six digits, a 30-second step; the key is base32.</p></details>`
 }
 
 /** Recovery codes, shown once. */
-export function recoveryCodesPage(codes: readonly string[], lead: string): SafeHtml {
-  return html`<p class="notice success">${lead}</p>
-    <p>Keep these ten recovery codes somewhere safe. Each signs in once in place of a code; this page will not
-      show them again.</p>
-    <ul class="plain" data-testid="totp-recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
-    <p><a class="button" href="/account">Back to your account</a></p>`
+export function recoveryCodesPage(codes: readonly string[] | undefined, lead: string | undefined): SafeHtml {
+  if (codes === undefined) {
+    return html`<p class="notice">These recovery codes were shown once and are not shown again. If you did not
+      keep them, make new ones on <a href="/account">your account page</a>.</p>`
+  }
+  return html`<p class="notice success" role="status" data-testid="flash">${lead ?? ''}</p>
+    <p>Keep these ten recovery codes somewhere safe. Each signs in once in place of a code from your phone;
+      this page will not show them again.</p>
+    <ul class="plain" id="recovery-codes" data-testid="totp-recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+    <p class="actions">${copyButton('recovery-codes', 'Copy the codes')} <a class="button" href="/account">Back to your account</a></p>`
 }
 
 /** The second step of a password sign-in: a code, or a recovery code instead. */

@@ -21,24 +21,23 @@ import type { KeyMaterial } from '../secrets/key-material.js'
 
 /** The demo IdP's provider name: its routes are `/auth/oauth/demo/...`. */
 export const DEMO_PROVIDER = 'demo'
-/** The sensitive action of the account area, confirmed by a fresh login at the demo IdP. */
-export const RECOVERY_CODES_PURPOSE = 'show-recovery-codes'
 /** Where the OAuth callbacks may send the browser back to. */
 export const RETURN_PATHS = [
   '/',
   '/account',
-  '/account/recovery-codes',
+  // The confirmation pages that a fresh login at the demo IdP confirms (step 1, then step 2 there).
+  '/account/confirm/password-add',
+  '/account/confirm/delete-account',
   '/tenants',
   '/keys',
   // An authorization of an MCP client waiting for this sign-in (see oauth-server/resume.ts).
   '/connect/resume',
 ] as const
 /**
- * What the demo IdP may confirm by a fresh login (`max_age=0`): the recovery codes, and for an account
- * it created (no password) adding a password and deleting the account.
+ * What the demo IdP may confirm by a fresh login (`max_age=0`): for an account it created (no password),
+ * adding a password and deleting the account.
  */
 export const DEMO_REAUTHENTICATION = {
-  [RECOVERY_CODES_PURPOSE]: { maxAge: 0 },
   'password-add': { maxAge: 0 },
   'delete-account': { maxAge: 0 },
 } as const

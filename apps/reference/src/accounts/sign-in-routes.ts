@@ -1,12 +1,19 @@
 import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
 import { clearSessionCookie, PendingSecondFactor } from '@portcullis/core/local-accounts'
 import { anonymous, required } from '@portcullis/core/policy'
-import type { SecureRouter } from '@portcullis/express'
+import type { SecureRouter, Security } from '@portcullis/express'
 import type { Request, RequestHandler, Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
 import { html } from '../layout/html.js'
-import { SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, sendPage } from '../layout/layout.js'
+import {
+  SIGN_IN_PATH,
+  SIGN_OUT_PATH,
+  SIGN_UP_PATH,
+  sendPage,
+  sessionViewer,
+  type Viewer,
+} from '../layout/layout.js'
 import { CONNECT_RESUME_PATH, interactionPath, rememberInteraction } from '../oauth-server/resume.js'
 import { passkeyElsewhere, secondFactorPage } from './factor-pages.js'
 import { passkeyPlaceOf } from './factor-routes.js'
@@ -22,6 +29,7 @@ import type { SecondFactors } from './second-factors.js'
  */
 export function signInRoutes(
   router: SecureRouter,
+  security: Pick<Security, 'evaluation' | 'evaluator'>,
   context: ReferenceContext,
   options: { readonly local: LocalAccounts; readonly factors: SecondFactors },
   form: RequestHandler,
@@ -55,11 +63,21 @@ export function signInRoutes(
     return seed.csrfToken
   }
 
-  const signInPage = (
+  /** Who is signed in already (the header shows it, and the page says what signing in again does). */
+  const viewerOf = (request: Request) => sessionViewer(security, request, context.directory)
+  const alreadySignedIn = (viewer: Viewer | undefined) =>
+    viewer === undefined
+      ? ''
+      : html`<p class="notice" role="status" data-testid="signed-in-as">You are signed in as
+        <strong>${viewer.displayName}</strong>. Signing in here as someone else ends that session in this
+        browser; <a href="/">go on as ${viewer.displayName}</a> instead.</p>`
+
+  const signInPage = async (
     request: Request,
     response: Response,
     state: { status?: number; message?: string; username?: string } = {},
   ) => {
+    const viewer = await viewerOf(request)
     const returnTo = safeReturn(request.query.return_to ?? field(request, 'return_to'))
     const interaction = interactionPath(returnTo)
     // An authorization waiting for this sign-in: the IdP returns to a fixed path, which resumes it.
@@ -81,8 +99,8 @@ export function signInRoutes(
       {
         title: 'Sign in',
         area: 'sign-in',
-        viewer: undefined,
-        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
+        viewer,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : alreadySignedIn(viewer)}
         <div class="grid">
         <form method="post" action="${SIGN_IN_PATH}" class="stack card" aria-label="Sign in with a password">
           <h2>Username and password</h2>
@@ -143,7 +161,7 @@ export function signInRoutes(
         },
       )
       if (signIn instanceof PendingSecondFactor) {
-        secondFactor(request, response, signIn.reveal())
+        await secondFactor(request, response, signIn.reveal())
         return
       }
       setSession(response, signIn as SessionSignIn)
@@ -151,19 +169,25 @@ export function signInRoutes(
     } catch (error) {
       const { status, message } = refusal(error)
       retryHint(response, error)
-      signInPage(request, response, { status, message, username })
+      await signInPage(request, response, { status, message, username })
     }
   })
 
   /** The second step of a password sign-in of an account with TOTP: a code or a recovery code. */
-  const secondFactor = (request: Request, response: Response, pendingToken: string, message?: string) => {
+  const secondFactor = async (
+    request: Request,
+    response: Response,
+    pendingToken: string,
+    message?: string,
+  ) => {
+    const viewer = await viewerOf(request)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
       {
         title: 'Two-step sign-in',
         area: 'sign-in',
-        viewer: undefined,
+        viewer,
         body: secondFactorPage({
           pendingToken,
           csrfToken: csrfToken(request, response),
@@ -210,29 +234,30 @@ export function signInRoutes(
             String((error as { code?: unknown }).code),
           )
         ) {
-          secondFactor(request, response, pendingToken, message)
+          await secondFactor(request, response, pendingToken, message)
           return
         }
-        signInPage(request, response, { status, message })
+        await signInPage(request, response, { status, message })
       }
     },
   )
 
-  const signUpPage = (
+  const signUpPage = async (
     request: Request,
     response: Response,
     state: { status?: number; message?: string; username?: string } = {},
   ) => {
+    const viewer = await viewerOf(request)
     response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
       {
         title: 'Sign up',
         area: 'sign-in',
-        viewer: undefined,
-        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : ''}
-        <p class="lead">A new local account: the password is hashed with argon2id. A new account has no tenant
-          grants (the demo users have them).</p>
+        viewer,
+        body: html`${state.message ? html`<p class="notice warning" role="alert">${state.message}</p>` : alreadySignedIn(viewer)}
+        <p class="lead">A new account of this app. It starts with no access to any tenant (the demo users
+          have some).</p>
         <form method="post" action="${SIGN_UP_PATH}" class="stack card" aria-label="Sign up">
           <input type="hidden" name="csrf_token" value="${csrfToken(request, response)}">
           <label>Username <input name="username" autocomplete="username" required value="${state.username ?? ''}"></label>
@@ -270,7 +295,7 @@ export function signInRoutes(
     } catch (error) {
       const { status, message } = refusal(error)
       retryHint(response, error)
-      signUpPage(request, response, { status, message, username })
+      await signUpPage(request, response, { status, message, username })
     }
   })
 

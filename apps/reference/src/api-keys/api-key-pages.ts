@@ -1,6 +1,6 @@
-import type { IssuedApiKey } from '@portcullis/core/api-keys'
 import type { CredentialRestrictions } from '@portcullis/core/authentication'
 import { type HtmlValue, html, type SafeHtml } from '../layout/html.js'
+import { copyButton } from '../layout/layout.js'
 import type { OwnedKey } from './owned-keys.js'
 
 export const OVERLAP_CHOICES: readonly { readonly seconds: number; readonly label: string }[] = [
@@ -36,39 +36,55 @@ function restrictionText(restrictions: CredentialRestrictions): string {
 }
 
 /** The key, shown once, with what to do with it. */
-export function issuedKeyNotice(issued: IssuedApiKey, origin: string, what: string): SafeHtml {
+export function issuedKeyNotice(value: string, origin: string, what: string): SafeHtml {
   return html`<div class="notice success" role="status">
-    <p><strong>${what}.</strong> Copy it now: it is shown <strong>once</strong>. The database keeps only an
-    HMAC-SHA256 digest under a server-side pepper, so nobody (not even this page) can show it again.</p>
-    <code class="secret" data-testid="issued-key">${issued.value}</code>
-    <p>Try it: <code>curl -H 'X-API-Key: ${issued.value}' ${origin}/api/whoami</code></p>
+    <p><strong>${what}.</strong> Copy it now: it is shown <strong>once</strong>. This app keeps only a
+    fingerprint of it, so nobody (not even this page) can show it again.</p>
+    <div class="copyable"><code class="secret" id="issued-key" data-testid="issued-key">${value}</code>${copyButton('issued-key', 'Copy the key')}</div>
+    <p>Try it: <code>curl -H 'X-API-Key: ${value}' ${origin}/api/whoami</code></p>
+    <details class="developer"><summary>Details for developers</summary>
+      <p>The database keeps an HMAC-SHA256 digest of the key under a server-side pepper.</p></details>
   </div>`
+}
+
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  active: 'active',
+  overlap: 'being replaced',
+  revoked: 'revoked',
+  expired: 'expired',
 }
 
 function keyRow(key: OwnedKey): SafeHtml {
   const live = key.status === 'active'
+  const revocable = live || key.status === 'overlap'
   return html`<tr data-key-id="${key.keyId}">
-    <td><code>${key.keyId}</code><br><span class="muted">${key.label ?? ''}</span></td>
-    <td><span class="badge ${key.status}" data-testid="status">${key.status}</span>
-      ${key.status === 'overlap' ? html`<br><span class="muted">until</span> ${when(key.overlapUntil)}` : ''}</td>
-    <td>${restrictionText(key.restrictions)}</td>
-    <td>${when(key.createdAt)}<br><span class="muted">expires</span> ${when(key.expiresAt)}</td>
-    <td>${when(key.lastUsedAt)}</td>
+    <td data-label="Key"><strong>${key.label ?? 'unnamed key'}</strong><br><code>${key.keyId}</code></td>
+    <td data-label="Status"><span class="badge ${key.status}" data-testid="status" data-status="${key.status}">${STATUS_WORDS[key.status] ?? key.status}</span>
+      ${key.status === 'overlap' ? html`<br><span class="muted">works until</span> ${when(key.overlapUntil)}` : ''}</td>
+    <td data-label="May use">${restrictionText(key.restrictions)}</td>
+    <td data-label="Created">${when(key.createdAt)}<br><span class="muted">expires</span> ${when(key.expiresAt)}</td>
+    <td data-label="Last used">${when(key.lastUsedAt)}</td>
     <td>${
       live
         ? html`<form method="post" action="/keys/${key.keyId}/rotate" class="row">
-            <label>Overlap <select name="overlap">${OVERLAP_CHOICES.map(
+            <label>Old key keeps working <select name="overlap">${OVERLAP_CHOICES.map(
               (choice) =>
                 html`<option value="${choice.seconds}"${choice.seconds === 3600 ? html` selected` : ''}>${choice.label}</option>`,
             )}</select></label>
-            <button type="submit" class="secondary">Rotate</button>
-          </form>
-          <form method="post" action="/keys/${key.keyId}/revoke" class="inline">
-            <button type="submit" class="danger">Revoke</button>
+            <button type="submit" class="secondary">Replace</button>
           </form>`
         : ''
-    }</td>
+    }${revocable ? html`<p><a class="button danger" href="/keys/${key.keyId}/revoke">Revoke</a></p>` : ''}</td>
   </tr>`
+}
+
+/** The confirmation of a revocation: which key, what stops working. */
+export function revokePage(key: OwnedKey): SafeHtml {
+  return html`<p class="lead">Programs using the key <strong>${key.label ?? 'unnamed key'}</strong>
+      (<code>${key.keyId}</code>) will be refused at once. This cannot be undone.</p>
+    <form method="post" action="/keys/${key.keyId}/revoke" class="card" aria-label="Revoke the key">
+      <div class="actions"><button type="submit" class="danger">Revoke the key</button> <a href="/keys">Cancel</a></div>
+    </form>`
 }
 
 export interface KeysPageInit {
@@ -79,15 +95,16 @@ export interface KeysPageInit {
 
 /** The API-key page body: what a key is, the owner's keys, and the issue form. */
 export function keysPage(init: KeysPageInit): SafeHtml {
-  return html`<p class="lead">Keys act as you (their owner) towards the API and the MCP endpoint, narrowed by
-    the restrictions you choose. Issue, rotate with an overlap so clients can switch without downtime, and revoke.</p>
+  return html`<p class="lead">A key lets a program act as you towards the API and the MCP endpoint, limited to
+    what you choose. Replace a key with an overlap, so programs can switch without a gap, and revoke it when
+    it is no longer needed.</p>
   ${init.notice ?? ''}
   <h2>Your keys</h2>
   ${
     init.keys.length === 0
       ? html`<p class="muted">No keys yet.</p>`
       : html`<table data-testid="keys">
-          <thead><tr><th>Key id</th><th>Status</th><th>Restrictions</th><th>Created (UTC)</th><th>Last used</th><th></th></tr></thead>
+          <thead><tr><th>Key</th><th>Status</th><th>May use</th><th>Created (UTC)</th><th>Last used</th><th></th></tr></thead>
           <tbody>${init.keys.map(keyRow)}</tbody>
         </table>`
   }
@@ -106,6 +123,6 @@ export function keysPage(init: KeysPageInit): SafeHtml {
       (choice) =>
         html`<option value="${choice.days}"${choice.days === 30 ? html` selected` : ''}>${choice.label}</option>`,
     )}</select></label>
-    <button type="submit">Issue key</button>
+    <div><button type="submit">Issue key</button></div>
   </form>`
 }

@@ -6,9 +6,10 @@ import type { Response } from 'express'
 import { formBody } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
+import { type Flash, pageFlash } from '../layout/flash.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { sendPage, type Viewer, viewerFor } from '../layout/layout.js'
-import { issuedKeyNotice, keysPage, LIFETIME_CHOICES, OVERLAP_CHOICES } from './api-key-pages.js'
+import { issuedKeyNotice, keysPage, LIFETIME_CHOICES, OVERLAP_CHOICES, revokePage } from './api-key-pages.js'
 import { listOwnedKeys } from './owned-keys.js'
 
 type Body = Record<string, unknown>
@@ -33,8 +34,11 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     return found
   }
 
+  const flash = pageFlash(context.publicOrigin)
+
   const render = async (response: Response, who: Viewer, notice?: SafeHtml, status = 200) => {
     const user = context.directory.user(who.accountId)
+    response.setHeader('Cache-Control', 'no-store')
     sendPage(
       response,
       {
@@ -51,6 +55,23 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     )
   }
 
+  /** After every form: what happened travels to `GET /keys` (a new key shown there once). */
+  const done = (response: Response, who: Viewer, value: Flash) => {
+    flash.set(response, who.accountId, value)
+    response.redirect(303, '/keys')
+  }
+
+  const noticeOf = (value: Flash | undefined): SafeHtml | undefined => {
+    if (value === undefined) return undefined
+    const key = value.reveal?.[0]
+    if (key !== undefined)
+      return issuedKeyNotice(key, context.publicOrigin, value.revealTitle ?? 'Your new key')
+    if (value.error !== undefined) return html`<p class="notice error" role="alert">${value.error}</p>`
+    return value.notice === undefined
+      ? undefined
+      : html`<p class="notice success" role="status">${value.notice}</p>`
+  }
+
   /** The key, if it exists and belongs to the viewer (as a user: the principal the listing shows). */
   const owned = async (keyId: string, who: Viewer) => {
     const record = await store.get(keyId)
@@ -59,18 +80,9 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     return record
   }
 
-  const shown = (issued: IssuedApiKey, what: string) => issuedKeyNotice(issued, context.publicOrigin, what)
-
   router.get('/keys', auth, async (request, response) => {
     const who = await viewer(request)
-    const revoked = typeof request.query.revoked === 'string' ? request.query.revoked : undefined
-    await render(
-      response,
-      who,
-      revoked === undefined
-        ? undefined
-        : html`<p class="notice" role="status">Key <code>${revoked}</code> is revoked.</p>`,
-    )
+    await render(response, who, noticeOf(flash.take(request, response, who.accountId)))
   })
 
   router.post('/keys', auth, form, async (request, response) => {
@@ -99,7 +111,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       accountId: who.accountId,
       keyId: issued.keyId,
     })
-    await render(response, who, shown(issued, 'Your new key'), 201)
+    done(response, who, { reveal: [issued.value], revealTitle: 'Your new key' })
   })
 
   router.post('/keys/:keyId/rotate', auth, form, async (request, response) => {
@@ -113,12 +125,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       replacement = await service.rotate(keyId, { overlapSeconds })
     } catch (error) {
       if (error instanceof ApiKeyError && error.code === 'api_key.not_active') {
-        await render(
-          response,
-          who,
-          html`<p class="notice error" role="alert">That key is no longer active.</p>`,
-          409,
-        )
+        done(response, who, { error: 'That key is no longer active, so it cannot be replaced.' })
         return
       }
       throw error
@@ -131,7 +138,26 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       replacementKeyId: replacement.keyId,
       overlapSeconds,
     })
-    await render(response, who, shown(replacement, `Replacement for ${keyId}`))
+    const overlap = OVERLAP_CHOICES.find((choice) => choice.seconds === overlapSeconds)
+    done(response, who, {
+      reveal: [replacement.value],
+      revealTitle:
+        overlapSeconds === 0
+          ? `The replacement for ${keyId} (the old key no longer works)`
+          : `The replacement for ${keyId} (the old key keeps working for ${overlap?.label ?? 'a while'})`,
+    })
+  })
+
+  // Revoking: a confirmation page first (the key named, what stops working), then the form.
+  router.get('/keys/:keyId/revoke', auth, async (request, response) => {
+    const who = await viewer(request)
+    const keyId = String(request.params.keyId)
+    await owned(keyId, who)
+    const key = (await listOwnedKeys(directory, who.accountId)).find((candidate) => candidate.keyId === keyId)
+    if (key === undefined || (key.status !== 'active' && key.status !== 'overlap'))
+      return done(response, who, { error: 'That key is already revoked or expired.' })
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(response, { title: 'Revoke the key?', area: 'keys', viewer: who, body: revokePage(key) })
   })
 
   router.post('/keys/:keyId/revoke', auth, async (request, response) => {
@@ -140,7 +166,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     await owned(keyId, who)
     await service.revoke(keyId)
     context.events.record({ type: 'api_key.revoked', at: new Date(), accountId: who.accountId, keyId })
-    response.redirect(303, `/keys?revoked=${encodeURIComponent(keyId)}`)
+    done(response, who, { notice: `Key ${keyId} is revoked: programs using it are refused.` })
   })
 
   return router

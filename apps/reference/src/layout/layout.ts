@@ -1,6 +1,8 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
-import { retryAfterFor } from '@portcullis/express'
-import type { Response } from 'express'
+import { required } from '@portcullis/core/policy'
+import { retryAfterFor, type Security } from '@portcullis/express'
+import type { Request, Response } from 'express'
+import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
 
@@ -12,6 +14,8 @@ export const ACCOUNT_PATH = '/account'
 export const STYLESHEET_PATH = '/assets/portcullis.css'
 /** The one script: passkey ceremonies (WebAuthn needs JavaScript); every other page works without it. */
 export const PASSKEYS_SCRIPT_PATH = '/assets/passkeys.js'
+/** Copy buttons (shown only where the script runs; the text stays selectable without it). */
+export const COPY_SCRIPT_PATH = '/assets/copy.js'
 
 /** The signed-in person as the layout shows them. */
 export interface Viewer {
@@ -65,6 +69,30 @@ export async function viewerFor(
   return viewerOf(security, directory)
 }
 
+/**
+ * The viewer of a request whose route reads no credential (sign-in, sign-up, an error page before any
+ * route): its session cookie checked as a signed-in page checks it. A missing, expired or refused
+ * session is no viewer (the page then offers to sign in); it never fails the page.
+ */
+export async function sessionViewer(
+  security: Pick<Security, 'evaluation' | 'evaluator'>,
+  request: Request,
+  directory: DemoDirectory,
+): Promise<Viewer | undefined> {
+  if (request.security?.principal?.kind === 'user') return viewerFor(request.security, directory)
+  try {
+    const outcome = await security.evaluation(request).evaluate(security.evaluator.compile(SESSION_POLICY))
+    return outcome.kind === 'granted' ? await viewerFor(outcome.context, directory) : undefined
+  } catch {
+    return undefined
+  }
+}
+const SESSION_POLICY = required(SESSION_MECHANISM)
+
+/** A copy button for the element `targetId` (hidden until the copy script shows it). */
+export const copyButton = (targetId: string, label = 'Copy'): SafeHtml =>
+  html`<button type="button" class="secondary copy" data-copy="${targetId}" hidden>${label}</button>`
+
 export interface PageInit {
   readonly title: string
   readonly area: Area
@@ -89,6 +117,7 @@ export function layout(init: PageInit): SafeHtml {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${init.title === 'Portcullis reference app' ? init.title : `${init.title} · Portcullis reference app`}</title>
   <link rel="stylesheet" href="${STYLESHEET_PATH}">
+  <script src="${COPY_SCRIPT_PATH}" defer></script>
 </head>
 <body>
   <header class="top">
@@ -105,7 +134,7 @@ export function layout(init: PageInit): SafeHtml {
     <h1>${init.title}</h1>
     ${init.body}
   </main>
-  <footer>Portcullis reference app · server-rendered, JavaScript only for passkeys · <a href="/openapi.json">OpenAPI</a> · <a href="/healthz">health</a></footer>
+  <footer>Portcullis reference app · server-rendered, JavaScript only for passkeys and copy buttons · <a href="/openapi.json">OpenAPI</a> · <a href="/healthz">health</a></footer>
 </body>
 </html>
 `

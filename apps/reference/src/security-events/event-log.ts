@@ -86,16 +86,13 @@ export class SecurityEventLog {
   readonly sink: SecurityEventSink = (event) => this.record(event)
 
   /**
-   * Keeps `event` under its account. A CSRF refusal has none (it is decided before the session is read):
-   * the last few are kept site-wide. Other events without an account (a sign-in for an unknown name) are
-   * not kept.
+   * Keeps `event` under its account. Events without an account (a sign-in for an unknown name, a
+   * cross-site form refused before any session was read) are not kept: each person sees their own
+   * events only, and nobody the site's.
    */
   record(event: SecurityEvent | AppEvent): void {
     const accountId = (event as { accountId?: unknown }).accountId
-    if (typeof accountId !== 'string') {
-      if (event.type === 'csrf.refused') this.#refusals.push(loggedEvent(event))
-      return
-    }
+    if (typeof accountId !== 'string') return
     let ring = this.#rings.get(accountId)
     if (ring === undefined) {
       ring = new Ring(this.#perAccount)
@@ -108,13 +105,6 @@ export class SecurityEventLog {
     }
     this.#rings.set(accountId, ring)
     ring.push(loggedEvent(event))
-  }
-
-  readonly #refusals = new Ring(20)
-
-  /** The site's recent CSRF refusals that no account could be named for, newest first. */
-  unattributed(limit = 10): readonly LoggedEvent[] {
-    return this.#refusals.newest(limit)
   }
 
   /** The account's recent events, newest first. */

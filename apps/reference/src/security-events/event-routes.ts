@@ -4,61 +4,40 @@ import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { sendPage, viewerFor } from '../layout/layout.js'
+import { readableTime } from '../layout/readable.js'
 import type { LoggedEvent } from './event-log.js'
+import { eventAddress, eventSentence } from './event-words.js'
 
-const DESCRIPTIONS: Readonly<Record<string, string>> = {
-  'login.succeeded': 'Signed in',
-  'login.failed': 'Sign-in failed',
-  'login.rate_limited': 'Sign-in rate limited',
-  'session.created': 'Session started',
-  'session.revoked': 'Session ended',
-  'refresh.reuse_detected': 'Refresh token reuse detected',
-  'password.changed': 'Password changed',
-  'epoch.bumped': 'All sessions and tokens invalidated',
-  'csrf.refused': 'Cross-site request refused',
-  'step_up.issued': 'Step-up credential issued',
-  'step_up.consumed': 'Step-up credential used',
-  'api_key.issued': 'API key issued',
-  'api_key.rotated': 'API key rotated',
-  'api_key.revoked': 'API key revoked',
-}
-
-function row(event: LoggedEvent) {
+function item(event: LoggedEvent, now: Date) {
   const fields = Object.entries(event.fields)
-  return html`<tr>
-    <td><time datetime="${event.at.toISOString()}">${event.at.toISOString().replace('T', ' ').slice(0, 19)}</time></td>
-    <td><code>${event.type}</code><br><span class="muted">${DESCRIPTIONS[event.type] ?? ''}</span></td>
-    <td>${fields.length === 0 ? html`<span class="muted">–</span>` : fields.map(([name, value]) => html`<span class="muted">${name}</span> <code>${value}</code><br>`)}</td>
-  </tr>`
+  return html`<li data-event="${event.type}"><p><span class="sentence">${eventSentence(event)}</span>
+    <span class="muted">${readableTime(event.at, now)}${eventAddress(event) === undefined ? '' : html`, from address ${eventAddress(event)}`}</span></p>
+    <details class="developer"><summary>Details for developers</summary>
+      <p><code>${event.type}</code> at <code>${event.at.toISOString()}</code></p>
+      ${fields.length === 0 ? '' : html`<ul>${fields.map(([name, value]) => html`<li><code>${name}</code>: <code>${value}</code></li>`)}</ul>`}
+    </details></li>`
 }
 
-/** `/events`: the signed-in account's own recent security events (newest first), from the in-memory log. */
+/**
+ * `/events`: the signed-in account's own recent security events, newest first, one sentence each (the
+ * raw event folded away for developers). Nobody sees another account's events, nor the site's.
+ */
 export function eventRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
   router.get('/events', { auth: required(SESSION_MECHANISM) }, async (request, response) => {
     const events = context.events.recent(request.security.principal.id)
-    const refusals = context.events.unattributed()
+    const now = new Date()
+    response.setHeader('Cache-Control', 'no-store')
     sendPage(response, {
       title: 'Security events',
       area: 'events',
       viewer: await viewerFor(request.security, context.directory),
-      body: html`<p class="lead">Every <code>SecurityEvent</code> Portcullis emits goes to the application's sink.
-        This demo keeps the last 50 per account in memory (a production app sends them to its audit log or SIEM).
-        Events carry ids, reasons and addresses, never passwords, tokens, keys or digests.</p>
+      body: html`<p class="lead">What happened to your account lately: sign-ins, confirmations, changes to how you
+        sign in, API keys. Only you see this list; it keeps your last 50 events while the app runs.</p>
         ${
           events.length === 0
-            ? html`<p class="muted">No events yet.</p>`
-            : html`<table data-testid="events"><thead><tr><th>When (UTC)</th><th>Event</th><th>Details</th></tr></thead>
-              <tbody>${events.map(row)}</tbody></table>`
-        }
-        <h2>Cross-site requests refused (whole site)</h2>
-        <p class="muted">A cross-site form post is refused before its session is read, so the refusal names no
-          account: the last ones of the whole site are listed here.</p>
-        ${
-          refusals.length === 0
-            ? html`<p class="muted">None.</p>`
-            : html`<table data-testid="refusals"><thead><tr><th>When (UTC)</th><th>Event</th><th>Details</th></tr></thead>
-              <tbody>${refusals.map(row)}</tbody></table>`
+            ? html`<p class="muted">Nothing yet.</p>`
+            : html`<ol class="events card" data-testid="events">${events.map((event) => item(event, now))}</ol>`
         }`,
     })
   })
