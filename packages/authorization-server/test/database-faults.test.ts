@@ -173,6 +173,36 @@ describe('the token endpoint while Postgres backends are terminated every 300 ms
   }, 60_000)
 })
 
+describe('refresh token reuse on Postgres', () => {
+  it('two or more concurrent refreshes with one token: at most one gets tokens and the grant is revoked', async () => {
+    const client = await connect(100)
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        fetch(`${h.issuer}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            client_id: client.clientId,
+            refresh_token: client.refreshToken,
+          }),
+        }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as Record<string, unknown>,
+        })),
+      ),
+    )
+    const winners = answers.filter((answer) => answer.status === 200)
+    expect(winners.length).toBeLessThanOrEqual(1)
+    expect(answers.filter((answer) => answer.body.error === 'invalid_grant').length).toBe(6 - winners.length)
+    expect(await h.server.provider.Grant.find(client.grantId)).toBeUndefined()
+    for (const winner of winners) {
+      client.refreshToken = winner.body.refresh_token as string
+      expect((await refreshOnce(client)).error).toBe('invalid_grant')
+    }
+  })
+})
+
 describe('registrations counted in PostgresRateLimitStore', () => {
   it('are one budget for every instance, IPv6 clients by their /64', async () => {
     const instance = (client: PostgresClient) =>
