@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest'
 import { apiKeys, portcullis, readNote, saveNote } from './fetch-form.js'
 
-const at = (path: string, init: RequestInit = {}) => new Request(`http://127.0.0.1${path}`, init)
+// A runtime's request carries the Host header the client sent.
+const at = (path: string, init: RequestInit = {}, host = 'notes.example') =>
+  new Request(`http://${host}${path}`, { ...init, headers: { host, ...(init.headers as object) } })
 
 describe('the fetch-form example', () => {
   it('serves a secured route through its own handler and through fetch, with the context as an argument', async () => {
@@ -59,5 +61,16 @@ describe('the fetch-form example', () => {
     const body = (await read.json()) as { result?: { contents: { text: string }[] }; error?: unknown }
     expect(body.error).toBeUndefined()
     expect(JSON.parse(body.result?.contents[0]?.text ?? '')).toEqual({ id: '3', reader: 'svc' })
+  })
+
+  it('refuses an MCP request for a host outside allowedHosts (DNS rebinding)', async () => {
+    const { value } = await apiKeys.issue({ ownerId: 'svc' })
+    const init = {
+      method: 'POST',
+      headers: { 'x-api-key': value, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    }
+    expect((await portcullis.fetch(at('/api/mcp', init, 'rebind.example'))).status).toBe(403)
+    expect((await portcullis.fetch(at('/api/mcp', init, 'localhost:3000'))).status).toBe(200)
   })
 })

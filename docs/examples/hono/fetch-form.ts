@@ -20,7 +20,8 @@ export const portcullis = createFetchSecurity({
   }),
   base: '/api',
   // POST /api/mcp publishes the routes marked mcpResource; each read runs in-process through `fetch`.
-  mcp: { scheme: 'notes' },
+  // The fetch form cannot see the address it was reached on: name the hosts MCP answers for.
+  mcp: { scheme: 'notes', allowedHosts: ['notes.example', 'localhost'] },
 })
 
 // Each `route` returns a handler serving it; the verified context reaches the handler as an argument.
@@ -49,6 +50,7 @@ export const saveNote = portcullis.route(
 // #endregion fetch-form
 
 // #region serve
-// Bun: `Bun.serve({ fetch: portcullis.fetch })`; Deno: `Deno.serve(portcullis.fetch)`.
+// Bun: `Bun.serve({ fetch: portcullis.fetch })`; Deno: `Deno.serve(portcullis.fetch)`; `env`, what the
+// runtime passes beside the request, reaches the `clientAddress` source (see below).
 export default { fetch: portcullis.fetch }
 // #endregion serve

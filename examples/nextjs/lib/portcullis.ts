@@ -4,7 +4,7 @@ import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { ApiKeyService, apiKey } from '@portcullis/core/api-keys'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
-import { createFetchSecurity } from '@portcullis/hono/fetch'
+import { createFetchSecurity, forwardedClientAddress } from '@portcullis/hono/fetch'
 import { stores } from './stores'
 
 // #region accounts
@@ -20,6 +20,10 @@ export const local = new LocalAccounts({
   // Accounts are created by the application (lib/demo-data.ts), not by visitors.
   registration: 'closed',
   publicOrigin,
+  // Failed sign-ins per client (an IPv4 address, or an IPv6 /64) in 15 minutes.
+  rateLimit: {
+    perAddress: { limit: Number(process.env.SIGN_IN_LIMIT_PER_ADDRESS ?? 100), windowSeconds: 900 },
+  },
 })
 
 export const apiKeys = new ApiKeyService({
@@ -29,6 +33,16 @@ export const apiKeys = new ApiKeyService({
 })
 // #endregion accounts
 
+// #region client-address
+// A route handler sees no socket: the client's address is the rightmost X-Forwarded-For entry, written by
+// the proxy every request passes through (Vercel, a load balancer, nginx with `$proxy_add_x_forwarded_for`).
+// Further proxies of your own, between that one and the client, go in TRUSTED_PROXIES. Next.js keeps a
+// header the client sent, so deploy this behind that proxy only.
+const clientAddress = forwardedClientAddress({
+  trustedProxies: (process.env.TRUSTED_PROXIES ?? '').split(',').filter((entry) => entry.trim() !== ''),
+})
+// #endregion client-address
+
 // #region security
 export const portcullis = createFetchSecurity({
   mechanisms: [...local.mechanisms, apiKey({ service: apiKeys })],
@@ -36,9 +50,11 @@ export const portcullis = createFetchSecurity({
   authorizationResolver: ({ principal }) => ({ roles: principal.kind === 'user' ? ['member'] : ['agent'] }),
   openapi: { path: '/api/openapi.json', info: { title: 'Portcullis on Next.js', version: '1.0.0' } },
   base: '/api',
+  clientAddress,
   // POST /api/auth/login, /api/auth/logout, GET /api/auth/sessions, /api/auth/csrf, ...
   local,
   // POST /api/mcp: the routes marked `mcpResource`, read in-process with the caller's credentials.
-  mcp: { scheme: 'example', auth: anyOf('session', 'api-key') },
+  // Only for requests to this application's own host: another Host is refused (DNS rebinding).
+  mcp: { scheme: 'example', auth: anyOf('session', 'api-key'), allowedHosts: [new URL(publicOrigin).host] },
 })
 // #endregion security

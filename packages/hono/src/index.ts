@@ -16,8 +16,16 @@ export type {
   FetchRouteHandler,
   FetchSecurity,
   FetchSecurityOptions,
+  ForwardedClientAddressOptions,
+  WebClientAddress,
 } from './fetch/index.js'
-export { createFetchSecurity, readBody } from './fetch/index.js'
+export {
+  createFetchSecurity,
+  forwardedClientAddress,
+  headerClientAddress,
+  nodeSocketClientAddress,
+  readBody,
+} from './fetch/index.js'
 export { healthRoute } from './health/health-route.js'
 export type { EpochChange, LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
 export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'

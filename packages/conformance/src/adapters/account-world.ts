@@ -3,6 +3,7 @@ import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   generateLocalSigningKey,
   LocalAccounts,
+  type LocalAccountsOptions,
   LocalSigningKeyRing,
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
@@ -47,9 +48,11 @@ export function scryptHasher(): PasswordHasher {
 /**
  * The account world: real local accounts (hybrid profile: session cookie and tokens, memory stores),
  * the generated routes, and `GET`/`POST /me` accepting any local mechanism, with bodies up to
- * `OWN_BODY_LIMIT` bytes.
+ * `OWN_BODY_LIMIT` bytes. `overrides` sets the rate limits and trusted proxies.
  */
-export async function accountWorld(): Promise<AdapterScenario> {
+export async function accountWorld(
+  overrides: Pick<LocalAccountsOptions, 'rateLimit' | 'trustedProxies'> = {},
+): Promise<AdapterScenario> {
   const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
   const local = new LocalAccounts({
     profile: 'hybrid',
@@ -61,6 +64,7 @@ export async function accountWorld(): Promise<AdapterScenario> {
     registration: 'open',
     publicOrigin: ORIGIN,
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
+    ...overrides,
   })
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const me = { auth: anyOf(...names) }

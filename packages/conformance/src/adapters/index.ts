@@ -15,4 +15,5 @@ export type {
   ScenarioRoute,
   ScenarioSecurity,
 } from './scenario.js'
+export type { AdapterSuiteOptions } from './suite.js'
 export { adapterOAuthSuite, adapterSuite, assertAdapterConformance } from './suite.js'

@@ -8,6 +8,9 @@ export const MCP_RESOURCE = 'https://api.example/mcp'
 /** An issuer without a trailing slash, as many are (Google's): the metadata must publish it unchanged. */
 export const MCP_AUTHORIZATION_SERVER = 'https://login.example'
 
+/** The hosts the MCP world's endpoint answers for: the loopback names the suite reaches it by. */
+export const MCP_ALLOWED_HOSTS = ['127.0.0.1', 'localhost']
+
 /** Counts the mechanism's runs: one MCP request, read included, must run it once. */
 function counted(mechanism: AuthenticationMechanism) {
   const counter = { calls: 0 }
@@ -43,6 +46,7 @@ export function mcpWorld() {
       auth: required('bearer'),
       scheme: 'app',
       protectedResource: { resource: MCP_RESOURCE, authorizationServers: [MCP_AUTHORIZATION_SERVER] },
+      allowedHosts: MCP_ALLOWED_HOSTS,
     },
     routes: [
       {

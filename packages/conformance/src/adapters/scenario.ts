@@ -50,6 +50,8 @@ export interface ScenarioMcp {
   /** Scheme of concrete resource URIs (`<scheme>://<name>`). */
   readonly scheme: string
   readonly protectedResource?: { readonly resource: string; readonly authorizationServers: readonly string[] }
+  /** The `Host` names the endpoint answers for (the adapter passes it as the endpoint's `allowedHosts`). */
+  readonly allowedHosts?: readonly string[]
 }
 
 /**

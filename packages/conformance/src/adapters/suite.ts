@@ -1,8 +1,10 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
+import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
 import { mcpCases } from './mcp-cases.js'
+import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
 import { outageCases } from './outage-cases.js'
@@ -11,6 +13,17 @@ import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
 import { totpCases } from './totp-cases.js'
 import { uncompiledCases } from './uncompiled-cases.js'
+
+/** How the adapter under test is configured. */
+export interface AdapterSuiteOptions {
+  /**
+   * Whether the adapter sees each client's address (`known`, the default: the socket, and
+   * `X-Forwarded-For` behind the proxies the scenario trusts) or cannot (`unknown`: the fetch form with
+   * no address source). `unknown` swaps the per-client cases for the fail-closed one: every request
+   * counts under one shared key.
+   */
+  readonly clientAddress?: 'known' | 'unknown'
+}
 
 /**
  * The HTTP adapter suite: what any Portcullis adapter (Express, Fastify, yours) must do over real HTTP,
@@ -21,9 +34,13 @@ import { uncompiledCases } from './uncompiled-cases.js'
  * challenge are kept), problem bodies, body limits naming the limit, the OpenAPI document, the passkey
  * and TOTP routes (registration and sign-in with a software authenticator, passkey step-up, enrollment,
  * two-step sign-in, recovery codes), 503 with `Retry-After` when a dependency is down, and DPoP-bound tokens (RFC 9449: proofs for
- * the public URL behind a proxy, challenges, server nonces).
+ * the public URL behind a proxy, challenges, server nonces), the client address behind per-address limits
+ * (IPv6 counted by /64, failing closed when unknown) and the MCP endpoint's DNS-rebinding refusal.
  */
-export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterFixture> {
+export function adapterSuite(
+  factory: AdapterFactory,
+  options: AdapterSuiteOptions = {},
+): ConformanceSuite<AdapterFixture> {
   return {
     name: 'HTTP adapter conformance',
     cases: [
@@ -34,6 +51,8 @@ export function adapterSuite(factory: AdapterFactory): ConformanceSuite<AdapterF
       ...passkeyCases,
       ...totpCases,
       ...mcpCases,
+      ...mcpHostCases,
+      ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),
       ...outageCases,
       ...dpopCases,
     ],
@@ -63,6 +82,9 @@ export function adapterOAuthSuite(
 }
 
 /** Runs every case and throws an `AggregateError` naming each violated invariant. */
-export function assertAdapterConformance(factory: AdapterFactory): Promise<void> {
-  return assertSuite(adapterSuite(factory))
+export function assertAdapterConformance(
+  factory: AdapterFactory,
+  options: AdapterSuiteOptions = {},
+): Promise<void> {
+  return assertSuite(adapterSuite(factory, options))
 }

@@ -52,6 +52,7 @@ export async function expressApp(
           ...(endpoint.protectedResource === undefined
             ? {}
             : { protectedResource: endpoint.protectedResource }),
+          ...(endpoint.allowedHosts === undefined ? {} : { allowedHosts: endpoint.allowedHosts }),
         })
   if (mcp !== undefined) app.use(mcp)
   const { oauth } = scenario

@@ -32,6 +32,7 @@ export async function fastifyApp(
       ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
       ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
       ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+      ...(mcp.allowedHosts === undefined ? {} : { allowedHosts: mcp.allowedHosts }),
     })
   }
   const { oauth } = scenario

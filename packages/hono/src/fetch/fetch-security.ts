@@ -6,7 +6,7 @@ import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
-import { problemResponse } from '@portcullis/http/web'
+import { problemResponse, type WebClientAddress } from '@portcullis/http/web'
 import { type Context, Hono } from 'hono'
 import { createAccountRoutes } from '../accounts/routes.js'
 import { healthRoute } from '../health/health-route.js'
@@ -24,8 +24,19 @@ import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../
 import { securityOf } from '../security/request-context.js'
 import type { HonoHandler } from '../security/route-marks.js'
 import { totpRoutes } from '../totp/routes.js'
+import { contextClientAddress, requireAllowedHosts } from './client-address.js'
 
-export interface FetchSecurityOptions extends HonoSecurityOptions {
+export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientAddress'> {
+  /**
+   * Where the client's address comes from, for per-address rate limits and session records:
+   * `(request, env) => string | undefined`, with `env` what the runtime passed to `fetch` beside the
+   * request (Bun: `(request, server) => server.requestIP(request)?.address`; Deno:
+   * `(request, info) => info.remoteAddr.hostname`; Workers: `headerClientAddress('CF-Connecting-IP')`;
+   * Next.js behind a proxy: `forwardedClientAddress()`). Default `nodeSocketClientAddress`: the socket
+   * `@hono/node-server` passes as `env.incoming`. When it answers `undefined`, per-address limits count the
+   * request under one key shared by every such request: never skipped.
+   */
+  readonly clientAddress?: WebClientAddress
   /** Prefix of the generated routes: `{base}/auth/...`, `{base}/mcp`. Default none. */
   readonly base?: string
   /** Serves the local-account routes (`{base}/auth/login`, ...) and their CSRF check. */
@@ -44,7 +55,10 @@ export interface FetchSecurityOptions extends HonoSecurityOptions {
   readonly oauth?: Omit<OAuthRoutesOptions, 'base' | 'currentSession'> & {
     readonly currentSession?: CurrentSession
   }
-  /** Serves the MCP endpoint at `{base}/mcp` (or its own `path`) publishing the routes marked `mcpResource`. */
+  /**
+   * Serves the MCP endpoint at `{base}/mcp` (or its own `path`) publishing the routes marked `mcpResource`.
+   * Its `allowedHosts` is required: the fetch form cannot see the address its server was reached on.
+   */
   readonly mcp?: MCPEndpointOptions
   /** Serves a health route (`{base}/healthz` unless its own `path`). */
   readonly health?: HealthRouteOptions
@@ -60,8 +74,12 @@ export interface FetchRouteContext {
 
 export type FetchRouteHandler = (request: Request, context: FetchRouteContext) => Response | Promise<Response>
 
-/** A Web-standard handler: a Next.js route handler, `Bun.serve`'s or `Deno.serve`'s `fetch`. */
-export type FetchRoute = (request: Request) => Promise<Response>
+/**
+ * A Web-standard handler: a Next.js route handler, `Bun.serve`'s or `Deno.serve`'s `fetch`. `env` is what
+ * the runtime passes beside the request (Bun's `server`, Deno's `info`, `@hono/node-server`'s
+ * `{ incoming, outgoing }`): it reaches `clientAddress` and the Hono context (`c.env`).
+ */
+export type FetchRoute = (request: Request, env?: unknown) => Promise<Response>
 
 export interface FetchSecurity {
   /**
@@ -99,11 +117,23 @@ function declaredWhileServing(method: string, path: string): ConfigurationError 
  * underneath; you write no Hono code.
  */
 export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurity {
-  const { base = '', local, accounts, passkeys, totp, oauth, mcp, health, ...securityOptions } = options
+  const {
+    base = '',
+    local,
+    accounts,
+    passkeys,
+    totp,
+    oauth,
+    mcp,
+    health,
+    clientAddress,
+    ...securityOptions
+  } = options
   if (base !== '' && (!base.startsWith('/') || base.endsWith('/'))) {
     throw new ConfigurationError('route.invalid_prefix', 'base must start with "/" and not end with "/"')
   }
-  const security = createSecurity(securityOptions)
+  if (mcp !== undefined) requireAllowedHosts(mcp)
+  const security = createSecurity({ ...securityOptions, clientAddress: contextClientAddress(clientAddress) })
   const app = new Hono()
   app.use(security.middleware)
   app.onError(security.onError)
@@ -122,9 +152,9 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   // Every declaration is compiled at once, so a mistake throws where the route is declared.
   security.ready(app)
   let serving = false
-  const fetch: FetchRoute = async (request) => {
+  const fetch: FetchRoute = async (request, env) => {
     serving = true
-    return app.fetch(request)
+    return app.fetch(request, env)
   }
   return {
     route(method, path, routeOptions, handler) {

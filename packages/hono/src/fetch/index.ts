@@ -1,7 +1,13 @@
 // The fetch form: Portcullis as `(request: Request) => Promise<Response>` handlers, for Next.js App
 // Router route handlers, `Bun.serve` and `Deno.serve`.
 
-export { readWebRequestBody as readBody } from '@portcullis/http/web'
+export type { ForwardedClientAddressOptions, WebClientAddress } from '@portcullis/http/web'
+export {
+  forwardedClientAddress,
+  headerClientAddress,
+  nodeSocketClientAddress,
+  readWebRequestBody as readBody,
+} from '@portcullis/http/web'
 export type {
   FetchRoute,
   FetchRouteContext,

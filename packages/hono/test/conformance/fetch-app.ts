@@ -1,5 +1,6 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { serve } from '@hono/node-server'
 import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapters'
 import { createFetchSecurity, type FetchRoute, readBody } from '../../src/index.js'
 
@@ -7,14 +8,34 @@ import { createFetchSecurity, type FetchRoute, readBody } from '../../src/index.
 const DEFAULT_BODY_LIMIT = 16_384
 
 /**
- * Builds the scenario's application with the fetch form, the way a Next.js or Bun user would (every
- * route through `route(...)`, the generated routes as options), and serves its `fetch` over a plain
- * `node:http` server that converts each request to a Web `Request`, as a runtime does.
+ * How the fetch form is served, and how it learns the client's address:
+ * - `node:http`: a plain `node:http` server converting each request to a Web `Request`, as a runtime does,
+ *   passing `{ socket }` beside it, which the application's `clientAddress` source reads;
+ * - `node:http, no address`: the same server calling `fetch(request)` alone, with no source: the form
+ *   cannot see the client;
+ * - `@hono/node-server`: its `serve`, whose `{ incoming }` env the default source reads.
  */
-export async function fetchApp(scenario: AdapterScenario): Promise<AdapterApp> {
+export type FetchServer = 'node:http' | 'node:http, no address' | '@hono/node-server'
+
+/** The `env` the `node:http` server passes beside each request. */
+interface SocketEnv {
+  readonly socket: Socket
+}
+
+/**
+ * Builds the scenario's application with the fetch form, the way a Next.js or Bun user would (every
+ * route through `route(...)`, the generated routes as options), and serves its `fetch` over `server`.
+ */
+export async function fetchApp(
+  scenario: AdapterScenario,
+  server: FetchServer = 'node:http',
+): Promise<AdapterApp> {
   const { oauth, mcp } = scenario
   const portcullis = createFetchSecurity({
     ...scenario.security,
+    ...(server === 'node:http'
+      ? { clientAddress: (_request: Request, env: unknown) => (env as SocketEnv).socket.remoteAddress }
+      : {}),
     ...(scenario.local === undefined ? {} : { local: scenario.local }),
     ...(scenario.accounts === undefined ? {} : { accounts: scenario.accounts }),
     ...(scenario.passkeys === undefined ? {} : { passkeys: scenario.passkeys }),
@@ -27,6 +48,7 @@ export async function fetchApp(scenario: AdapterScenario): Promise<AdapterApp> {
             ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
             ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
             ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+            ...(mcp.allowedHosts === undefined ? {} : { allowedHosts: mcp.allowedHosts }),
           },
         }),
     ...(oauth === undefined
@@ -54,11 +76,31 @@ export async function fetchApp(scenario: AdapterScenario): Promise<AdapterApp> {
       return Response.json(route.respond({ security, params, body }), { headers })
     })
   }
-  return serveFetch(portcullis.fetch)
+  if (server === '@hono/node-server') return serveWithNodeServer(portcullis.fetch)
+  return serveFetch(portcullis.fetch, server === 'node:http')
 }
 
-/** Serves a fetch handler over `node:http` on a free loopback port, converting requests and responses. */
-export function serveFetch(fetch: FetchRoute): Promise<AdapterApp> {
+/** Serves a fetch handler with `@hono/node-server` on a free loopback port. */
+function serveWithNodeServer(fetch: FetchRoute): Promise<AdapterApp> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            ;(server as Server).closeAllConnections()
+            server.close(() => done())
+          }),
+      })
+    })
+  })
+}
+
+/**
+ * Serves a fetch handler over `node:http` on a free loopback port, converting requests and responses;
+ * `withSocket` passes `{ socket }` beside each request.
+ */
+export function serveFetch(fetch: FetchRoute, withSocket = true): Promise<AdapterApp> {
   const server = createServer(async (incoming, outgoing) => {
     const chunks: Buffer[] = []
     for await (const chunk of incoming) chunks.push(chunk as Buffer)
@@ -68,9 +110,9 @@ export function serveFetch(fetch: FetchRoute): Promise<AdapterApp> {
     }
     const method = incoming.method ?? 'GET'
     const body = method === 'GET' || method === 'HEAD' ? null : Buffer.concat(chunks)
-    const response = await fetch(
-      new Request(`http://${incoming.headers.host}${incoming.url}`, { method, headers, body }),
-    )
+    const request = new Request(`http://${incoming.headers.host}${incoming.url}`, { method, headers, body })
+    const env: SocketEnv = { socket: incoming.socket }
+    const response = await (withSocket ? fetch(request, env) : fetch(request))
     const cookies = response.headers.getSetCookie()
     const plain: Record<string, string | string[]> = {}
     response.headers.forEach((value, name) => {

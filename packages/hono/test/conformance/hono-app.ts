@@ -58,6 +58,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
       ...(mcp.auth === undefined ? {} : { auth: mcp.auth }),
       ...(mcp.listing === undefined ? {} : { listing: mcp.listing }),
       ...(mcp.protectedResource === undefined ? {} : { protectedResource: mcp.protectedResource }),
+      ...(mcp.allowedHosts === undefined ? {} : { allowedHosts: mcp.allowedHosts }),
     })
   }
   const { oauth } = scenario
