@@ -317,7 +317,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
         await handle(req, res, provider)
       } catch (error) {
         if (isSessionNotFound(error)) return expired(req, res)
-        if (isPortcullisError(error) && error.errorClass === 'unavailable') {
+        if (isUnavailable(error)) {
           return fail(
             req,
             res,
@@ -344,6 +344,16 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name]
   return Array.isArray(value) ? value.join(', ') : value
+}
+
+/**
+ * A port that could not answer: a Portcullis `unavailable` error, or the 503 `temporarily_unavailable`
+ * the server's store bridge turns one into inside oidc-provider.
+ */
+function isUnavailable(error: unknown): boolean {
+  if (isPortcullisError(error)) return error.errorClass === 'unavailable'
+  const candidate = error as { error?: unknown; status?: unknown } | null
+  return error instanceof Error && candidate?.error === 'temporarily_unavailable' && candidate.status === 503
 }
 
 function isSessionNotFound(error: unknown): boolean {
