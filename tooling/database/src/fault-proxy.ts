@@ -34,6 +34,8 @@ export interface FaultProxy {
 interface Pair {
   readonly client: Socket
   readonly upstream: Socket
+  /** Whether both directions are piped (the upstream connected): only then may a stream flow. */
+  piped: boolean
 }
 
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
@@ -52,7 +54,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   const accept = (client: Socket) => {
     const upstream = new Socket()
-    const pair = { client, upstream }
+    const pair: Pair = { client, upstream, piped: false }
     pairs.add(pair)
     const drop = () => {
       pairs.delete(pair)
@@ -63,13 +65,18 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     client.on('close', drop)
     upstream.on('error', drop)
     upstream.on('close', drop)
-    if (stalled) client.pause()
+    // Held until the upstream is connected: what the client sends first (a startup message) waits in
+    // the socket's buffer, never flows to no listener.
+    client.pause()
     upstream.connect(options.targetPort, options.targetHost, () => {
       pump(client, upstream)
       pump(upstream, client)
+      pair.piped = true
       if (stalled) {
-        client.pause()
         upstream.pause()
+      } else {
+        client.resume()
+        upstream.resume()
       }
     })
   }
@@ -121,6 +128,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     resume() {
       stalled = false
       for (const pair of pairs) {
+        // A connection accepted while stalled flows once its upstream is connected.
+        if (!pair.piped) continue
         pair.client.resume()
         pair.upstream.resume()
       }
