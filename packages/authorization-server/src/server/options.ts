@@ -14,8 +14,10 @@ import {
   type TrustedProxies,
 } from '@portcullis/core/local-accounts'
 import type { InteractionHandler } from '../interaction-handler.js'
-import type { AddressLookup } from './outbound-fetch.js'
 import type { SigningJwk } from './signing-keys.js'
+
+/** A DNS resolver: every address of a host name. */
+export type AddressLookup = (hostname: string) => Promise<readonly { address: string; family: number }[]>
 
 /** One protected resource (RFC 8707 resource indicator) the server issues access tokens for. */
 export interface ResourceOptions {

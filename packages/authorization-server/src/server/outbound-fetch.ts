@@ -3,10 +3,9 @@ import type { LookupFunction } from 'node:net'
 import { rootCertificates } from 'node:tls'
 import { ConfigurationError } from '@portcullis/core/errors'
 import { classifyAddress } from '@portcullis/core/oidc'
-import type { ResolvedOptions } from './options.js'
+import type { AddressLookup, ResolvedOptions } from './options.js'
 
-/** A DNS resolver: every address of a host name. */
-export type AddressLookup = (hostname: string) => Promise<readonly { address: string; family: number }[]>
+export type { AddressLookup } from './options.js'
 
 /**
  * Whether an outbound fetch may connect to this address, by core's outbound address policy
