@@ -160,6 +160,29 @@ describe('refresh tokens', () => {
     expect((await refresh(h.issuer, clientId, retry.body.refresh_token as string)).status).toBe(200)
   })
 
+  it('an authorization request while the store is down is refused with temporarily_unavailable, not 500', async () => {
+    const upsert = h.store.upsert.bind(h.store)
+    const find = h.store.find.bind(h.store)
+    h.store.upsert = async () => {
+      throw new StoreDown()
+    }
+    h.store.find = async () => {
+      throw new StoreDown()
+    }
+    try {
+      const outcome = await authorize(h.issuer, { clientId, redirectUri: REDIRECT, resource: RESOURCE })
+      expect(outcome.code).toBeUndefined()
+      // The client's redirect URI cannot be checked without the store: the server answers itself.
+      expect(outcome.redirect).toBeUndefined()
+      expect(outcome.response.status).toBe(503)
+      expect(outcome.response.headers.get('retry-after')).toBe('7')
+      await outcome.response.body?.cancel()
+    } finally {
+      h.store.upsert = upsert
+      h.store.find = find
+    }
+  })
+
   it('answer 503 temporarily_unavailable, not 500, when the store cannot be read', async () => {
     const { token } = await connect()
     const find = h.store.find.bind(h.store)
