@@ -138,7 +138,7 @@ describe.skipIf(chromiumPath === undefined)('the MCP SDK client with its browser
     expect(await page.locator('link[rel="stylesheet"]').getAttribute('href')).toBe('/assets/portcullis.css')
     await page.screenshot({ path: join(images, 'reference-consent.png'), fullPage: true })
     await page.setViewportSize({ width: 390, height: 844 })
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
     await page.screenshot({ path: join(images, 'reference-consent-phone.png'), fullPage: true })
     await page.setViewportSize({ width: 1200, height: 800 })
 

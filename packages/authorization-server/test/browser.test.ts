@@ -46,7 +46,6 @@ describe.skipIf(chromiumPath === undefined)('the authorization server pages in C
   let callback: Awaited<ReturnType<typeof loopbackCallback>>
   let browser: Awaited<ReturnType<typeof launchChromium>>
   let clientId: string
-  const names = new Map<string, string>()
 
   beforeAll(async () => {
     callback = await loopbackCallback()
@@ -160,7 +159,7 @@ describe.skipIf(chromiumPath === undefined)('the authorization server pages in C
     const page = await browser.context.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     await signInAndReachConsent(page, authorizationUrl().url, accountId)
-    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(390)
     await page.close()
   })
@@ -194,7 +193,7 @@ describe.skipIf(chromiumPath === undefined)('the authorization server pages in C
     expect(refused?.headers()['content-type']).toContain('text/html')
     expect(await page.textContent('h1')).toBe('This authorization request was refused')
     expect(await page.textContent('[data-code]')).toBe('invalid_redirect_uri')
-    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    const width = await page.evaluate<number>('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(1280)
 
     const unknown = await page.goto(`${stack.issuer}/interaction/not-an-interaction`)
