@@ -236,6 +236,10 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     secret: keys.oauthTransactionPepper,
     settings: options.authorizationServer ?? {},
     look: interactionLook(directory),
+    registrationLimits: {
+      store: new PostgresRateLimitStore({ client: postgres }),
+      trustedProxies: options.trustedProxies,
+    },
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin, oauthIdentifiers(publicOrigin).issuer)

@@ -8,6 +8,7 @@ import {
 } from '@portcullis/authorization-server'
 import type { AccountRecords } from '@portcullis/core/accounts'
 import { AUTH_TIME_ATTRIBUTE } from '@portcullis/core/authorization'
+import type { RateLimitStore } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { currentLocalSession, type Security } from '@portcullis/express'
@@ -42,6 +43,14 @@ export async function createReferenceAuthorizationServer(parts: {
   readonly settings: AuthorizationServerSettings
   /** The app's layout and how it names accounts, for the consent and error pages. */
   readonly look: InteractionLook
+  /**
+   * Where registrations are counted per client address: the app's shared (Postgres) store, so the limit
+   * holds across instances, and the proxies whose `X-Forwarded-For` the app believes.
+   */
+  readonly registrationLimits: {
+    readonly store: RateLimitStore
+    readonly trustedProxies: readonly string[]
+  }
 }): Promise<AuthorizationServer> {
   const { security, publicOrigin } = parts
   const { issuer, resource } = oauthIdentifiers(publicOrigin)
@@ -101,6 +110,13 @@ export async function createReferenceAuthorizationServer(parts: {
     ...(parts.settings.clientIdMetadataDocuments === undefined
       ? {}
       : { clientIdMetadataDocuments: parts.settings.clientIdMetadataDocuments }),
-    ...(parts.settings.registration === true ? { registration: {} } : {}),
+    ...(parts.settings.registration === true
+      ? {
+          registration: {
+            rateLimits: parts.registrationLimits.store,
+            trustedProxies: [...parts.registrationLimits.trustedProxies],
+          },
+        }
+      : {}),
   })
 }
