@@ -312,6 +312,12 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     for (const term of ['step-up', 'Issuer', 'Subject', 'RFC 6238', 'base32', 'TOTP', 'credential']) {
       expect(read).not.toContain(term)
     }
+    // The account page at 1280 px and on a 390 px phone, for docs/reference-app.md.
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await shot('account')
+    await page.setViewportSize({ width: 390, height: 844 })
+    await shot('account-phone')
+    await page.setViewportSize({ width: 1200, height: 800 })
   })
 
   it('a confirmation already spent says so, under the signed-in header', async () => {

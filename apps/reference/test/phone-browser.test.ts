@@ -1,7 +1,6 @@
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
+import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -17,7 +16,6 @@ const REDIRECT = 'http://127.0.0.1:9/callback'
 let app: TestApp
 let browser: Browser
 let page: Page
-let images = ''
 
 const width = () => page.evaluate('document.scrollingElement.scrollWidth') as Promise<number>
 const headerHeight = () =>
@@ -37,7 +35,6 @@ async function measure(path: string, expected = 200) {
 
 describe.skipIf(chromiumPath === undefined)('every page on a 390 px phone', () => {
   beforeAll(async () => {
-    images = await screenshotFolder()
     app = await startTestApp({ authorizationServer: { registration: true } })
     browser = await launchChromium()
     page = await browser.context.newPage()
@@ -88,8 +85,6 @@ describe.skipIf(chromiumPath === undefined)('every page on a 390 px phone', () =
     ]) {
       await measure(path)
     }
-    await page.goto(`${app.url}/account`)
-    await page.screenshot({ path: join(images, 'reference-account-phone.png'), fullPage: true })
     await measure('/nowhere', 404)
     await measure('/tenants/initech', 403)
     // The unlink confirmation of the linked demo identity.
