@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { classifyAddress, parseIPv6 } from './addresses.js'
+import { formatIpAddress, parseIpAddress } from '../local-accounts/rate-limits/ip-address.js'
+import { classifyAddress } from './addresses.js'
 
 describe('classifyAddress', () => {
   it.each([
@@ -50,10 +51,21 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(expected)
   })
 
-  it('parses the compressed and dotted IPv6 forms to the same value', () => {
-    expect(parseIPv6('::ffff:10.0.0.1')).toBe(parseIPv6('0:0:0:0:0:ffff:a00:1'))
-    expect(parseIPv6('1:2:3:4:5:6:7:8')).toBe(0x00010002000300040005000600070008n)
-    expect(parseIPv6('1:2:3:4:5:6:7')).toBeUndefined()
-    expect(parseIPv6('1:2:3:4:5:6:7:8:9')).toBeUndefined()
+  it('classifies on the one IP parser of core: compressed and dotted IPv6 forms are one address', () => {
+    const text = (address: string) => {
+      const bytes = parseIpAddress(address)
+      return bytes === undefined ? undefined : formatIpAddress(bytes)
+    }
+    expect(text('::ffff:10.0.0.1')).toBe(text('0:0:0:0:0:ffff:a00:1'))
+    expect(text('1:2:3:4:5:6:7:8')).toBe('1:2:3:4:5:6:7:8')
+    expect(text('1:2:3:4:5:6:7')).toBeUndefined()
+    expect(text('1:2:3:4:5:6:7:8:9')).toBeUndefined()
+    for (const [a, b] of [
+      ['0:0:0:0:0:ffff:a9fe:a9fe', '169.254.169.254'],
+      ['2606:4700:0:0:0:0:0:1', '[2606:4700::1]'],
+      ['64:ff9b:0:0:0:0:a00:1', '10.0.0.1'],
+    ]) {
+      expect(classifyAddress(a as string)).toBe(classifyAddress(b as string))
+    }
   })
 })
