@@ -18,12 +18,15 @@ export interface CommandOptions {
  * that runs this test (`npm_config_*`, `npm_package_*`, `npm_lifecycle_*`, `INIT_CWD`, ...) are removed so
  * the workspace's settings never leak into it. A user's own `NPM_CONFIG_*` (upper case) stay.
  */
-export function cleanEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
+export function cleanEnvironment(
+  extra: Readonly<Record<string, string | undefined>> = {},
+): NodeJS.ProcessEnv {
+  // A plain record: an application's types (Next.js's) may make some variables required in ProcessEnv.
+  const env: Record<string, string | undefined> = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(npm_|pnpm_|PNPM_|INIT_CWD$)/.test(name)) env[name] = value
   }
-  return { ...env, ...extra }
+  return { ...env, ...extra } as NodeJS.ProcessEnv
 }
 
 /** Runs `command` without a shell; resolves with its exit code and output (never rejects on exit codes). */

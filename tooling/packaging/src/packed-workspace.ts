@@ -14,12 +14,34 @@ export interface PackedWorkspace {
   remove(): Promise<void>
 }
 
+/** `names` and every Portcullis package they depend on (dependencies and peers), transitively. */
+function withDependencies(all: readonly WorkspacePackage[], names: readonly string[]): WorkspacePackage[] {
+  const byName = new Map(all.map((entry) => [entry.name, entry]))
+  const wanted = new Set<string>()
+  const visit = (name: string) => {
+    const entry = byName.get(name)
+    if (entry === undefined) throw new Error(`${name} is not a published package of the workspace`)
+    if (wanted.has(name)) return
+    wanted.add(name)
+    const manifest = entry.manifest as { dependencies?: object; peerDependencies?: object }
+    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
+      if (byName.has(dependency)) visit(dependency)
+    }
+  }
+  for (const name of names) visit(name)
+  return all.filter((entry) => wanted.has(entry.name))
+}
+
 /**
- * Builds every published package (turbo restores unchanged ones from its cache) and packs each with
- * `pnpm pack`, as `pnpm publish` would, into a fresh folder under the OS temporary folder.
+ * Builds the published packages (turbo restores unchanged ones from its cache) and packs each with
+ * `pnpm pack`, as `pnpm publish` would, into a fresh folder under the OS temporary folder. `only`: just
+ * these packages and the Portcullis packages they depend on (what an application of them installs).
  */
-export async function packWorkspace(): Promise<PackedWorkspace> {
-  const packages = await publishedPackages()
+export async function packWorkspace(
+  options: { readonly only?: readonly string[] } = {},
+): Promise<PackedWorkspace> {
+  const published = await publishedPackages()
+  const packages = options.only === undefined ? published : withDependencies(published, options.only)
   await buildPackages(packages)
   const directory = await mkdtemp(join(tmpdir(), 'portcullis-pack-'))
   const remove = () => rm(directory, { recursive: true, force: true })

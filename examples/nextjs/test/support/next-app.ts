@@ -1,20 +1,55 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The example's folder: `next build` and `next start` run there, as `pnpm build` / `pnpm start` would. */
+/** The example's folder in the repository (what the tests copy into a project of its own). */
 export const exampleRoot = fileURLToPath(new URL('../..', import.meta.url))
-const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next')
+
+/** Turbopack is the default of `next build`; `--webpack` selects webpack. */
+export type Bundler = 'turbopack' | 'webpack'
+
+/** The `next` command of the project in `directory` (its own install). */
+function nextBin(directory: string): string {
+  return join(directory, 'node_modules', 'next', 'dist', 'bin', 'next')
+}
 
 function environment(overrides: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
   return { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...overrides }
 }
 
-/** Runs `next build` (the same flags as the `build` script); rejects with its output if it fails or overruns. */
-export function nextBuild(env: Readonly<Record<string, string>>, timeoutMs: number): Promise<string> {
-  const child = spawn(process.execPath, [nextBin, 'build', '--webpack'], {
-    cwd: exampleRoot,
+/** What the last build of a folder was made with (its sources do not change during a test run). */
+const BUILT_WITH = join('.next', 'portcullis-built-with.json')
+
+/**
+ * Runs `next build` in `directory` with `bundler`; rejects with its output if it fails or overruns. A
+ * folder already built with the same bundler and environment is not built again (test files share the
+ * run's install, test/support/packed-setup.ts).
+ */
+export async function nextBuild(
+  directory: string,
+  bundler: Bundler,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<string> {
+  const key = JSON.stringify({ bundler, env })
+  const previous = await readFile(join(directory, BUILT_WITH), 'utf8').catch(() => undefined)
+  if (previous === key) return 'built earlier in this run'
+  const output = await runNextBuild(directory, bundler, env, timeoutMs)
+  await writeFile(join(directory, BUILT_WITH), key)
+  return output
+}
+
+function runNextBuild(
+  directory: string,
+  bundler: Bundler,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<string> {
+  const flags = bundler === 'webpack' ? ['--webpack'] : []
+  const child = spawn(process.execPath, [nextBin(directory), 'build', ...flags], {
+    cwd: directory,
     env: environment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -62,22 +97,27 @@ export interface RunningApp {
 }
 
 /**
- * `next start -H 127.0.0.1 -p <port>` (a free one unless given), resolved once `GET /` answers 200 (polled, bounded by
+ * In `directory`, `next start -H 127.0.0.1 -p <port>` (a free one unless given), resolved once `GET /` answers 200 (polled, bounded by
  * `readyTimeoutMs`). The server runs in its own process group, which `stop` signals as a whole.
  */
 export async function nextStart(
+  directory: string,
   env: Readonly<Record<string, string>>,
   readyTimeoutMs: number,
   port?: number,
 ): Promise<RunningApp> {
   port ??= await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], {
-    cwd: exampleRoot,
-    env: environment(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  })
+  const child = spawn(
+    process.execPath,
+    [nextBin(directory), 'start', '-H', '127.0.0.1', '-p', String(port)],
+    {
+      cwd: directory,
+      env: environment(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  )
   let output = ''
   const collect = (chunk: Buffer) => {
     output += chunk.toString()
