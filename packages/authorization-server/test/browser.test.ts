@@ -154,6 +154,30 @@ describe.skipIf(chromiumPath === undefined)('the authorization server pages in C
     await page.close()
   })
 
+  it('a web client already allowed: the sign-in leads on to the client (the sign-in form did not block it)', async () => {
+    const webClientId = stack.documents.client('/web-notes.json', {
+      client_name: 'Web Notes',
+      application_type: 'web',
+      redirect_uris: [callback.redirectUri],
+    })
+    const accountId = await stack.newAccount('wendy')
+    const page = await browser.context.newPage()
+    const first = authorizationUrl({ client_id: webClientId })
+    await signInAndReachConsent(page, first.url, accountId)
+    await Promise.all([page.waitForURL(`${callback.origin}/callback**`), page.click('button[value=approve]')])
+    // Signed out; the next authorization signs in again and, the scopes granted, goes straight back.
+    await browser.context.clearCookies()
+    const again = authorizationUrl({ client_id: webClientId })
+    await page.goto(again.url)
+    expect(new URL(page.url()).pathname).toBe('/signin')
+    await page.fill('input[name=account]', accountId)
+    await Promise.all([page.waitForURL(`${callback.origin}/callback**`), page.click('button[type=submit]')])
+    const arrived = new URL(page.url())
+    expect(arrived.searchParams.get('state')).toBe(again.state)
+    expect(arrived.searchParams.get('code')).toBeTruthy()
+    await page.close()
+  })
+
   it('fits a 390 px screen without scrolling sideways', async () => {
     const accountId = await stack.newAccount('a-person-with-a-rather-long-account-name-that-must-wrap')
     const page = await browser.context.newPage()

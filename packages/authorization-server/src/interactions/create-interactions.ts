@@ -24,7 +24,7 @@ import {
   OAUTH_AUTHORIZE_PURPOSE,
   readInteractionsOptions,
 } from './options.js'
-import { defaultLayout, errorBody, type InteractionPage } from './pages.js'
+import { continueBody, defaultLayout, errorBody, type InteractionPage } from './pages.js'
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>
 
@@ -108,6 +108,19 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       { login: { ...decision.login } },
       { mergeWithLastSubmission: false },
     )
+    // A browser that comes back from the application's own pages (its sign-in or reauthentication
+    // form) gets a page that moves on by itself: the redirects that follow may end at the client, which
+    // the `form-action` of the application's form would refuse. Any other request is redirected.
+    if (header(req, 'sec-fetch-site') === 'same-origin' && header(req, 'sec-fetch-mode') === 'navigate') {
+      const html = await page({
+        kind: 'continue',
+        title: 'Signed in',
+        body: continueBody(location),
+        request: req,
+        ...(user === undefined ? {} : { account: { id: user.accountId, name: user.name ?? user.accountId } }),
+      })
+      return sendHtml(res, 200, html)
+    }
     redirect(res, location)
   }
 

@@ -2,8 +2,11 @@ import type { IncomingMessage } from 'node:http'
 
 /** A page of the authorization server, as the application's `layout` receives it. */
 export interface InteractionPage {
-  /** `consent`, or `error` (an interaction that cannot go on, a refused authorization request). */
-  readonly kind: 'consent' | 'error'
+  /**
+   * `consent`; `continue` (the short step after the application's sign-in, see `continueBody`); or `error`
+   * (an interaction that cannot go on, a refused authorization request).
+   */
+  readonly kind: 'consent' | 'continue' | 'error'
   /** The page's headline and title, plain text (the layout escapes it). */
   readonly title: string
   /** The page's content: HTML, every value in it already escaped. Insert it as it is. */
@@ -78,4 +81,14 @@ export function errorBody(detail: string, code: string | undefined, technical?: 
       ? ''
       : `<details class="pc-details"><summary>Details for developers</summary><p>Code <code data-code>${escapeHtml(code)}</code></p>${reason}</details>`
   return `${PAGE_PARTS_STYLE}<div class="pc-page"><p data-detail>${escapeHtml(detail)}</p>${support}</div>`
+}
+
+/**
+ * The step after the application's sign-in: a page that moves on to `location` by itself (a meta
+ * refresh; no script) and offers a link. It ends the navigation that began with the sign-in form, whose
+ * `form-action` would otherwise apply to every redirect after it, up to the client's redirect URI.
+ */
+export function continueBody(location: string): string {
+  const target = escapeHtml(location)
+  return `<meta http-equiv="refresh" content="0;url=${target}">${PAGE_PARTS_STYLE}<div class="pc-page"><p>Signed in. Taking you on to the application's request&hellip;</p><p><a href="${target}" data-continue>Continue</a></p></div>`
 }

@@ -74,6 +74,11 @@ function applicationPages(app: express.Express, sessions: ApplicationSessions): 
     typeof value === 'string' && /^\/oauth\/interaction\/[A-Za-z0-9_-]+$/.test(value) ? value : '/'
   const page = (title: string, fields: string) =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><form method="post">${fields}</form></body></html>`
+  // As an application's pages are: forms only to itself (browsers apply it to the redirects that follow).
+  app.use(['/signin', '/reauthenticate'], (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', "default-src 'self'; form-action 'self'")
+    next()
+  })
   app.get('/signin', (req, res) => {
     const to = back(req.query.return_to)
     res
