@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   DocumentServer,
@@ -113,6 +114,65 @@ describe('a metadata document served on loopback', () => {
       await app.close()
     }
   })
+})
+
+describe('`pnpm start` with the settings', () => {
+  it('says so, and takes the loopback document', async () => {
+    const database = await createTestDatabase()
+    let running: ChildProcess | undefined
+    try {
+      // Its own process group, so the whole tree (pnpm, tsx, the app) stops together.
+      running = spawn('pnpm', ['start'], {
+        cwd: appRoot,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          PORT: '0',
+          DATABASE_URL: database.connectionString,
+          PORTCULLIS_DATA_DIR: join(folder, 'start', 'postgres'),
+          PORTCULLIS_SECRETS_FILE: join(folder, 'start', 'secrets.json'),
+          PORTCULLIS_DEV_CIMD_LOOPBACK: 'true',
+          PORTCULLIS_DEV_CIMD_CA: caFile,
+        },
+      })
+      const child = running
+      const output = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        const timer = setTimeout(() => reject(new Error(`no start: ${text}`)), 90_000)
+        const onData = (chunk: Buffer) => {
+          text += chunk.toString()
+          if (/stop with Ctrl\+C/.test(text)) {
+            clearTimeout(timer)
+            resolve(text)
+          }
+        }
+        child.stdout?.on('data', onData)
+        child.stderr?.on('data', onData)
+        child.once('exit', (code) => {
+          clearTimeout(timer)
+          reject(new Error(`exited with ${code}: ${text}`))
+        })
+      })
+      expect(output).toContain(
+        'client metadata documents (development): fetched from loopback too, an extra CA trusted (PORTCULLIS_DEV_CIMD_CA)',
+      )
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1] ?? ''
+      const clientId = documents.client('/started-agent.json', { redirect_uris: [REDIRECT] })
+      const answer = await authorize({ url } as TestApp, clientId, 'pnpm-start')
+      expect(answer.status).toBe(303)
+      expect(answer.headers.get('location')).toMatch(/\/oauth\/interaction\//)
+      expect(documents.hits.get('/started-agent.json')).toBeGreaterThan(0)
+    } finally {
+      const pid = running?.pid
+      if (pid !== undefined && running?.exitCode === null) {
+        const exited = new Promise((resolve) => running?.once('exit', resolve))
+        process.kill(-pid, 'SIGTERM')
+        await exited
+      }
+      await database.close()
+    }
+  }, 120_000)
 })
 
 describe('the development settings, where they are refused', () => {
