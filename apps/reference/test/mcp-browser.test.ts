@@ -207,4 +207,20 @@ describe.skipIf(chromiumPath === undefined)('the MCP SDK client with its browser
     expect(await page.locator('tr[data-grant]').evaluateAll((rows) => rows.length)).toBe(0)
     await page.close()
   }, 90_000)
+
+  it('shows a browser a refused authorization request as a page in the app layout, an API client problem+json', async () => {
+    const page = await browser.context.newPage()
+    const bad = `${app.url}/oauth/auth?${new URLSearchParams({ client_id: 'no-such-client', response_type: 'code' })}`
+    const response = await page.goto(bad)
+    expect(response?.status()).toBe(400)
+    expect(response?.headers()['content-type']).toContain('text/html')
+    expect(await page.textContent('main h1')).toBe('This authorization request was refused')
+    expect(await page.locator('header.top').count()).toBe(1)
+    expect(await page.textContent('[data-code]')).toBe('invalid_client')
+    const api = await fetch(bad, { headers: { accept: 'application/json' } })
+    expect(api.status).toBe(400)
+    expect(api.headers.get('content-type')).toContain('application/problem+json')
+    expect(await api.json()).toMatchObject({ status: 400, code: 'invalid_client' })
+    await page.close()
+  })
 })
