@@ -135,6 +135,23 @@ describe.skipIf(chromiumPath === undefined)('signing in through the demo IdP', (
     expect(notices).toHaveLength(1)
     expect(notices[0]).toContain('dana')
     expect(await store.resolveLink({ accountId: 'acct-claims-dana', provider: DEMO_PROVIDER })).toBeNull()
+    // An account whose one sign-in method is a link to an earlier issuer keeps it, and the start says so.
+    const provisioned = await store.login({
+      identity: { provider: DEMO_PROVIDER, issuer: moved, subject: 'erin' },
+      grant: { scopes: ['openid'] },
+      provisionUnknown: true,
+      now: new Date(),
+    })
+    const kept = await linkDemoIdentities({
+      store,
+      provider: DEMO_PROVIDER,
+      issuer,
+      owners: [{ accountId: provisioned.link.accountId, username: 'erin' }],
+    })
+    expect(kept).toEqual([expect.stringContaining('keeps its link to the demo IdP at http://127.0.0.1:1')])
+    expect(
+      await store.resolveLink({ accountId: provisioned.link.accountId, provider: DEMO_PROVIDER }),
+    ).toMatchObject({ issuer: moved, subject: 'erin' })
     await signInAtIdp('carol')
     await expect((await whoami()).principal.id).toBe(demoAccountId('carol'))
   })

@@ -38,7 +38,12 @@ export async function linkDemoIdentities(input: {
         providerAccountId: current.providerAccountId,
       })
       // The account's only sign-in method (its password was removed): it keeps the identity it has.
-      if (removed.status === 'final-method') continue
+      if (removed.status === 'final-method') {
+        notices.push(
+          `${owner.accountId} keeps its link to the demo IdP at ${current.issuer} (its only sign-in method): sign in with a password and link the demo IdP again`,
+        )
+        continue
+      }
     }
     try {
       await input.store.link({
