@@ -79,12 +79,14 @@ export async function sessionViewer(
   request: Request,
   directory: DemoDirectory,
 ): Promise<Viewer | undefined> {
-  if (request.security?.principal?.kind === 'user') return viewerFor(request.security, directory)
   try {
+    if (request.security?.principal?.kind === 'user') return await viewerFor(request.security, directory)
     const outcome = await security.evaluation(request).evaluate(security.evaluator.compile(SESSION_POLICY))
     return outcome.kind === 'granted' ? await viewerFor(outcome.context, directory) : undefined
   } catch {
-    return undefined
+    // A session store or directory that does not answer (an outage): the page still renders, and
+    // names the viewer as far as it can without them.
+    return viewerOf(request.security, directory)
   }
 }
 const SESSION_POLICY = required(SESSION_MECHANISM)
