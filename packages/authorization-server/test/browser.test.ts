@@ -178,6 +178,29 @@ describe.skipIf(chromiumPath === undefined)('the authorization server pages in C
     await page.close()
   })
 
+  it('Allow reaches an IPv6 loopback callback ([::1]) too', async () => {
+    const hits: URL[] = []
+    const v6: Server = createServer((req, res) => {
+      hits.push(new URL(req.url ?? '/', 'http://[::1]'))
+      res.end('ok')
+    })
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve))
+    try {
+      const redirectUri = `http://[::1]:${(v6.address() as AddressInfo).port}/callback`
+      const v6Client = stack.documents.client('/v6-notes.json', { redirect_uris: [redirectUri] })
+      const accountId = await stack.newAccount('ivy')
+      const page = await browser.context.newPage()
+      const request = authorizationUrl({ client_id: v6Client, redirect_uri: redirectUri })
+      await signInAndReachConsent(page, request.url, accountId)
+      await Promise.all([page.waitForURL(`${redirectUri}**`), page.click('button[value=approve]')])
+      expect(hits.at(-1)?.searchParams.get('code')).toBeTruthy()
+      await page.close()
+    } finally {
+      v6.closeAllConnections()
+      await new Promise<void>((resolve) => v6.close(() => resolve()))
+    }
+  })
+
   it('fits a 390 px screen without scrolling sideways', async () => {
     const accountId = await stack.newAccount('a-person-with-a-rather-long-account-name-that-must-wrap')
     const page = await browser.context.newPage()

@@ -3,6 +3,9 @@ import { bodyTooLargeProblem, parseRequestBody, readLimitedBody } from '@portcul
 import { HttpProblem, type ProblemInit, renderProblem } from '@portcullis/http/problem'
 import { parseCookies } from '@portcullis/http/security'
 
+/** Schemes no redirect URI may have (oidc-provider refuses them first): never allowed as a form target. */
+const NEVER_A_TARGET = new Set(['javascript:', 'data:', 'blob:', 'file:', 'vbscript:', 'about:'])
+
 /**
  * The `form-action` sources of a page whose form leads to `target` (the validated redirect URI): the
  * browser checks `form-action` on every redirect that follows a form post (Chromium does), and the
@@ -13,8 +16,13 @@ export function formTargetSource(target: unknown): string | undefined {
   if (typeof target !== 'string') return undefined
   const url = URL.parse(target)
   if (url === null) return undefined
-  if (url.protocol === 'https:' || url.protocol === 'http:') return url.origin
-  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : undefined
+  // CSP host sources have no IPv6 literal: `http://[::1]:8080` is allowed by its scheme.
+  if (url.protocol === 'https:' || url.protocol === 'http:') {
+    return url.hostname.startsWith('[') ? url.protocol : url.origin
+  }
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) && !NEVER_A_TARGET.has(url.protocol)
+    ? url.protocol
+    : undefined
 }
 
 /**
