@@ -101,13 +101,15 @@ export function accountRoutes(
   const waysOf = async (request: SecuredRequest, purpose: string): Promise<ConfirmWays> => {
     const accountId = kit.accountId(request)
     const methods = await methodsOf(accountId)
-    const password = methods.some((method) => method.kind === 'password')
+    const passwordMethod = methods.find((method) => method.kind === 'password')
+    const password = passwordMethod !== undefined
     const passkeys =
       place === undefined ? [] : ((await options.factors.passkeys?.service.list(accountId)) ?? [])
     const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     const reauthenticates = Object.hasOwn(DEMO_REAUTHENTICATION, purpose)
     return {
       password: password && purpose !== 'password-add',
+      username: passwordMethod?.kind === 'password' ? passwordMethod.username : undefined,
       passkey: purpose !== 'password-add' && passkeys.some((passkey) => passkey.suspendedAt === null),
       place,
       idp: idp && linked && !password && reauthenticates,

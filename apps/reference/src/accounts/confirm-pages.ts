@@ -126,6 +126,8 @@ export interface ConfirmWays {
   readonly idp: boolean
   /** Step 1 (the IdP sign-in) is done: its confirmation waits in this browser. */
   readonly idpConfirmed: boolean
+  /** The password's username, for the browser's password manager (a hidden field). */
+  readonly username?: string | undefined
 }
 
 /** The password field of a confirmation, with the error of the last try beside it. */
@@ -152,6 +154,7 @@ export function confirmPage(input: {
     return html`${intro}
       <form method="post" action="${action.action}" class="stack card" aria-label="${action.title}">
         ${input.fields ?? ''}
+        ${ways.password && ways.username !== undefined ? html`<input type="text" name="account_username" autocomplete="username" value="${ways.username}" hidden>` : ''}
         ${ways.password ? passwordField(flash) : ''}
         <div class="actions">
           ${ways.password ? html`<button type="submit" class="${style}">${action.title}</button>` : ''}
