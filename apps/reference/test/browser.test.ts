@@ -175,7 +175,9 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     const attacker: Server = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html')
       response.end(`<form method="post" action="${app.url}/keys"><input name="label" value="stolen">
-        <button type="submit">Win a prize</button></form>`)
+        <button type="submit">Win a prize</button></form>
+        <form method="post" action="${app.url}/sign-in"><input name="username" value="alice">
+        <input name="password" value="guess"><button type="submit">Win another prize</button></form>`)
     })
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
     try {
@@ -185,6 +187,18 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
         page.getByRole('button', { name: 'Win a prize' }).click(),
       ])
       expect(answer.status()).toBe(403)
+      // Said in words, the code folded away for developers. (The browser sends no SameSite=Lax session
+      // cookie with another site's form, so the page cannot know who is signed in.)
+      await expect(page.locator('h1').textContent()).resolves.toBe('The form could not be verified')
+      await expect(page.locator('details.developer code').textContent()).resolves.toBe('local.csrf_refused')
+      await page.goBack()
+      const [signIn] = await Promise.all([
+        page.waitForResponse(`${app.url}/sign-in`),
+        page.getByRole('button', { name: 'Win another prize' }).click(),
+      ])
+      expect(signIn.status()).toBe(403)
+      await expect(page.locator('h1').textContent()).resolves.toBe('The form could not be verified')
+      await expect(page.locator('details.developer code').textContent()).resolves.toBe('local.csrf_refused')
     } finally {
       attacker.closeAllConnections()
       await new Promise((resolve) => attacker.close(resolve))

@@ -5,6 +5,7 @@ import type { SecureRouter, Security } from '@portcullis/express'
 import type { Request, RequestHandler, Response } from 'express'
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_USERS } from '../directory/demo-directory.js'
+import { developerDetails } from '../layout/error-pages.js'
 import { html } from '../layout/html.js'
 import {
   SIGN_IN_PATH,
@@ -71,6 +72,24 @@ export function signInRoutes(
       : html`<p class="notice" role="status" data-testid="signed-in-as">You are signed in as
         <strong>${viewer.displayName}</strong>. Signing in here as someone else ends that session in this
         browser; <a href="/">go on as ${viewer.displayName}</a> instead.</p>`
+
+  /** A sign-in form sent from another site (or a page too old to verify): said in words, nothing done. */
+  const crossSite = async (request: Request, response: Response) => {
+    response.setHeader('Cache-Control', 'no-store')
+    sendPage(
+      response,
+      {
+        title: 'The form could not be verified',
+        area: 'sign-in',
+        viewer: await viewerOf(request),
+        body: html`<p>The form was sent from another site, or from a page that is too old. Nobody was signed in.
+          Open the page again and send the form from there.</p>
+          <p><a class="button" href="${SIGN_IN_PATH}">Sign in</a></p>
+          ${developerDetails(403, 'local.csrf_refused')}`,
+      },
+      403,
+    )
+  }
 
   const signInPage = async (
     request: Request,
@@ -147,7 +166,7 @@ export function signInRoutes(
   router.post(SIGN_IN_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
     response.setHeader('Cache-Control', 'no-store')
     if (!csrfPasses(request)) {
-      response.status(403).type('text/plain').send('cross-site request refused')
+      await crossSite(request, response)
       return
     }
     const username = field(request, 'username')
@@ -206,7 +225,7 @@ export function signInRoutes(
     async (request: Request, response: Response) => {
       response.setHeader('Cache-Control', 'no-store')
       if (!csrfPasses(request)) {
-        response.status(403).type('text/plain').send('cross-site request refused')
+        await crossSite(request, response)
         return
       }
       const pendingToken = field(request, 'pending_token')
@@ -274,7 +293,7 @@ export function signInRoutes(
   router.post(SIGN_UP_PATH, { auth: anonymous() }, form, async (request: Request, response: Response) => {
     response.setHeader('Cache-Control', 'no-store')
     if (!csrfPasses(request)) {
-      response.status(403).type('text/plain').send('cross-site request refused')
+      await crossSite(request, response)
       return
     }
     const username = field(request, 'username')
