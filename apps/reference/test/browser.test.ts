@@ -88,6 +88,10 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(await page.content()).not.toContain(first)
     expect(await page.content()).not.toContain(first.slice(-43))
     await expect(page.locator('tr[data-key-id]', { hasText: 'nightly export' }).count()).resolves.toBe(1)
+    // What the key may do, in words (the scope's name only in the title, for developers).
+    await expect(words(keyRow(keyIdOf(first)).locator('td[data-label="May use"]'))).resolves.toBe(
+      'only read reports',
+    )
     await expect(
       keyRow(keyIdOf(first)).locator('[data-testid="status"]').getAttribute('data-status'),
     ).resolves.toBe('active')

@@ -22,17 +22,29 @@ const when = (date: Date | undefined): HtmlValue =>
     ? html`<span class="muted">–</span>`
     : html`<time datetime="${date.toISOString()}">${date.toISOString().replace('T', ' ').slice(0, 16)}</time>`
 
-function restrictionText(restrictions: CredentialRestrictions): string {
+/** What a scope lets a key do, as its owner reads it. */
+const SCOPE_WORDS: Readonly<Record<string, string>> = { 'reports:read': 'read reports' }
+
+/** What the key may do, in words (the raw scopes and roles for developers, in the title). */
+function restrictionText(restrictions: CredentialRestrictions): SafeHtml {
   const parts: string[] = []
-  if (restrictions.scopes !== undefined) parts.push(`scopes: ${restrictions.scopes.join(', ') || 'none'}`)
-  if (restrictions.tenants !== undefined) {
+  const raw: string[] = []
+  if (restrictions.scopes !== undefined) {
     parts.push(
-      `tenants: ${Object.entries(restrictions.tenants)
-        .map(([tenant, roles]) => `${tenant} (${roles.join(', ')})`)
-        .join(', ')}`,
+      restrictions.scopes.length === 0
+        ? 'nothing'
+        : `only ${restrictions.scopes.map((scope) => SCOPE_WORDS[scope] ?? scope).join(', ')}`,
     )
+    raw.push(`scopes: ${restrictions.scopes.join(' ')}`)
   }
-  return parts.length === 0 ? 'all of your grants' : parts.join('; ')
+  if (restrictions.tenants !== undefined) {
+    const tenants = Object.entries(restrictions.tenants)
+    parts.push(`in ${tenants.map(([tenant, roles]) => `${tenant} (as ${roles.join(', ')})`).join(', ')} only`)
+    raw.push(`tenants: ${tenants.map(([tenant, roles]) => `${tenant}=${roles.join('+')}`).join(' ')}`)
+  }
+  return parts.length === 0
+    ? html`everything you may do`
+    : html`<span title="${raw.join('; ')}">${parts.join(', ')}</span>`
 }
 
 /** The key, shown once, with what to do with it. */
@@ -111,13 +123,13 @@ export function keysPage(init: KeysPageInit): SafeHtml {
   <h2>Issue a key</h2>
   <form method="post" action="/keys" class="stack card">
     <label>Label <input name="label" maxlength="60" placeholder="nightly export" required></label>
-    <label>Scopes <select name="scopes">
-      <option value="all">all of your scopes</option>
-      <option value="reports:read">reports:read only</option>
+    <label>What it may do <select name="scopes">
+      <option value="all">everything you may do</option>
+      <option value="reports:read">only read reports</option>
     </select></label>
-    <label>Tenants <select name="tenant">
-      <option value="">all of your tenants</option>
-      ${init.tenants.map((tenant) => html`<option value="${tenant}">only ${tenant}</option>`)}
+    <label>Where <select name="tenant">
+      <option value="">in all of your tenants</option>
+      ${init.tenants.map((tenant) => html`<option value="${tenant}">only in ${tenant}</option>`)}
     </select></label>
     <label>Lifetime <select name="days">${LIFETIME_CHOICES.map(
       (choice) =>
