@@ -133,7 +133,7 @@ export interface ConfirmWays {
 /** The password field of a confirmation, with the error of the last try beside it. */
 export function passwordField(flash: Flash | undefined, label = 'Your password'): SafeHtml {
   const error = fieldError(flash, 'password')
-  return html`<label>${label} <input name="password" type="password" autocomplete="current-password" required${error.invalid}></label>
+  return html`<label>${label} <input name="password" type="password" autocomplete="current-password" required autofocus${error.invalid}></label>
     ${error.message}`
 }
 

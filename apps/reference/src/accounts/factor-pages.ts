@@ -112,7 +112,7 @@ export function enrollmentPage(input: {
     </div>
     <form method="post" action="/account/totp/confirm" class="stack card" aria-label="Confirm the code">
       <label>Code from the app <input name="code" inputmode="numeric" autocomplete="one-time-code"
-        pattern="[0-9 ]{6,7}" maxlength="7" required${error.invalid}></label>
+        pattern="[0-9 ]{6,7}" maxlength="7" required autofocus${error.invalid}></label>
       ${error.message}
       <div class="actions"><button type="submit">Turn on two-step sign-in</button> <a href="/account">Cancel</a></div></form>
     <details class="developer"><summary>Details for developers</summary>
