@@ -6,6 +6,7 @@ import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   authorizationServer,
+  authorizationServerForCursor,
   connectedAppsPage,
   mountOnExpress,
   mountOnFastify,
@@ -91,5 +92,44 @@ describe('the authorization server example', () => {
       },
     ])
     expect(await store.status('grant-1')).toBeUndefined()
+  })
+
+  it('registers Cursor with its cursor:// callback, and refuses that callback to a web client', async () => {
+    const cursor = await authorizationServerForCursor({
+      store,
+      accounts,
+      interactions: { handle: async (_req, res) => void res.writeHead(204).end() },
+      signingKeys: [await newRingKey()],
+      cookieKeys: ['an-example-cookie-key-of-32-characters!'],
+    })
+    const app = express()
+    mountOnExpress(app, cursor)
+    const http = app.listen(0, '127.0.0.1')
+    await new Promise((resolve) => http.once('listening', resolve))
+    try {
+      const register = (metadata: Record<string, unknown>) =>
+        fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/oauth/reg`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_name: 'Cursor',
+            redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'http://localhost:8787/callback'],
+            token_endpoint_auth_method: 'none',
+            ...metadata,
+          }),
+        })
+      const native = await register({})
+      expect(native.status).toBe(201)
+      expect(((await native.json()) as { application_type: string }).application_type).toBe('native')
+      const web = await register({ application_type: 'web' })
+      expect(web.status).toBe(400)
+      expect(((await web.json()) as { error: string }).error).toBe('invalid_redirect_uri')
+      const other = await register({ redirect_uris: ['vscode://vscode.mcp/callback'] })
+      expect(((await other.json()) as { error: string }).error).toBe('invalid_redirect_uri')
+    } finally {
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+      await cursor.close()
+    }
   })
 })

@@ -50,6 +50,25 @@ export async function authorizationServer(deps: Dependencies): Promise<Authoriza
   return server
 }
 
+/** The same server, with registration on and Cursor's `cursor://` callback allowed to native clients. */
+export async function authorizationServerForCursor(deps: Dependencies): Promise<AuthorizationServer> {
+  return createAuthorizationServer({
+    issuer: 'https://app.example/oauth',
+    store: deps.store,
+    accounts: deps.accounts,
+    interactions: deps.interactions,
+    resources: [{ indicator: 'https://app.example/mcp', scopes: { 'notes:read': 'Read your notes' } }],
+    signingKeys: deps.signingKeys,
+    cookieKeys: deps.cookieKeys,
+    registration: {},
+    // #region private-use-schemes
+    // Native clients may also use these private-use schemes (RFC 8252 §7.1), Cursor's callback
+    // cursor://anysphere.cursor-mcp/oauth/callback among them; web clients never.
+    clients: { privateUseRedirectSchemes: ['cursor'] },
+    // #endregion private-use-schemes
+  })
+}
+
 export function mountOnExpress(app: Express, server: AuthorizationServer): void {
   // #region express
   // RFC 8414 metadata where MCP clients look: /.well-known/oauth-authorization-server/oauth

@@ -21,6 +21,7 @@ export { fastifyMount } from './server/fastify-mount.js'
 export type {
   AuthorizationServerOptions,
   ClientIdMetadataDocumentOptions,
+  ClientOptions,
   RegistrationOptions,
   RegistrationRateLimitOptions,
   ResourceOptions,

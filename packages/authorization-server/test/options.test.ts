@@ -124,6 +124,11 @@ describe('createAuthorizationServer refuses bad options at startup', () => {
       { resources: [{ indicator: 'https://app.example/mcp', scopes: { read: 'R' }, ttl: 60 }] },
       'resources[0].ttl',
     ],
+    [
+      'an unknown clients option',
+      { clients: { privateUseSchemes: ['cursor'] } },
+      'clients.privateUseSchemes',
+    ],
   ])('refuses %s with configuration.unknown_option naming it', async (_name, change, path) => {
     const options = { ...(await base()), ...change } as AuthorizationServerOptions
     await expect(createAuthorizationServer(options)).rejects.toMatchObject({
@@ -142,6 +147,57 @@ describe('createAuthorizationServer refuses bad options at startup', () => {
     expect(await refusal({ registration: { rateLimits: { consume() {} } } })).toBe(
       'authorization_server.invalid_option',
     )
+  })
+
+  it('refuses private-use redirect schemes that are web, script or local schemes, or malformed', async () => {
+    const refused: unknown[] = [
+      'http',
+      'https',
+      'HTTPS',
+      'javascript',
+      'JavaScript',
+      'data',
+      'file',
+      'vbscript',
+      'blob',
+      'about',
+      'cursor:',
+      'cursor://',
+      '',
+      '1cursor',
+      'cur sor',
+      'cur_sor',
+      'cursor\n',
+      42,
+      null,
+    ]
+    for (const scheme of refused) {
+      const error = await createAuthorizationServer({
+        ...(await base()),
+        clients: { privateUseRedirectSchemes: [scheme as string] },
+      }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+      expect({ scheme, error }).toEqual({ scheme, error: expect.any(ConfigurationError) })
+      expect(error).toMatchObject({
+        code: 'authorization_server.invalid_option',
+        option: 'createAuthorizationServer.clients.privateUseRedirectSchemes',
+      })
+    }
+    for (const clients of [{ privateUseRedirectSchemes: 'cursor' }, 'cursor', null]) {
+      expect(await refusal({ clients })).toBe('authorization_server.invalid_option')
+    }
+  })
+
+  it('accepts private-use schemes, reverse-domain names included, and none at all', async () => {
+    for (const privateUseRedirectSchemes of [['cursor'], ['com.example.app', 'Cursor', 'x-app+v1'], []]) {
+      const server = await createAuthorizationServer({
+        ...(await base()),
+        clients: { privateUseRedirectSchemes },
+      })
+      await server.close()
+    }
   })
 
   it('refuses symmetric, public, none-algorithm, weak RSA and duplicate signing keys', async () => {

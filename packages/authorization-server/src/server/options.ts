@@ -75,6 +75,19 @@ export interface RegistrationOptions {
   readonly trustedProxies?: readonly string[]
 }
 
+/** Which clients may be built from registrations and metadata documents. */
+export interface ClientOptions {
+  /**
+   * Private-use URI schemes (RFC 8252 §7.1) a native client (`application_type: "native"`) may use in
+   * its redirect URIs, without `:` (`['cursor']` for Cursor's `cursor://anysphere.cursor-retrieval/...`).
+   * Default none: every redirect URI is https or http on loopback, as the MCP authorization spec says.
+   * A web client never gets them; such a redirect URI has no userinfo and is matched exactly.
+   * `http`, `https` and the schemes browsers run or read locally (`javascript`, `data`, `file`, ...)
+   * are refused at startup.
+   */
+  readonly privateUseRedirectSchemes?: readonly string[]
+}
+
 export interface AuthorizationServerOptions {
   /** The issuer URL; its path is where the server is mounted (`https://app.example/oauth`). */
   readonly issuer: string
@@ -87,6 +100,7 @@ export interface AuthorizationServerOptions {
   readonly signingKeys: readonly SigningJwk[]
   readonly clientIdMetadataDocuments?: ClientIdMetadataDocumentOptions
   readonly registration?: RegistrationOptions
+  readonly clients?: ClientOptions
   /** Keys of the provider's cookies (`keygrip` secrets, newest first); random per process when absent. */
   readonly cookieKeys?: readonly string[]
 }
@@ -112,6 +126,10 @@ export interface ResolvedOptions {
         readonly trustedProxies: TrustedProxies
       }
     | undefined
+  readonly clients: {
+    /** Lower-case scheme names without `:`. */
+    readonly privateUseRedirectSchemes: ReadonlySet<string>
+  }
 }
 
 const fail = (code: string, option: string, message: string): never => {
@@ -236,6 +254,46 @@ function resolveRegistration(options: RegistrationOptions | undefined): Resolved
   }
 }
 
+/** RFC 3986 §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`. */
+const SCHEME = /^[a-z][a-z0-9+.-]*$/i
+
+/** Never a private-use scheme: the web's own, and those a browser runs or reads locally. */
+const NOT_PRIVATE_USE: ReadonlySet<string> = new Set([
+  'http',
+  'https',
+  'javascript',
+  'vbscript',
+  'data',
+  'blob',
+  'file',
+  'about',
+])
+
+function resolveClients(options: ClientOptions | undefined): ResolvedOptions['clients'] {
+  const option = 'clients.privateUseRedirectSchemes'
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    fail('invalid_option', 'clients', 'clients must be an object')
+  }
+  const schemes = options?.privateUseRedirectSchemes ?? []
+  if (!Array.isArray(schemes)) return fail('invalid_option', option, `${option} must be a list of schemes`)
+  const out = new Set<string>()
+  for (const scheme of schemes as unknown[]) {
+    if (typeof scheme !== 'string' || !SCHEME.test(scheme)) {
+      fail(
+        'invalid_option',
+        option,
+        `${option} must list URI scheme names without ':' (RFC 3986: a letter, then letters, digits, +, - or .)`,
+      )
+    }
+    const name = (scheme as string).toLowerCase()
+    if (NOT_PRIVATE_USE.has(name)) {
+      fail('invalid_option', option, `${option} must not list ${name}: it is no private-use scheme`)
+    }
+    out.add(name)
+  }
+  return { privateUseRedirectSchemes: out }
+}
+
 /** Any value: the resolver below checks it (and keeps its `authorization_server.*` code). */
 const ANY = {}
 
@@ -269,6 +327,7 @@ const SHAPE: OptionsShape<AuthorizationServerOptions> = {
       trustedProxies: ANY,
     },
   },
+  clients: { code: 'authorization_server.invalid_option', shape: { privateUseRedirectSchemes: ANY } },
   cookieKeys: ANY,
 }
 
@@ -317,5 +376,6 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     resources: resolveResources(options.resources),
     cimd: resolveCimd(options.clientIdMetadataDocuments),
     registration: resolveRegistration(options.registration),
+    clients: resolveClients(options.clients),
   }
 }

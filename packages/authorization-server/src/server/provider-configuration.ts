@@ -132,7 +132,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: ring.alg,
     },
-    extraClientMetadata: clientMetadataPolicy(errors),
+    extraClientMetadata: clientMetadataPolicy(errors, options.clients.privateUseRedirectSchemes),
     pkce: { required: () => true },
     rotateRefreshToken: () => true,
     loadExistingGrant: existingGrant(input.store, input.bridge),
