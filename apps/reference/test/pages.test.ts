@@ -116,6 +116,22 @@ describe('pages', () => {
     expect(await (await page('/keys', 'bob')).text()).not.toContain(keyId)
   })
 
+  it('a new key is shown by the key page only: not by another page that reads the same notice', async () => {
+    const issued = await post('/keys', 'alice', 'label=elsewhere&scopes=all&tenant=&days=7')
+    const flash = issued.headers.getSetCookie().find((line) => line.startsWith('portcullis-flash=')) ?? ''
+    const codes = await page('/account/totp/codes', 'alice', {
+      cookie: `${cookies.get('alice') ?? ''}; ${flash.split(';')[0] ?? ''}`,
+    })
+    const body = await codes.text()
+    expect(body).not.toMatch(/demo_[A-Za-z0-9_-]{16}_/)
+    expect(body).toContain('were shown once')
+    // Another account's session with alice's notice: nothing either.
+    const bob = await page('/keys', 'bob', {
+      cookie: `${cookies.get('bob') ?? ''}; ${flash.split(';')[0] ?? ''}`,
+    })
+    expect(await bob.text()).not.toContain('data-testid="issued-key"')
+  })
+
   it('the key page lists the user’s own keys with their state, and no service key of the same id', async () => {
     const rotated = await app.apiKeys.issue({ ownerId: 'demo-bob', ownerKind: 'user', label: 'to-rotate' })
     const replacement = await app.apiKeys.rotate(rotated.keyId, { overlapSeconds: 3600 })

@@ -300,6 +300,7 @@ export function factorRoutes(
       kit.done(request, res, '/account/totp/codes', {
         notice: 'Two-step sign-in is on.',
         reveal: codes.reveal(),
+        revealKind: 'recovery-codes',
       })
     } catch (error) {
       const code = (error as { code?: unknown }).code
@@ -315,7 +316,12 @@ export function factorRoutes(
   // The recovery codes, shown once (a reload shows them no more).
   router.get('/account/totp/codes', { auth }, async (request, res) => {
     const flash = kit.take(request, res)
-    await kit.show(request, res, 'Recovery codes', recoveryCodesPage(flash?.reveal, flash?.notice))
+    await kit.show(
+      request,
+      res,
+      'Recovery codes',
+      recoveryCodesPage(flash?.revealKind === 'recovery-codes' ? flash.reveal : undefined, flash?.notice),
+    )
   })
 
   router.post('/account/totp/recovery-codes', { auth }, form, (request, res) =>
@@ -327,6 +333,7 @@ export function factorRoutes(
       kit.done(request, res, '/account/totp/codes', {
         notice: 'New recovery codes: the old ones no longer work.',
         reveal: codes.reveal(),
+        revealKind: 'recovery-codes',
       })
     }),
   )

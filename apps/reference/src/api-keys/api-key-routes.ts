@@ -63,7 +63,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
 
   const noticeOf = (value: Flash | undefined): SafeHtml | undefined => {
     if (value === undefined) return undefined
-    const key = value.reveal?.[0]
+    const key = value.revealKind === 'api-key' ? value.reveal?.[0] : undefined
     if (key !== undefined)
       return issuedKeyNotice(key, context.publicOrigin, value.revealTitle ?? 'Your new key')
     if (value.error !== undefined) return html`<p class="notice error" role="alert">${value.error}</p>`
@@ -111,7 +111,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       accountId: who.accountId,
       keyId: issued.keyId,
     })
-    done(response, who, { reveal: [issued.value], revealTitle: 'Your new key' })
+    done(response, who, { reveal: [issued.value], revealKind: 'api-key', revealTitle: 'Your new key' })
   })
 
   router.post('/keys/:keyId/rotate', auth, form, async (request, response) => {
@@ -141,6 +141,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     const overlap = OVERLAP_CHOICES.find((choice) => choice.seconds === overlapSeconds)
     done(response, who, {
       reveal: [replacement.value],
+      revealKind: 'api-key',
       revealTitle:
         overlapSeconds === 0
           ? `The replacement for ${keyId} (the old key no longer works)`

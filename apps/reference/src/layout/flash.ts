@@ -99,6 +99,8 @@ export interface Flash {
   readonly field?: string
   /** Values shown once (an issued API key, recovery codes). */
   readonly reveal?: readonly string[]
+  /** What `reveal` holds: only the page of that kind shows it. */
+  readonly revealKind?: 'api-key' | 'recovery-codes'
   /** Words about what `reveal` is. */
   readonly revealTitle?: string
   /** An action the next page finishes elsewhere (at the identity provider), to say what came of it. */
