@@ -26,13 +26,14 @@ describe('docs/reference-app.md', () => {
     const doc = await readFile(`${root}docs/reference-app.md`, 'utf8')
     const test = (
       await Promise.all(
-        ['browser.test.ts', 'factors-browser.test.ts'].map((file) =>
+        ['browser.test.ts', 'factors-browser.test.ts', 'mcp-browser.test.ts'].map((file) =>
           readFile(`${root}apps/reference/test/${file}`, 'utf8'),
         ),
       )
     ).join('\n')
     for (const [, name] of doc.matchAll(/\(images\/reference-([a-z-]+)\.png\)/g)) {
-      expect(test).toContain(`shot('${name}')`)
+      // Each picture is written by a test: its `shot(name)`, or its file named in full.
+      expect(test.includes(`shot('${name}')`) || test.includes(`'reference-${name}.png'`), name).toBe(true)
     }
   })
 })
