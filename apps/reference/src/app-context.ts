@@ -17,6 +17,8 @@ export interface ReferenceContext {
   }
   /** The origin browsers and clients use. */
   readonly publicOrigin: string
+  /** The key of the pages' sealed cookies, the same on every instance (see `KeyMaterial.pageCookieKey`). */
+  readonly pageCookieKey: Uint8Array
   /** The demo OpenID Provider, when it runs. */
   readonly idp?: { readonly issuer: string }
   readonly providers: readonly ProviderSettings[]

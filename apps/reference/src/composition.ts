@@ -250,6 +250,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     events,
     apiKeys: { service, store, directory: store },
     publicOrigin,
+    pageCookieKey: keys.pageCookieKey,
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   }

@@ -107,6 +107,7 @@ export function factorRoutes(
     path: '/account/totp',
     maxAgeSeconds: 900,
     secure: context.publicOrigin.startsWith('https:'),
+    key: context.pageCookieKey,
   })
 
   /** The purpose's step-up token: earned by the password in the form, or the passkey step-up's cookie. */

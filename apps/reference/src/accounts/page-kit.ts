@@ -41,7 +41,7 @@ export interface AccountKit {
 export const CONFIRM_FIRST = 'Confirm with your password or a passkey first.'
 
 export function accountKit(context: ReferenceContext): AccountKit {
-  const flash = pageFlash(context.publicOrigin)
+  const flash = pageFlash(context)
   const accountId = (request: SecuredRequest) => request.security.principal?.id ?? ''
   return {
     flash,

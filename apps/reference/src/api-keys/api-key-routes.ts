@@ -34,7 +34,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     return found
   }
 
-  const flash = pageFlash(context.publicOrigin)
+  const flash = pageFlash(context)
 
   const render = async (response: Response, who: Viewer, notice?: SafeHtml, status = 200) => {
     const user = context.directory.user(who.accountId)

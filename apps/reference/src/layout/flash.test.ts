@@ -14,12 +14,14 @@ function exchange(cookie?: string) {
   return { request, response, set }
 }
 
-const sealed = (name = 'flash', key?: Uint8Array) =>
+const APP_KEY = new Uint8Array(32).fill(1)
+
+const sealed = (name = 'flash', key: Uint8Array = APP_KEY) =>
   new SealedCookie<{ readonly message: string }>(name, {
     path: '/',
     maxAgeSeconds: 60,
     secure: true,
-    ...(key === undefined ? {} : { key }),
+    key,
   })
 
 /** Seals `value` for `accountId` and returns the `name=value` pair a browser sends back. */
@@ -69,7 +71,7 @@ describe('SealedCookie (the pages’ notices after a redirect)', () => {
     ]) {
       expect(flash.read(exchange(`flash=${forged}`).request, 'acct-1')).toBeUndefined()
     }
-    // Sealed under another key (another process) or for another cookie name: not this cookie's.
+    // Sealed under another key (another app's secrets) or for another cookie name: not this cookie's.
     const elsewhere = issue(sealed('flash', new Uint8Array(32).fill(7)), 'acct-1', 'hello').pair
     expect(flash.read(exchange(elsewhere).request, 'acct-1')).toBeUndefined()
     const renamed = issue(sealed('portcullis-totp-setup'), 'acct-1', 'hello').pair.replace(
@@ -77,6 +79,16 @@ describe('SealedCookie (the pages’ notices after a redirect)', () => {
       'flash=',
     )
     expect(flash.read(exchange(renamed).request, 'acct-1')).toBeUndefined()
+  })
+
+  it('opens on another instance of the same app (the POST and the GET may land on different instances)', () => {
+    const { pair } = issue(sealed(), 'acct-1', 'Key issued.')
+    const otherInstance = sealed('flash', new Uint8Array(APP_KEY))
+    expect(otherInstance.read(exchange(pair).request, 'acct-1')).toEqual({ message: 'Key issued.' })
+  })
+
+  it('refuses a key that is not 32 bytes', () => {
+    expect(() => sealed('flash', new Uint8Array(16))).toThrow(/32 bytes/)
   })
 
   it('expires after its lifetime, whatever the browser keeps', () => {

@@ -3,12 +3,12 @@ import type { Request, Response } from 'express'
 
 // What a page says after a form: every form posts, then redirects (303) to a page that shows the outcome
 // (POST/redirect/GET: no POST in the address bar, nothing done twice on refresh). The outcome travels
-// in a short-lived cookie, sealed with AES-256-GCM under a key of this process and bound to the account,
-// read once by the page it names. It may carry what is shown once (a new API key, recovery codes): a
-// reload after that shows nothing again. A restart between the POST and the GET loses it; the page then
-// shows no notice.
+// in a short-lived cookie, sealed with AES-256-GCM under the app's page-cookie key (the same on every
+// instance, so the GET may land on another instance than the POST) and bound to the account, read once by
+// the page it names. It may carry what is shown once (a new API key, recovery codes): a reload after that
+// shows nothing again.
 
-const PROCESS_KEY = randomBytes(32)
+const KEY_BYTES = 32
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
 
@@ -23,10 +23,12 @@ export class SealedCookie<T> {
       readonly path: string
       readonly maxAgeSeconds: number
       readonly secure: boolean
-      readonly key?: Uint8Array
+      /** 32 bytes, the same on every instance. */
+      readonly key: Uint8Array
     },
   ) {
-    this.#key = Buffer.from(options.key ?? PROCESS_KEY)
+    if (options.key.byteLength !== KEY_BYTES) throw new RangeError(`${name}: the cookie key must be 32 bytes`)
+    this.#key = Buffer.from(options.key)
   }
 
   #cookie(value: string, maxAge: number): string {
@@ -107,10 +109,14 @@ export interface Flash {
   readonly pending?: 'link' | 'unlink'
 }
 
-/** The flash cookie of the pages, for a site at `publicOrigin`. */
-export const pageFlash = (publicOrigin: string): SealedCookie<Flash> =>
+/** The flash cookie of the pages, for a site at `publicOrigin`, sealed under the app's page-cookie key. */
+export const pageFlash = (context: {
+  readonly publicOrigin: string
+  readonly pageCookieKey: Uint8Array
+}): SealedCookie<Flash> =>
   new SealedCookie<Flash>('portcullis-flash', {
     path: '/',
     maxAgeSeconds: 600,
-    secure: publicOrigin.startsWith('https:'),
+    secure: context.publicOrigin.startsWith('https:'),
+    key: context.pageCookieKey,
   })

@@ -26,6 +26,11 @@ export interface KeyMaterial {
     readonly retained: readonly { readonly version: string; readonly secret: Uint8Array }[]
   }
   readonly demoSessionKey: Uint8Array
+  /**
+   * Seals the pages' short-lived cookies (a notice after a redirect, a TOTP enrollment in progress): derived
+   * from the active protector key, so every instance of the app opens what another sealed.
+   */
+  readonly pageCookieKey: Uint8Array
   readonly demoIdp: ReferenceSecrets['demoIdp']
 }
 
@@ -98,6 +103,7 @@ export async function buildKeyMaterial(secrets: ReferenceSecrets): Promise<KeyMa
             retained: secrets.recoveryCodePepper.retained.map(recoveryPepper),
           },
     demoSessionKey: bytes(secrets.demoSessionKey),
+    pageCookieKey: derived(secrets.protector.active.value, 'page-cookies'),
     demoIdp: secrets.demoIdp,
   }
 }
