@@ -136,8 +136,9 @@ export class AccountService {
 
   /**
    * Adds a password (and its username) to an account that signs in with provider identities only.
-   * Consumes a `password-add` step-up credential. Throws `local.invalid_username`, `local.invalid_password`,
-   * `local.username_taken`, `account.password_exists`, `step-up.required`.
+   * Consumes a `password-add` step-up credential (after the new password passed the screen, so a refused
+   * password does not spend it). Throws `local.invalid_username`, `local.invalid_password`,
+   * `local.password_screened`, `local.username_taken`, `account.password_exists`, `step-up.required`.
    */
   async addPassword(request: {
     readonly session: AccountSession
@@ -152,6 +153,7 @@ export class AccountService {
     const existing = await this.#accounts.findPassword({ accountId: session.accountId })
     if (existing !== null)
       throw new AccountError(AccountErrorCodes.passwordExists, 'the account has a password')
+    await this.#local.screenPassword(password, { purpose: 'add', username })
     await this.#consume(session, request.stepUpToken, ACCOUNT_STEP_UP_PURPOSES.addPassword)
     const passwordHash = await this.#local.hasher.hash(password)
     const outcome = await this.#accounts.addPassword({

@@ -14,6 +14,10 @@ import { type ErrorClass, PortcullisError, type PortcullisErrorOptions } from '.
  * - `local.account_not_found` (unauthenticated, 401): `establishSignIn` for an account that does not exist;
  * - `local.sign_in_required` (unauthenticated, 401): the operation needs a signed-in caller of this kind;
  * - `local.password_changed_concurrently` (conflict, 409): another change of the same password won;
+ * - `local.password_screened` (invalid-input, 400): the new password is common, breached or made of the
+ *   account's name or address (the `PasswordScreen` refused it); the answer never carries the password;
+ * - `local.password_screen_unavailable` (unavailable, 503 with `Retry-After`): the screen could not
+ *   decide (a range service down with `whenUnavailable: 'refuse'`);
  * - `local.invalid_request` (invalid-input, 400): a request body of the wrong shape. Its `detail` names
  *   the field and the rule, never the value, and is meant for the client.
  */
@@ -27,6 +31,8 @@ export type LocalAuthErrorCode =
   | 'local.account_not_found'
   | 'local.sign_in_required'
   | 'local.password_changed_concurrently'
+  | 'local.password_screened'
+  | 'local.password_screen_unavailable'
   | 'local.invalid_request'
 
 const CLASSES: Readonly<Record<LocalAuthErrorCode, ErrorClass>> = {
@@ -39,6 +45,8 @@ const CLASSES: Readonly<Record<LocalAuthErrorCode, ErrorClass>> = {
   'local.account_not_found': 'unauthenticated',
   'local.sign_in_required': 'unauthenticated',
   'local.password_changed_concurrently': 'conflict',
+  'local.password_screened': 'invalid-input',
+  'local.password_screen_unavailable': 'unavailable',
   'local.invalid_request': 'invalid-input',
 }
 

@@ -23,6 +23,12 @@ export {
   MIN_OPAQUE_TOKEN_BYTES,
   newOpaqueToken,
 } from './opaque-token.js'
+export type { BlocklistPasswordScreenOptions } from './passwords/blocklist-screen.js'
+export {
+  BUNDLED_BLOCKLIST_SOURCE,
+  blocklistPasswordScreen,
+  bundledBlocklist,
+} from './passwords/blocklist-screen.js'
 export type {
   BoundedPasswordHasher,
   BoundedPasswordHasherOptions,
@@ -38,6 +44,27 @@ export {
   passwordRules,
   validatePassword,
 } from './passwords/password.js'
+export type {
+  PasswordScreen,
+  PasswordScreenContext,
+  PasswordScreenPurpose,
+  PasswordScreenReason,
+  PasswordScreenVerdict,
+} from './passwords/password-screen.js'
+export {
+  PASSWORD_ACCEPTED,
+  refusedByContext,
+  screeningForm,
+  screenNewPassword,
+  withoutContext,
+} from './passwords/password-screen.js'
+export type { RangePasswordScreenOptions, RangeUnavailableReason } from './passwords/range-screen.js'
+export {
+  countInRange,
+  DEFAULT_RANGE_ENDPOINT,
+  rangeParts,
+  rangePasswordScreen,
+} from './passwords/range-screen.js'
 export { MAX_USERNAME_LENGTH, normalizeUsername } from './passwords/username.js'
 export type { ProviderSession, ProviderSessionMatch } from './provider-session.js'
 export type { ClientAddressInput } from './rate-limits/client-address.js'

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
+import type { PasswordScreen } from './passwords/password-screen.js'
 import { DEFAULT_IPV6_PREFIX_LENGTH } from './rate-limits/rate-limit-key.js'
 import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
 import type { SecondFactorGate } from './second-factor.js'
@@ -127,6 +128,12 @@ export interface LocalAccountsOptions {
    */
   readonly hashing?: BoundedPasswordHasherOptions
   readonly passwordRules?: PasswordRules
+  /**
+   * Screens every new password (sign-up, change, reset, adding one) after `passwordRules` and before
+   * hashing (NIST SP 800-63B-4 §3.1.1.2). Default `blocklistPasswordScreen()`: the bundled list of common
+   * passwords and the account's own name, offline. `rangePasswordScreen()` adds a breach-corpus lookup.
+   */
+  readonly passwordScreen?: PasswordScreen
   /** Default `closed`. */
   readonly registration?: RegistrationPolicy
   /** This application's public origin (`https://app.example`): the CSRF target and the cookie's origin. */
@@ -189,6 +196,7 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
   hasher: { required: true, kind: 'object', code: CODE },
   hashing: { kind: 'object', code: CODE },
   passwordRules: { kind: 'object', code: CODE },
+  passwordScreen: { kind: 'object', code: CODE },
   registration: {
     kind: 'string',
     code: CODE,

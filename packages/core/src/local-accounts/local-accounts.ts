@@ -26,6 +26,11 @@ import {
   registerAccount,
   resetAccountPassword,
 } from './passwords/password-flows.js'
+import {
+  type PasswordScreen,
+  type PasswordScreenContext,
+  screenNewPassword,
+} from './passwords/password-screen.js'
 import { type ProviderSessionMatch, providerSessionMatchTags } from './provider-session.js'
 import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
 import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
@@ -69,6 +74,8 @@ export class LocalAccounts {
   readonly hasher: BoundedPasswordHasher
   /** The rules a new password must meet (registration, change, reset, adding a password). */
   readonly passwordRules: PasswordRules
+  /** The screen every new password passes after the rules (default the offline blocklist). */
+  readonly passwordScreen: PasswordScreen
   readonly #accounts: AccountStore
   readonly #sessions: SessionManager | undefined
   readonly #tokens: TokenManager | undefined
@@ -88,6 +95,7 @@ export class LocalAccounts {
     this.#runtime = parts.runtime
     this.hasher = parts.hasher
     this.passwordRules = parts.flows.rules
+    this.passwordScreen = parts.flows.screen
     this.#flows = parts.flows
     this.sessionCookie = parts.sessionCookie
     this.csrf = parts.csrf
@@ -386,6 +394,17 @@ export class LocalAccounts {
     if (updated === null) return false
     await this.#epochs.endEverything(accountId, 'revoked_by_admin', undefined)
     return true
+  }
+
+  /**
+   * Screens a new password with the configured `passwordScreen`: what every flow that sets a password
+   * calls after `validatePassword` and before hashing (sign-up, change and reset do so here; a flow of
+   * its own, such as adding a password or a reset by email code, calls this). Throws
+   * `local.password_screened` (400) when it is refused, `local.password_screen_unavailable` (503) when
+   * the screen cannot decide.
+   */
+  screenPassword(password: string, context: PasswordScreenContext): Promise<void> {
+    return screenNewPassword(this.passwordScreen, password, context)
   }
 
   /** A single-use invite code for `invite-only` registration, shown once (only its digest is stored). */

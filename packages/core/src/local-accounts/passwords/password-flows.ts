@@ -10,6 +10,7 @@ import { readCredentials, readPasswordChange, readRegistration } from '../reques
 import { defined, type LocalRuntime } from '../runtime.js'
 import type { DummyHash } from './dummy-hash.js'
 import { type PasswordHasher, type PasswordRules, validatePassword } from './password.js'
+import { type PasswordScreen, screenNewPassword } from './password-screen.js'
 import { normalizeUsername } from './username.js'
 
 /** What the password flows need from `LocalAccounts`. */
@@ -19,6 +20,8 @@ export interface PasswordFlowParts {
   readonly dummy: DummyHash
   readonly throttle: LoginThrottle
   readonly rules: PasswordRules
+  /** Screens every new password after `rules` and before hashing. */
+  readonly screen: PasswordScreen
   readonly runtime: LocalRuntime
 }
 
@@ -130,6 +133,7 @@ export async function registerAccount(
     inviteDigest = digestOpaqueToken(fields.inviteCode)
   }
   await parts.throttle.attempt(undefined, clientAddress)
+  await screenNewPassword(parts.screen, password, { purpose: 'sign-up', username })
   const passwordHash = await parts.hasher.hash(password)
   const outcome = await parts.accounts.createAccount({
     accountId: randomUUID(),
@@ -178,6 +182,7 @@ export async function changeAccountPassword(
     parts.runtime.emit('login.failed', defined({ reason: 'bad_password', accountId, clientAddress }))
     throw invalidCredentials()
   }
+  await screenNewPassword(parts.screen, next, { purpose: 'change', username: account.username })
   const passwordHash = await parts.hasher.hash(next)
   const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
@@ -232,13 +237,19 @@ export async function confirmAccountPassword(
   return account
 }
 
-/** The admin reset: a new password without the old one, with an epoch bump. Null for an unknown account. */
+/**
+ * A reset: a new password without the old one (the administrator's hook, and the password-reset flow),
+ * screened, with an epoch bump. Null for an unknown account or one without a password.
+ */
 export async function resetAccountPassword(
   parts: PasswordFlowParts,
   accountId: string,
   newPassword: unknown,
 ): Promise<PasswordRecord | null> {
   const password = validatePassword(newPassword, parts.rules)
+  const existing = await parts.accounts.findPassword({ accountId })
+  if (existing === null) return null
+  await screenNewPassword(parts.screen, password, { purpose: 'reset', username: existing.username })
   const passwordHash = await parts.hasher.hash(password)
   const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
