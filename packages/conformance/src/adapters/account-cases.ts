@@ -127,6 +127,28 @@ export const accountCases: readonly Case[] = [
     },
   ),
   conformanceCase(
+    'adapter.password-screened',
+    'sign-up with a common password is a 400 local.password_screened that never echoes it; nothing is created',
+    async (fixture, check) => {
+      const app = await fixture.start(await accountWorld())
+      const post = (body: Record<string, string>) =>
+        call(app.url, '/auth/register', {
+          method: 'POST',
+          headers: { ...SAME_ORIGIN, ...json },
+          body: JSON.stringify(body),
+        })
+      for (const password of ['Password1', 'ｑｗｅｒｔｙ１２３', 'carol2024!']) {
+        const refused = await post({ username: 'carol', password })
+        checkProblem(check, refused, 400, 'local.password_screened')
+        check(!refused.text.includes(password), 'the refusal echoes the password')
+        check(!refused.text.toLowerCase().includes(password.toLowerCase()), 'the refusal echoes the password')
+      }
+      // Nothing was created by the refusals: the username is still free.
+      const created = await post({ username: 'carol', password: PASSWORD })
+      check(created.status === 201, `a screened-clean sign-up answered ${created.status}: ${created.text}`)
+    },
+  ),
+  conformanceCase(
     'adapter.tokens',
     'the token routes issue a bearer pair that authenticates; a refreshed-away refresh token is refused',
     async (fixture, check) => {
