@@ -5,10 +5,10 @@
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
  *   its Web Request/Response path (http/src/web) reaches no Node server module (node:http, node:https,
  *   node:http2, node:net), so it runs wherever `fetch` does;
- * - adapters (express, fastify, hono, postgres, argon2, passkeys, totp) depend on core (the HTTP adapters also
+ * - adapters (express, fastify, hono, postgres, argon2, passkeys, totp, mail) depend on core (the HTTP adapters also
  *   on http), never on each other; the conformance kit imports core, http and the capability packages,
- *   never an adapter; the capability packages (passkeys, totp) hold their own
- *   library (@simplewebauthn/server, otpauth), which nothing else ships;
+ *   never an adapter; the capability packages (passkeys, totp) and the mail transport (mail) hold their own
+ *   library (@simplewebauthn/server, otpauth, nodemailer), which nothing else ships;
  * - the authorization server (authorization-server) builds on core, the framework-neutral HTTP layer
  *   (cookies, CSRF, bodies, problem+json: one of each) and oidc-provider, never on an adapter
  *   (applications mount it);
@@ -21,7 +21,7 @@ const FORBIDDEN_IN_CORE = '(express|pg|pg-[a-z-]+|drizzle-orm|drizzle-kit|hono|f
 const FRAMEWORK_SCOPES = '@(fastify|hono)/'
 const FORBIDDEN_FRAMEWORKS = `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)|(^|/)node_modules/${FRAMEWORK_SCOPES}|^${FRAMEWORK_SCOPES}`
 /** The adapters: each depends on core (and http), never on another. */
-const ADAPTERS = '(express|fastify|hono|postgres|argon2|passkeys|totp)'
+const ADAPTERS = '(express|fastify|hono|postgres|argon2|passkeys|totp|mail)'
 
 module.exports = {
   forbidden: [
@@ -81,6 +81,13 @@ module.exports = {
       to: { path: '(^|/)node_modules/otpauth/|^otpauth(/|$)' },
     },
     {
+      name: 'smtp-library-in-mail-only',
+      comment: "nodemailer is the mail transport's own library: only packages/mail ships it",
+      severity: 'error',
+      from: { path: '^packages/', pathNot: '^packages/mail/|\\.test\\.ts$|^packages/[^/]+/test/' },
+      to: { path: '(^|/)node_modules/nodemailer/|^nodemailer(/|$)' },
+    },
+    {
       name: 'webauthn-library-in-passkeys-only',
       comment:
         "@simplewebauthn/server is the passkeys capability's own library: only packages/passkeys ships it",
@@ -134,7 +141,7 @@ module.exports = {
         pathNot: '^packages/[^/]+/(bench|test)/|\\.test\\.ts$',
       },
       to: {
-        path: '^packages/(express|fastify|hono|postgres|argon2|passkeys|totp|conformance)/',
+        path: '^packages/(express|fastify|hono|postgres|argon2|passkeys|totp|mail|conformance)/',
         pathNot: '^packages/($1|conformance)/',
       },
     },
@@ -144,14 +151,14 @@ module.exports = {
         'the conformance kit runs against the adapter under test, which its caller passes in: it imports core, the HTTP layer and the capability packages (real passkey and TOTP ceremonies), never an adapter',
       severity: 'error',
       from: { path: '^packages/conformance/', pathNot: '^packages/conformance/test/|\\.test\\.ts$' },
-      to: { path: '^packages/(express|fastify|hono|postgres|argon2)/' },
+      to: { path: '^packages/(express|fastify|hono|postgres|argon2|mail)/' },
     },
     {
       name: 'adapter-no-test-kit-in-production',
       comment: 'adapters may run the conformance kit in their tests, never ship it in their own code',
       severity: 'error',
       from: {
-        path: '^packages/(express|fastify|hono|http|postgres|passkeys|totp)/src/',
+        path: '^packages/(express|fastify|hono|http|postgres|passkeys|totp|mail)/src/',
         pathNot: '\\.test\\.ts$',
       },
       to: { path: '^packages/conformance/' },

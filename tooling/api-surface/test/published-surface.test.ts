@@ -15,7 +15,7 @@ const packages = publishedPackages(repoRoot)
 const surfaces = exportSurfaces(packages.map((pkg) => pkg.root))
 
 describe('the published export surface', () => {
-  it('covers the eleven published packages', () => {
+  it('covers the twelve published packages', () => {
     expect(packages.map((pkg) => pkg.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/authorization-server',
@@ -25,6 +25,7 @@ describe('the published export surface', () => {
       '@portcullis/fastify',
       '@portcullis/hono',
       '@portcullis/http',
+      '@portcullis/mail',
       '@portcullis/passkeys',
       '@portcullis/postgres',
       '@portcullis/totp',

@@ -26,6 +26,7 @@ describe('every published package', () => {
       '@portcullis/fastify',
       '@portcullis/hono',
       '@portcullis/http',
+      '@portcullis/mail',
       '@portcullis/passkeys',
       '@portcullis/postgres',
       '@portcullis/totp',
