@@ -47,6 +47,7 @@ describe('generated migrations', () => {
       { version: 9, name: 'session-handle-tags' },
       { version: 10, name: 'oauth-server-entries' },
       { version: 11, name: 'store-lookup-indexes' },
+      { version: 12, name: 'email-addresses' },
     ])
   })
 

@@ -193,12 +193,12 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
     })
     users.erin = { accountId: 'erin', identities: [identity('github', '2002')], epoch: 1 }
 
-    expect(await migrate(client)).toEqual({ applied: [6, 7, 8, 9, 10, 11], current: 11 })
+    expect(await migrate(client)).toEqual({ applied: [6, 7, 8, 9, 10, 11, 12], current: 12 })
   })
 
   it('portcullis-postgres status reports one-account as version 6 and nothing pending', async () => {
     const status = await migrationStatus(client)
-    expect(status.applied.map((migration) => migration.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    expect(status.applied.map((migration) => migration.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     expect(status.applied.find((migration) => migration.version === 6)?.name).toBe('one-account')
     expect(status.pending).toEqual([])
   })

@@ -163,6 +163,30 @@ class NaiveAccountStore implements AccountStore {
   oauth(): accounts.OAuthAccountStore {
     return unsupported()
   }
+
+  async listEmailAddresses(): Promise<never> {
+    return unsupported()
+  }
+
+  async findAccountByVerifiedEmail(): Promise<never> {
+    return unsupported()
+  }
+
+  async addEmailAddress(): Promise<never> {
+    return unsupported()
+  }
+
+  async verifyEmailAddress(): Promise<never> {
+    return unsupported()
+  }
+
+  async setPrimaryEmailAddress(): Promise<never> {
+    return unsupported()
+  }
+
+  async removeEmailAddress(): Promise<never> {
+    return unsupported()
+  }
 }
 
 /** The password and invite cases of the `AccountStore` suite: all a password-only store can pass. */

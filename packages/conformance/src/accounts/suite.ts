@@ -1,6 +1,7 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
 import { deletionCases } from './deletion-cases.js'
+import { emailCases } from './email-cases.js'
 import { epochCases } from './epoch-cases.js'
 import type { AccountStoreFactory, AccountStoreFixture } from './fixture.js'
 import { methodCases } from './method-cases.js'
@@ -13,7 +14,9 @@ import { passwordCases } from './password-cases.js'
  * by the password side and every provider view, last-method refusal (also racing across two instances),
  * concurrent first sign-ins provisioning exactly one account, deletion removing everything of an account
  * (and refusing while provider tokens are retained), the security epoch moving exactly with the
- * operations that must move it, and typed invalid-input errors.
+ * operations that must move it, email addresses (one verified owner under concurrency, unverified ones
+ * shared, one primary, the last way in kept, never linked by a provider sign-in), and typed invalid-input
+ * errors.
  */
 export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuite<AccountStoreFixture> {
   return {
@@ -25,6 +28,7 @@ export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuit
       ...passkeyMethodCases,
       ...deletionCases,
       ...epochCases,
+      ...emailCases,
     ],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),

@@ -1,6 +1,7 @@
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import type { accounts } from '@portcullis/core/oauth'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore } from '@portcullis/core/totp'
@@ -27,7 +28,32 @@ function forwarding(inner: AccountStore): AccountStore {
     removePassword: (request) => inner.removePassword(request),
     issueInvite: (request) => inner.issueInvite(request),
     oauth: (registration) => inner.oauth(registration),
+    listEmailAddresses: (accountId) => inner.listEmailAddresses(accountId),
+    findAccountByVerifiedEmail: (address) => inner.findAccountByVerifiedEmail(address),
+    addEmailAddress: (request) => inner.addEmailAddress(request),
+    verifyEmailAddress: (request) => inner.verifyEmailAddress(request),
+    setPrimaryEmailAddress: (request) => inner.setPrimaryEmailAddress(request),
+    removeEmailAddress: (request) => inner.removeEmailAddress(request),
   }
+}
+
+/** A provider view whose sign-in joins an account by the identity's verified email (what must never be). */
+function linkingByEmail(inner: AccountStore, view: accounts.OAuthAccountStore): accounts.OAuthAccountStore {
+  return new Proxy(view, {
+    get(target, property) {
+      if (property === 'login') {
+        return async (request: Parameters<accounts.OAuthAccountStore['login']>[0]) => {
+          const email = request.identity.emailVerified === true ? request.identity.email : undefined
+          const owner = email === undefined ? null : await inner.findAccountByVerifiedEmail(email)
+          if (owner === null) return target.login(request)
+          const linked = await target.link({ ...request, accountId: owner.accountId })
+          return { provisioned: false, link: linked.link, tokens: linked.tokens }
+        }
+      }
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 function fixture(
@@ -132,5 +158,51 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
       }
     }),
     caught: ['accounts.epoch.bumps'],
+  },
+  {
+    name: 'an unverified address finds its account',
+    factory: fixture((inner) => {
+      const added = new Map<string, string>()
+      return {
+        addEmailAddress: async (request) => {
+          const outcome = await inner.addEmailAddress(request)
+          if (outcome.outcome === 'added') added.set(request.address, request.accountId)
+          return outcome
+        },
+        findAccountByVerifiedEmail: async (address) => {
+          const owner = await inner.findAccountByVerifiedEmail(address)
+          const holder = added.get(address)
+          return owner ?? (holder === undefined ? null : inner.getAccount(holder))
+        },
+      }
+    }),
+    caught: ['accounts.email.add-verify'],
+  },
+  {
+    name: 'a verification that answers verified when another account won',
+    factory: fixture((inner) => ({
+      verifyEmailAddress: async (request) => {
+        const outcome = await inner.verifyEmailAddress(request)
+        if (outcome.outcome !== 'taken') return outcome
+        const [address] = await inner.listEmailAddresses(request.accountId)
+        const securityEpoch = (await inner.getAccount(request.accountId))?.securityEpoch ?? 1
+        return address === undefined ? outcome : { outcome: 'verified', address, securityEpoch }
+      },
+    })),
+    caught: ['accounts.email.unverified-shared', 'accounts.email.verify-race'],
+  },
+  {
+    name: 'address removal that never keeps the last way in',
+    factory: fixture((inner) => ({
+      removeEmailAddress: (request) => inner.removeEmailAddress({ ...request, signInWith: ['username'] }),
+    })),
+    caught: ['accounts.email.last-method'],
+  },
+  {
+    name: 'a provider sign-in that links by verified email',
+    factory: fixture((inner) => ({
+      oauth: (registration) => linkingByEmail(inner, inner.oauth(registration)),
+    })),
+    caught: ['accounts.email.provider-never-links'],
   },
 ]

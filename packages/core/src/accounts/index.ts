@@ -2,12 +2,51 @@
 // port local accounts and OAuth share, and the account operations (step-up by password, adding and
 // removing the password, deletion).
 export type { ProviderTokenRevocations } from './deletion.js'
+export type {
+  EmailAddressNormalization,
+  EmailAddressRefusal,
+} from './email-address.js'
+export {
+  EMAIL_ADDRESS_INVALID,
+  EmailAddressError,
+  isNormalizedEmailAddress,
+  MAX_EMAIL_ADDRESS_OCTETS,
+  MAX_LOCAL_PART_OCTETS,
+  normalizeEmailAddress,
+} from './email-address.js'
+export type {
+  AddEmailAddressOutcome,
+  EmailAddress,
+  EmailAddressRequest,
+  RemoveEmailAddressOutcome,
+  RemoveEmailAddressRequest,
+  SetPrimaryEmailAddressOutcome,
+  SignInIdentifier,
+  VerifyEmailAddressOutcome,
+  VerifyEmailAddressRequest,
+} from './email-requests.js'
+export {
+  emailAddressList,
+  emailAddressRecord,
+  MAX_EMAIL_ADDRESSES_PER_ACCOUNT,
+  removalLeavesNoWayIn,
+  requireNormalizedEmailAddress,
+  validateEmailAddressRequest,
+  validateRemoveEmailAddress,
+  validateVerifyEmailAddress,
+} from './email-requests.js'
 export type { AccountErrorCode } from './errors.js'
 export { AccountError, AccountErrorCodes } from './errors.js'
 export type { MemoryAccountStoreOptions } from './memory-store.js'
 export { MemoryAccountStore } from './memory-store.js'
 export type { MemoryAccountData, MemorySignInMethods } from './memory-tables.js'
-export type { AccountRecords, AccountStore, OAuthStoreRegistration, PasswordMethods } from './port.js'
+export type {
+  AccountRecords,
+  AccountStore,
+  EmailAddresses,
+  OAuthStoreRegistration,
+  PasswordMethods,
+} from './port.js'
 export type {
   Account,
   AccountStatus,

@@ -2,6 +2,17 @@ import { duplicateRecord } from '../local-accounts/store-errors.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import type {
+  AddEmailAddressOutcome,
+  EmailAddress,
+  EmailAddressRequest,
+  RemoveEmailAddressOutcome,
+  RemoveEmailAddressRequest,
+  SetPrimaryEmailAddressOutcome,
+  VerifyEmailAddressOutcome,
+  VerifyEmailAddressRequest,
+} from './email-requests.js'
+import * as emails from './memory-emails.js'
 import {
   type AccountRow,
   type MemoryAccountData,
@@ -156,7 +167,12 @@ export class MemoryAccountStore implements AccountStore {
   async findPassword(query: FindPasswordQuery): Promise<PasswordRecord | null> {
     const key = validateFindPassword(query)
     const tables = this.#tables
-    const accountId = 'username' in key ? tables.byUsername.get(key.username) : key.accountId
+    const accountId =
+      'username' in key
+        ? tables.byUsername.get(key.username)
+        : 'verifiedEmail' in key
+          ? tables.byVerifiedEmail.get(key.verifiedEmail)
+          : key.accountId
     if (accountId === undefined) return null
     const account = tables.accounts.get(accountId)
     const password = tables.passwords.get(accountId)
@@ -281,11 +297,36 @@ export class MemoryAccountStore implements AccountStore {
         state.byAccount.delete(accountId)
         state.vault.delete(providerAccountId)
       }
+      emails.deleteEmailAddresses(tables, accountId)
       tables.accounts.delete(accountId)
       for (const holder of tables.cascade) holder.deleteAccountData(accountId)
       await tables.announce(accountId)
       return { outcome: 'deleted' }
     })
+  }
+
+  async listEmailAddresses(accountId: string): Promise<readonly EmailAddress[]> {
+    return emails.listEmailAddresses(this.#tables, accountId)
+  }
+
+  async findAccountByVerifiedEmail(address: string): Promise<Account | null> {
+    return emails.findAccountByVerifiedEmail(this.#tables, address)
+  }
+
+  async addEmailAddress(request: EmailAddressRequest): Promise<AddEmailAddressOutcome> {
+    return emails.addEmailAddress(this.#tables, request)
+  }
+
+  async verifyEmailAddress(request: VerifyEmailAddressRequest): Promise<VerifyEmailAddressOutcome> {
+    return emails.verifyEmailAddress(this.#tables, request)
+  }
+
+  async setPrimaryEmailAddress(request: EmailAddressRequest): Promise<SetPrimaryEmailAddressOutcome> {
+    return emails.setPrimaryEmailAddress(this.#tables, request)
+  }
+
+  async removeEmailAddress(request: RemoveEmailAddressRequest): Promise<RemoveEmailAddressOutcome> {
+    return emails.removeEmailAddress(this.#tables, request)
   }
 
   async issueInvite(request: IssueInviteRequest): Promise<void> {

@@ -19,6 +19,14 @@ export interface PasswordRow {
   readonly passwordChangedAt: Date
 }
 
+/** An email address of an account in memory. */
+export interface EmailRow {
+  readonly address: string
+  readonly verifiedAt: Date | null
+  readonly primary: boolean
+  readonly createdAt: Date
+}
+
 export interface InviteRow {
   readonly expiresAt: Date
   consumed: boolean
@@ -55,6 +63,9 @@ export class MemoryAccountTables implements MemorySignInMethods {
   readonly passwords = new Map<string, PasswordRow>()
   readonly byUsername = new Map<string, string>()
   readonly invites = new Map<string, InviteRow>()
+  /** Each account's addresses, and the one account each verified address belongs to. */
+  readonly emails = new Map<string, EmailRow[]>()
+  readonly byVerifiedEmail = new Map<string, string>()
   readonly providers = new Map<string, StoreState>()
   readonly queue = new SerialQueue()
   readonly cascade: readonly MemoryAccountData[]

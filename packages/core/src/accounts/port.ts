@@ -1,5 +1,15 @@
 import type { OAuthAccountStore } from '../oauth/accounts/port.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
+import type {
+  AddEmailAddressOutcome,
+  EmailAddress,
+  EmailAddressRequest,
+  RemoveEmailAddressOutcome,
+  RemoveEmailAddressRequest,
+  SetPrimaryEmailAddressOutcome,
+  VerifyEmailAddressOutcome,
+  VerifyEmailAddressRequest,
+} from './email-requests.js'
 import type { Account, PasswordRecord, SignInMethod } from './records.js'
 import type {
   AccountChangeRequest,
@@ -32,7 +42,7 @@ export interface AccountRecords {
    * Removes, in one transaction, the account, its sign-in methods, and everything of it the store's
    * schema holds: sessions, refresh-token families, step-up credentials, API keys it owns, the token
    * vault rows of its identities, its TOTP enrollment and recovery codes, passkeys and pending passkey
-   * challenges. Refused (`tokens-retained`, nothing deleted) while an identity still
+   * challenges and its email addresses. Refused (`tokens-retained`, nothing deleted) while an identity still
    * holds provider tokens: stage their revocation first. Staged revocation retries are kept.
    */
   deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome>
@@ -46,7 +56,10 @@ export interface PasswordMethods {
    * `accountId` is `local.store_duplicate`.
    */
   createAccount(request: CreateAccountRequest): Promise<CreateAccountOutcome>
-  /** The password method with this (normalized) username, or of this account; null when there is none. */
+  /**
+   * The password method with this (normalized) username, of this account, or of the account holding
+   * this (normalized) address verified; null when there is none (an unverified address finds nobody).
+   */
   findPassword(query: FindPasswordQuery): Promise<PasswordRecord | null>
   /**
    * Replaces the password hash of an account that has a password and returns the updated record; null
@@ -65,6 +78,33 @@ export interface PasswordMethods {
   issueInvite(request: IssueInviteRequest): Promise<void>
 }
 
+/**
+ * The email addresses of an account. A verified address belongs to one account at most, and the store
+ * enforces it under concurrency (two instances verifying one address for two accounts: one wins); an
+ * unverified address blocks nobody (several accounts may hold it). Each change is one transaction under
+ * the account's lock. Addresses are never created, linked or matched by a provider sign-in.
+ */
+export interface EmailAddresses {
+  /** The account's addresses, primary first, then oldest first; empty for an unknown account. */
+  listEmailAddresses(accountId: string): Promise<readonly EmailAddress[]>
+  /** The account holding this (normalized) address verified, or null: an unverified one finds nobody. */
+  findAccountByVerifiedEmail(address: string): Promise<Account | null>
+  /** Adds an unverified address (the account's first is its primary). The epoch does not move. */
+  addEmailAddress(request: EmailAddressRequest): Promise<AddEmailAddressOutcome>
+  /**
+   * Marks the address verified, unless another account verified it first (`taken`); optionally makes it
+   * primary in the same transaction. Verifying never moves the epoch; a change of primary does.
+   */
+  verifyEmailAddress(request: VerifyEmailAddressRequest): Promise<VerifyEmailAddressOutcome>
+  /** Makes a verified address the primary one; a change moves the security epoch. */
+  setPrimaryEmailAddress(request: EmailAddressRequest): Promise<SetPrimaryEmailAddressOutcome>
+  /**
+   * Removes an address: never the primary while others remain, never the account's last way to sign in
+   * (see `signInWith`). Removing a verified address moves the security epoch.
+   */
+  removeEmailAddress(request: RemoveEmailAddressRequest): Promise<RemoveEmailAddressOutcome>
+}
+
 /** Which provider registration a provider-identity view of the store serves. */
 export interface OAuthStoreRegistration {
   readonly provider: string
@@ -79,9 +119,10 @@ export interface OAuthStoreRegistration {
  * accounts (`LocalAccounts({ accounts })`) and the OAuth lifecycle (`oauth(registration)`, one view per
  * provider registration) share. Every operation that changes an account or its methods is one
  * transaction: password sign-up, provider provisioning, link, unlink, adding, changing and removing a
- * password, status changes and deletion. The last sign-in method can never be removed.
+ * password, adding, verifying and removing email addresses, status changes and deletion. The last
+ * sign-in method can never be removed.
  */
-export interface AccountStore extends AccountRecords, PasswordMethods {
+export interface AccountStore extends AccountRecords, PasswordMethods, EmailAddresses {
   /**
    * The provider-identity view of this store for one provider registration: linking, provisioning on
    * first sign-in, the token vault and revocation retries, all over this store's accounts.

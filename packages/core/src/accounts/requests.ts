@@ -9,6 +9,7 @@ import {
   requireStoreId,
   requireTokenDigest,
 } from '../local-accounts/store-input.js'
+import { requireNormalizedEmailAddress } from './email-requests.js'
 import type { AccountStatus, PasswordRecord } from './records.js'
 
 // The requests of the `AccountStore` port and the checks every store (memory, Postgres, yours) applies
@@ -34,7 +35,10 @@ export type CreateAccountOutcome =
   | { readonly outcome: 'username-taken' }
   | { readonly outcome: 'invite-invalid' }
 
-export type FindPasswordQuery = { readonly username: string } | { readonly accountId: string }
+export type FindPasswordQuery =
+  | { readonly username: string }
+  | { readonly accountId: string }
+  | { readonly verifiedEmail: string }
 
 export interface SetPasswordRequest {
   readonly accountId: string
@@ -127,18 +131,18 @@ export function validateCreateAccount(request: unknown): {
   }
 }
 
-/** `findPassword` input: exactly one of `username` and `accountId`. */
+/** `findPassword` input: exactly one of `username`, `accountId` and `verifiedEmail`. */
 export function validateFindPassword(
   query: unknown,
-): { readonly username: string } | { readonly accountId: string } {
+): { readonly username: string } | { readonly accountId: string } | { readonly verifiedEmail: string } {
   const fields = requireRecord(query, 'query')
-  const byName = fields.username !== undefined
-  if (byName === (fields.accountId !== undefined)) {
-    throw invalid('query must have exactly one of username and accountId')
+  const given = ['username', 'accountId', 'verifiedEmail'].filter((key) => fields[key] !== undefined)
+  if (given.length !== 1) {
+    throw invalid('query must have exactly one of username, accountId and verifiedEmail')
   }
-  return byName
-    ? { username: requireNormalizedUsername(fields.username) }
-    : { accountId: requireStoreId(fields.accountId, 'accountId') }
+  if (fields.username !== undefined) return { username: requireNormalizedUsername(fields.username) }
+  if (fields.accountId !== undefined) return { accountId: requireStoreId(fields.accountId, 'accountId') }
+  return { verifiedEmail: requireNormalizedEmailAddress(fields.verifiedEmail, 'verifiedEmail') }
 }
 
 /** `setPassword` input, validated and copied. */

@@ -14,7 +14,7 @@ import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { stepUpTable } from '../step-up/tables.js'
 import { recoveryCodesTable, totpEnrollmentsTable } from '../totp/tables.js'
-import { accountsTable, passwordsTable } from './tables.js'
+import { accountsTable, emailAddressesTable, passwordsTable } from './tables.js'
 
 /**
  * Deletes the account and everything of it in ONE transaction. Lock order as everywhere: the account row,
@@ -22,7 +22,7 @@ import { accountsTable, passwordsTable } from './tables.js'
  * tokens), then a read of their vault rows. While any still holds tokens nothing is deleted
  * (`tokens-retained`): the caller stages their revocation and asks again. Staged revocation retries are
  * kept; refresh tokens go with their families (`on delete cascade`). Its TOTP enrollment, recovery codes,
- * passkeys and pending passkey challenges go in the same transaction, and so do its authorization-server
+ * passkeys, pending passkey challenges and email addresses go in the same transaction, and so do its authorization-server
  * grants with every entry (code, token, interaction) of each.
  */
 export async function deleteAccount(
@@ -59,6 +59,7 @@ export async function deleteAccount(
       await tx.delete(linksTable).where(eq(linksTable.accountId, accountId))
     }
     await tx.delete(passwordsTable).where(eq(passwordsTable.accountId, accountId))
+    await tx.delete(emailAddressesTable).where(eq(emailAddressesTable.accountId, accountId))
     await tx.delete(sessionsTable).where(eq(sessionsTable.accountId, accountId))
     await tx.delete(refreshFamiliesTable).where(eq(refreshFamiliesTable.accountId, accountId))
     await tx.delete(stepUpTable).where(eq(stepUpTable.accountId, accountId))

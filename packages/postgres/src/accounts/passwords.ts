@@ -18,12 +18,19 @@ import {
   validateSetPassword,
 } from '@portcullis/core/accounts'
 import { PortcullisError } from '@portcullis/core/errors'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { duplicateOr, type LocalStoreContext } from '../local-accounts/client.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { bumpEpoch, lockAndCountMethods } from './methods.js'
-import { type AccountRow, accountsTable, invitesTable, type PasswordRow, passwordsTable } from './tables.js'
+import {
+  type AccountRow,
+  accountsTable,
+  emailAddressesTable,
+  invitesTable,
+  type PasswordRow,
+  passwordsTable,
+} from './tables.js'
 
 /** Rolls a sign-up back when the username is taken (a Portcullis error, so the connection is kept). */
 class UsernameTaken extends PortcullisError {
@@ -103,6 +110,20 @@ export async function findPassword(
   query: FindPasswordQuery,
 ): Promise<PasswordRecord | null> {
   const key = validateFindPassword(query)
+  if ('verifiedEmail' in key) {
+    // Through the partial unique index on verified addresses: an unverified one finds nobody.
+    const [row] = await inStatement(() =>
+      context.db
+        .select({ account: accountsTable, password: passwordsTable })
+        .from(emailAddressesTable)
+        .innerJoin(passwordsTable, eq(passwordsTable.accountId, emailAddressesTable.accountId))
+        .innerJoin(accountsTable, eq(accountsTable.accountId, emailAddressesTable.accountId))
+        .where(
+          and(eq(emailAddressesTable.address, key.verifiedEmail), isNotNull(emailAddressesTable.verifiedAt)),
+        ),
+    )
+    return row === undefined ? null : toRecord(row.account, row.password)
+  }
   const [row] = await inStatement(() =>
     context.db
       .select({ account: accountsTable, password: passwordsTable })

@@ -2,23 +2,32 @@ import type {
   Account,
   AccountChangeRequest,
   AccountStore,
+  AddEmailAddressOutcome,
   AddPasswordOutcome,
   AddPasswordRequest,
   CreateAccountOutcome,
   CreateAccountRequest,
   DeleteAccountOutcome,
+  EmailAddress,
+  EmailAddressRequest,
   FindPasswordQuery,
   IssueInviteRequest,
   OAuthStoreRegistration,
   PasswordRecord,
+  RemoveEmailAddressOutcome,
+  RemoveEmailAddressRequest,
   RemoveSignInMethodOutcome,
   SetAccountStatusRequest,
   SetPasswordRequest,
+  SetPrimaryEmailAddressOutcome,
   SignInMethod,
+  VerifyEmailAddressOutcome,
+  VerifyEmailAddressRequest,
 } from '@portcullis/core/accounts'
 import { type LocalStoreClient, type LocalStoreContext, storeContext } from '../local-accounts/client.js'
 import { PostgresOAuthAccountStore } from '../oauth-accounts/store.js'
 import { deleteAccount } from './deletion.js'
+import * as emails from './emails.js'
 import * as passwords from './passwords.js'
 import * as records from './records.js'
 
@@ -29,7 +38,8 @@ export interface PostgresAccountStoreOptions {
 
 /**
  * The durable `AccountStore`: one `portcullis_accounts` row per person with its sign-in methods as rows of
- * their own (`portcullis_passwords`, `portcullis_oauth_links`). Every change of an account and its methods
+ * their own (`portcullis_passwords`, `portcullis_oauth_links`) and its email addresses
+ * (`portcullis_email_addresses`, a verified address unique by a partial index). Every change of an account and its methods
  * is one transaction that locks the account row first (`SELECT ... FOR UPDATE`), so the method count that
  * keeps the last method is read under the same lock that removes one; epoch increments are
  * `security_epoch = security_epoch + 1`, so none is lost. `oauth(...)` gives the provider view
@@ -90,6 +100,30 @@ export class PostgresAccountStore implements AccountStore {
 
   issueInvite(request: IssueInviteRequest): Promise<void> {
     return passwords.issueInvite(this.#context, request)
+  }
+
+  listEmailAddresses(accountId: string): Promise<readonly EmailAddress[]> {
+    return emails.listEmailAddresses(this.#context, accountId)
+  }
+
+  findAccountByVerifiedEmail(address: string): Promise<Account | null> {
+    return emails.findAccountByVerifiedEmail(this.#context, address)
+  }
+
+  addEmailAddress(request: EmailAddressRequest): Promise<AddEmailAddressOutcome> {
+    return emails.addEmailAddress(this.#context, request)
+  }
+
+  verifyEmailAddress(request: VerifyEmailAddressRequest): Promise<VerifyEmailAddressOutcome> {
+    return emails.verifyEmailAddress(this.#context, request)
+  }
+
+  setPrimaryEmailAddress(request: EmailAddressRequest): Promise<SetPrimaryEmailAddressOutcome> {
+    return emails.setPrimaryEmailAddress(this.#context, request)
+  }
+
+  removeEmailAddress(request: RemoveEmailAddressRequest): Promise<RemoveEmailAddressOutcome> {
+    return emails.removeEmailAddress(this.#context, request)
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

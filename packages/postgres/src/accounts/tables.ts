@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm'
-import { bigint, check, foreignKey, index, pgTable, text, unique } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
 import { instant } from '../columns/columns.js'
 
 // The one account schema: an account row per person, and its sign-in methods as rows of their own: the
@@ -42,6 +53,35 @@ export const passwordsTable = pgTable(
   ],
 )
 
+/**
+ * The email addresses of an account, as `normalizeEmailAddress` returns them. A verified address belongs
+ * to one account at most (the partial unique index on `address` where verified, which also serves the
+ * sign-in lookup); unverified ones are shared freely. At most one primary per account.
+ */
+export const emailAddressesTable = pgTable(
+  'portcullis_email_addresses',
+  {
+    accountId: text('account_id').notNull(),
+    address: text('address').notNull(),
+    verifiedAt: instant('verified_at'),
+    isPrimary: boolean('is_primary').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'portcullis_email_addresses_pkey', columns: [table.accountId, table.address] }),
+    foreignKey({
+      name: 'portcullis_email_addresses_account_id_fkey',
+      columns: [table.accountId],
+      foreignColumns: [accountsTable.accountId],
+    }),
+    uniqueIndex('portcullis_email_addresses_verified_key')
+      .on(table.address)
+      .where(sql`${table.verifiedAt} is not null`),
+    uniqueIndex('portcullis_email_addresses_primary_key').on(table.accountId).where(sql`${table.isPrimary}`),
+    check('portcullis_email_addresses_address_check', sql`octet_length(${table.address}) <= 254`),
+  ],
+)
+
 export const invitesTable = pgTable(
   'portcullis_local_account_invites',
   {
@@ -59,3 +99,4 @@ export const invitesTable = pgTable(
 
 export type AccountRow = typeof accountsTable.$inferSelect
 export type PasswordRow = typeof passwordsTable.$inferSelect
+export type EmailAddressRow = typeof emailAddressesTable.$inferSelect

@@ -32,6 +32,8 @@ export function toLink(row: LinkRow): accounts.LinkedProviderAccount {
     provider: row.provider,
     issuer: row.issuer,
     subject: row.subject,
+    email: row.email,
+    emailVerified: row.emailVerified,
     grant: Object.freeze({ scopes: Object.freeze([...row.grantScopes]), expiresAt: row.grantExpiresAt }),
     linkedAt: row.linkedAt,
     updatedAt: row.updatedAt,

@@ -19,7 +19,12 @@ import { retainTokens } from './vault.js'
 
 const { AccountLinkError, OAuthAccountError, OAuthAccountErrorCodes } = accounts
 type Links = accounts.OAuthIdentityLinks
-type Identity = { readonly issuer: string; readonly subject: string }
+type Identity = {
+  readonly issuer: string
+  readonly subject: string
+  readonly email: string | null
+  readonly emailVerified: boolean | null
+}
 
 /** Locks the link of an exact identity of this provider, if there is one. */
 async function lockIdentity(
@@ -44,12 +49,19 @@ async function lockIdentity(
 async function refreshGrant(
   tx: Transaction,
   providerAccountId: string,
+  identity: Identity,
   grant: accounts.ProviderGrant,
   now: Date,
 ): Promise<LinkRow> {
   const [row] = await tx
     .update(linksTable)
-    .set({ grantScopes: [...grant.scopes], grantExpiresAt: grant.expiresAt, updatedAt: now })
+    .set({
+      grantScopes: [...grant.scopes],
+      grantExpiresAt: grant.expiresAt,
+      email: identity.email,
+      emailVerified: identity.emailVerified,
+      updatedAt: now,
+    })
     .where(eq(linksTable.providerAccountId, providerAccountId))
     .returning()
   if (row === undefined) throw new PostgresUnavailableError('a locked link disappeared')
@@ -76,6 +88,8 @@ async function insertLink(
       provider: context.provider,
       issuer: identity.issuer,
       subject: identity.subject,
+      email: identity.email,
+      emailVerified: identity.emailVerified,
       grantScopes: [...grant.scopes],
       grantExpiresAt: grant.expiresAt,
       linkedAt: now,
@@ -116,7 +130,7 @@ export async function login(
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       const existing = await lockIdentity(tx, context, identity)
       if (existing !== undefined) {
-        const row = await refreshGrant(tx, existing.providerAccountId, grant, now)
+        const row = await refreshGrant(tx, existing.providerAccountId, identity, grant, now)
         const reference = await retainTokens(tx, context, row.providerAccountId, tokens)
         return { provisioned: false, link: toLink(row), tokens: reference }
       }
@@ -165,7 +179,7 @@ export async function link(
         throw new AccountLinkError('identity-linked-elsewhere')
       }
       if (current !== undefined) {
-        const row = await refreshGrant(tx, current.providerAccountId, grant, now)
+        const row = await refreshGrant(tx, current.providerAccountId, identity, grant, now)
         const reference = await retainTokens(tx, context, row.providerAccountId, tokens)
         return { status: 'relinked', link: toLink(row), tokens: reference }
       }
@@ -215,7 +229,7 @@ export async function upgradeScopes(
         'the identity is not the linked identity',
       )
     }
-    const row = await refreshGrant(tx, providerAccountId, grant, now)
+    const row = await refreshGrant(tx, providerAccountId, identity, grant, now)
     return { link: toLink(row), tokens: await retainTokens(tx, context, providerAccountId, tokens) }
   })
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import {
   bigint,
+  boolean,
   check,
   foreignKey,
   index,
@@ -27,6 +28,9 @@ export const linksTable = pgTable(
     subject: text('subject').notNull(),
     grantScopes: text('grant_scopes').array().notNull(),
     grantExpiresAt: instant('grant_expires_at'),
+    /** What the provider said at the last sign-in or link: informational, never a key or a link. */
+    email: text('email'),
+    emailVerified: boolean('email_verified'),
     linkedAt: instant('linked_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -12,7 +12,7 @@ import { bigint, check, integer, pgTable, text, timestamp, unique } from 'drizzl
 import { inTransaction, type Transaction } from '../../src/client/transaction.js'
 import type { PostgresClient } from '../../src/index.js'
 import type { AccountStoreContext } from '../../src/oauth-accounts/context.js'
-import { toLink } from '../../src/oauth-accounts/context.js'
+import { toLink as currentToLink } from '../../src/oauth-accounts/context.js'
 import {
   optionalTokenSet,
   requireGrant,
@@ -20,10 +20,25 @@ import {
   requireIdentity,
   requireNow,
 } from '../../src/oauth-accounts/request-input.js'
-import { type LinkRow, linksTable } from '../../src/oauth-accounts/tables.js'
+
 import { retainTokens } from '../../src/oauth-accounts/vault.js'
 
 const instant = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
+
+// The identity links of version 5: the current table without the columns later migrations added.
+const linksTable = pgTable('portcullis_oauth_links', {
+  providerAccountId: text('provider_account_id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  provider: text('provider').notNull(),
+  issuer: text('issuer').notNull(),
+  subject: text('subject').notNull(),
+  grantScopes: text('grant_scopes').array().notNull(),
+  grantExpiresAt: instant('grant_expires_at'),
+  linkedAt: instant('linked_at').notNull(),
+  updatedAt: instant('updated_at').notNull(),
+})
+type LinkRowV5 = typeof linksTable.$inferSelect
+const toLink = (row: LinkRowV5) => currentToLink({ ...row, email: null, emailVerified: null })
 
 const accountsV5 = pgTable(
   'portcullis_accounts',
@@ -214,7 +229,7 @@ export class V5OAuthAccountStore {
   async #lockIdentity(
     tx: Transaction,
     identity: { issuer: string; subject: string },
-  ): Promise<LinkRow | undefined> {
+  ): Promise<LinkRowV5 | undefined> {
     const [row] = await tx
       .select()
       .from(linksTable)

@@ -45,6 +45,17 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
              ${now} - interval '1 day', ${now} - interval '90 days' ${accounts()}`,
   },
   {
+    // A primary address per account, verified for nine in ten; one in ten has a second, unverified one.
+    table: 'portcullis_email_addresses',
+    perAccount: 1.1,
+    insert: `insert into portcullis_email_addresses (account_id, address, verified_at, is_primary, created_at)
+      select 'account-' || i, case when n = 1 then 'Person.' || i || '@mail.scale.example'
+                                   else 'pending.' || i || '@other.scale.example' end,
+             case when n = 1 and i % 10 <> 0 then ${now} - interval '300 days' else null end,
+             n = 1, ${now} - interval '400 days'
+        ${accounts('n = 1 or i % 10 = 4', 'cross join generate_series(1, 2) as n')}`,
+  },
+  {
     // Three per account; session 1 of every account carries a provider sign-in's subject and session tags.
     // One in a hundred accounts has an idle-expired session 3 (what a sweep finds between two runs).
     table: 'portcullis_sessions',

@@ -6,6 +6,8 @@ export interface LinkRow {
   readonly accountId: string
   readonly issuer: string
   readonly subject: string
+  readonly email: string | null
+  readonly emailVerified: boolean | null
   readonly grant: ProviderGrant
   readonly linkedAt: Date
   readonly updatedAt: Date
@@ -80,6 +82,8 @@ export function toLink(provider: string, row: LinkRow): LinkedProviderAccount {
     provider,
     issuer: row.issuer,
     subject: row.subject,
+    email: row.email,
+    emailVerified: row.emailVerified,
     grant: row.grant,
     linkedAt: new Date(row.linkedAt.getTime()),
     updatedAt: new Date(row.updatedAt.getTime()),

@@ -128,7 +128,13 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
       const current = existing === undefined ? undefined : state.links.get(existing)
       if (current !== undefined) {
         const sealed = await this.#seal(current.providerAccountId, tokens)
-        const row = { ...current, grant, updatedAt: now }
+        const row = {
+          ...current,
+          grant,
+          email: identity.email,
+          emailVerified: identity.emailVerified,
+          updatedAt: now,
+        }
         state.links.set(row.providerAccountId, row)
         return {
           provisioned: false,
@@ -173,7 +179,13 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
         throw new AccountLinkError('identity-linked-elsewhere')
       if (current !== undefined) {
         const sealed = await this.#seal(current.providerAccountId, tokens)
-        const row = { ...current, grant, updatedAt: now }
+        const row = {
+          ...current,
+          grant,
+          email: identity.email,
+          emailVerified: identity.emailVerified,
+          updatedAt: now,
+        }
         state.links.set(row.providerAccountId, row)
         return {
           status: 'relinked',
@@ -220,7 +232,13 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
         )
       }
       const sealed = await this.#seal(providerAccountId, tokens)
-      const row = { ...current, grant, updatedAt: now }
+      const row = {
+        ...current,
+        grant,
+        email: identity.email,
+        emailVerified: identity.emailVerified,
+        updatedAt: now,
+      }
       state.links.set(providerAccountId, row)
       return { link: toLink(this.provider, row), tokens: this.#commitVault(row, sealed) }
     })

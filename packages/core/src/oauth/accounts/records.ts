@@ -32,6 +32,13 @@ export interface LinkedProviderAccount {
   readonly provider: string
   readonly issuer: string
   readonly subject: string
+  /**
+   * The provider's email at the last sign-in, link or scope upgrade (normalized), and whether it said
+   * the address was verified; null when it sent none. Informational only: an address never links
+   * accounts, and a provider's verified email is never an account's verified address.
+   */
+  readonly email: string | null
+  readonly emailVerified: boolean | null
   readonly grant: ProviderGrant
   readonly linkedAt: Date
   readonly updatedAt: Date

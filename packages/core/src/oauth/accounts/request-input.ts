@@ -1,13 +1,36 @@
+import { normalizeEmailAddress } from '../../accounts/email-address.js'
 import { invalidInput } from './errors.js'
 import { requireId, requireInstant, requireIssuer, requireOptionalInstant, requireScopes } from './input.js'
 import type { ProviderGrant, ProviderIdentity, RevocationTokenType } from './records.js'
 import { ProviderTokenSet } from './token-set.js'
 
-/** The exact identity triple, for the store's own provider only. */
+/**
+ * What a link records of the provider's email: the address normalized (`normalizeEmailAddress`) and
+ * whether the provider said it verified it; both null when the provider sent none or one that does not
+ * normalize. Informational: it never links, matches or signs in anyone.
+ */
+export function providerEmailOf(candidate: Partial<ProviderIdentity>): {
+  readonly email: string | null
+  readonly emailVerified: boolean | null
+} {
+  if (candidate.email === undefined) return { email: null, emailVerified: null }
+  try {
+    return { email: normalizeEmailAddress(candidate.email), emailVerified: candidate.emailVerified === true }
+  } catch {
+    return { email: null, emailVerified: null }
+  }
+}
+
+/** The exact identity triple, for the store's own provider only, and what the link records of its email. */
 export function requireIdentity(
   identity: unknown,
   provider: string,
-): { readonly issuer: string; readonly subject: string } {
+): {
+  readonly issuer: string
+  readonly subject: string
+  readonly email: string | null
+  readonly emailVerified: boolean | null
+} {
   if (typeof identity !== 'object' || identity === null) throw invalidInput('identity must be an object')
   const candidate = identity as Partial<ProviderIdentity>
   const identityProvider = requireId(candidate.provider, 'identity provider')
@@ -15,6 +38,7 @@ export function requireIdentity(
   return {
     issuer: requireIssuer(candidate.issuer),
     subject: requireId(candidate.subject, 'identity subject'),
+    ...providerEmailOf(candidate),
   }
 }
 
