@@ -198,7 +198,9 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
 
   it('portcullis-postgres status reports one-account as version 6 and nothing pending', async () => {
     const status = await migrationStatus(client)
-    expect(status.applied.map((migration) => migration.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    expect(status.applied.map((migration) => migration.version)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+    ])
     expect(status.applied.find((migration) => migration.version === 6)?.name).toBe('one-account')
     expect(status.pending).toEqual([])
   })
