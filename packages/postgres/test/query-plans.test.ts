@@ -74,6 +74,24 @@ describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`,
     expect(unused).toEqual([])
   })
 
+  it('finds an account by its verified address through the partial unique index', async () => {
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
+    const lookups = [...captured.values()].filter((each) =>
+      /from "portcullis_email_addresses" .*where \("portcullis_email_addresses"\."address" = \$1 and "portcullis_email_addresses"\."verified_at" is not null\)/i.test(
+        each.text,
+      ),
+    )
+    // findAccountByVerifiedEmail, findPassword({ verifiedEmail }) and the check of addEmailAddress.
+    expect(lookups.length).toBeGreaterThanOrEqual(3)
+    for (const statement of lookups) {
+      const { problems, plan } = await judge(statement)
+      expect(problems).toEqual([])
+      const used = nodes(plan).filter((node) => node['Relation Name'] === 'portcullis_email_addresses')
+      expect(used.length, statement.text).toBe(1)
+      expect(used[0]?.['Index Name'], statement.text).toBe('portcullis_email_addresses_verified_key')
+    }
+  })
+
   describe('fails, naming the table, on', () => {
     it('a statement without an index', async () => {
       const { problems } = await judge(
