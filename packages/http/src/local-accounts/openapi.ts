@@ -29,6 +29,11 @@ const ok = (description: string, schema?: Json): Json =>
   schema === undefined ? { description } : { description, content: { 'application/json': { schema } } }
 
 const BAD_REQUEST = problem('Malformed or invalid input (nothing was written).')
+const NEW_PASSWORD_REFUSED = problem(
+  'Malformed or invalid input, or a new password the screen refused as common, breached or made of the account name (`local.password_screened`, never echoed); nothing was written.',
+)
+const SCREEN_UNAVAILABLE =
+  'Password hashing is at capacity, a store is down, or the password screen could not decide (`local.password_screen_unavailable`); see Retry-After.'
 const RATE_LIMITED = problem('Too many attempts for this account or client address; see Retry-After.')
 const UNAVAILABLE = problem('Password hashing is at capacity or a store is down; see Retry-After.')
 const CSRF = problem('Cross-site request refused (`local.csrf_refused`).')
@@ -82,11 +87,11 @@ export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
     ),
     responses: {
       '201': ok('Created.', object({ accountId: string(), username: string() }, ['accountId', 'username'])),
-      '400': BAD_REQUEST,
+      '400': NEW_PASSWORD_REFUSED,
       '403': problem('Registration is closed, or the invite code is not valid.'),
       '409': problem('The username is taken.'),
       '429': RATE_LIMITED,
-      '503': UNAVAILABLE,
+      '503': problem(SCREEN_UNAVAILABLE),
     },
   },
   login: {
@@ -191,10 +196,11 @@ export const LOCAL_ROUTE_DOCS = withBodyLimitResponses({
     ),
     responses: {
       '200': ok('Changed; a fresh session cookie and/or token pair for the caller.', { type: 'object' }),
-      '400': BAD_REQUEST,
+      '400': NEW_PASSWORD_REFUSED,
       '403': CSRF,
       '409': problem('The password was changed concurrently.'),
       '429': RATE_LIMITED,
+      '503': problem(SCREEN_UNAVAILABLE),
     },
   },
   csrf: {
