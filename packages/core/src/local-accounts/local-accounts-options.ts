@@ -1,3 +1,5 @@
+import type { EmailAddressNormalization } from '../accounts/email-address.js'
+import type { SignInIdentifier } from '../accounts/email-requests.js'
 import type { AccountStore } from '../accounts/port.js'
 import { integerBetween, type OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
@@ -136,6 +138,17 @@ export interface LocalAccountsOptions {
   readonly passwordScreen?: PasswordScreen
   /** Default `closed`. */
   readonly registration?: RegistrationPolicy
+  /**
+   * What the `username` member of a password sign-in may name: the account's username, one of its
+   * verified email addresses, or either. Default `['username']`. An unverified address never signs
+   * anyone in, and an unknown address gets the same answer, after the same work, as an unknown
+   * username. With both, an identifier that is a verified address is that address's account even when
+   * another account has it as its username. Pass the same list to `AccountStore.removeEmailAddress`
+   * (`signInWith`), so an account never loses its last way in.
+   */
+  readonly signInWith?: readonly SignInIdentifier[]
+  /** How addresses are normalized at sign-in (`normalizeEmailAddress`). Default: the local part keeps its case. */
+  readonly emailAddresses?: EmailAddressNormalization
   /** This application's public origin (`https://app.example`): the CSRF target and the cookie's origin. */
   readonly publicOrigin: string
   /** Other origins allowed to send unsafe cookie-authenticated requests (a separate front end). */
@@ -205,6 +218,15 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
         ? undefined
         : 'must be open, invite-only or closed',
   },
+  signInWith: {
+    kind: 'array',
+    elements: {
+      kind: 'string',
+      code: CODE,
+      check: (value) => (value === 'username' || value === 'email' ? undefined : 'must be username or email'),
+    },
+  },
+  emailAddresses: { kind: 'object', shape: { foldLocalPartCase: { kind: 'boolean' } } },
   publicOrigin: { required: true, kind: 'string', code: CODE },
   trustedOrigins: { kind: 'array', elements: { kind: 'string', code: CODE } },
   session: {
@@ -294,6 +316,9 @@ export interface LocalSettings {
   readonly maxCachedSessions: number
   readonly maxCachedAccounts: number
   readonly registration: RegistrationPolicy
+  /** What a password sign-in accepts: usernames, verified addresses, or both (never empty). */
+  readonly signInWith: readonly SignInIdentifier[]
+  readonly emailNormalization: EmailAddressNormalization
 }
 
 function bad(message: string): never {
@@ -326,6 +351,8 @@ export function localSettings(options: LocalAccountsOptions): LocalSettings {
     bad('tokens.refreshTokenLifetimeSeconds must not exceed refreshFamilyLifetimeSeconds')
   }
   const revocation = options.revocation ?? {}
+  const signInWith = options.signInWith ?? ['username']
+  if (signInWith.length === 0) bad('signInWith must name username, email or both')
   return Object.freeze({
     idleMs: idle * 1000,
     absoluteMs: absolute * 1000,
@@ -341,5 +368,9 @@ export function localSettings(options: LocalAccountsOptions): LocalSettings {
     maxCachedSessions: revocation.maxCachedSessions ?? 10_000,
     maxCachedAccounts: revocation.maxCachedAccounts ?? 10_000,
     registration: options.registration ?? 'closed',
+    signInWith: Object.freeze([...new Set(signInWith)]),
+    emailNormalization: Object.freeze({
+      foldLocalPartCase: options.emailAddresses?.foldLocalPartCase === true,
+    }),
   })
 }

@@ -11,6 +11,7 @@ import { defined, type LocalRuntime } from '../runtime.js'
 import type { DummyHash } from './dummy-hash.js'
 import { type PasswordHasher, type PasswordRules, validatePassword } from './password.js'
 import { type PasswordScreen, screenNewPassword } from './password-screen.js'
+import { findByIdentifier, readIdentifier } from './sign-in-identifier.js'
 import { normalizeUsername } from './username.js'
 
 /** What the password flows need from `LocalAccounts`. */
@@ -36,9 +37,11 @@ function presentedPassword(password: string, rules: PasswordRules): string {
 }
 
 /**
- * Checks a username and password: body shape and input rules first (a 400 writes nothing), then the
- * per-account and per-address limits (before any hashing), then one password verification whether or not
- * the account exists (the dummy hash), so unknown and known usernames cost the same and fail the same.
+ * Checks a username (or, under `signInWith`, a verified address) and password: body shape and input
+ * rules first (a 400 writes nothing), then the lookups the identifier allows (all of them, whatever the
+ * first finds), then the per-account and per-address limits (before any hashing), then one password
+ * verification whether or not the account exists (the dummy hash), so unknown and known usernames and
+ * addresses cost the same and fail the same. An unverified address finds nobody.
  * A verified hash made with old parameters is re-hashed (best effort, compare-and-swap).
  */
 export async function verifyCredentials(
@@ -48,10 +51,12 @@ export async function verifyCredentials(
 ): Promise<PasswordRecord> {
   const { runtime } = parts
   const fields = readCredentials(body)
-  const username = normalizeUsername(fields.username)
+  const { signInWith, emailNormalization } = runtime.settings
+  const identifier = readIdentifier(fields.username, signInWith, emailNormalization)
   const password = presentedPassword(fields.password, parts.rules)
+  const { record: account, throttleKey } = await findByIdentifier(parts.accounts, identifier)
   try {
-    await parts.throttle.attempt(username, clientAddress)
+    await parts.throttle.attempt(throttleKey, clientAddress)
   } catch (error) {
     if (error instanceof LocalAuthError && error.code === 'local.rate_limited') {
       runtime.emit(
@@ -61,7 +66,6 @@ export async function verifyCredentials(
     }
     throw error
   }
-  const account = await parts.accounts.findPassword({ username })
   let verified: boolean
   try {
     verified =
@@ -86,7 +90,7 @@ export async function verifyCredentials(
     )
     throw invalidCredentials()
   }
-  await parts.throttle.succeeded(username).catch(() => {})
+  await parts.throttle.succeeded(throttleKey).catch(() => {})
   await rehashIfNeeded(parts, account, password)
   return account
 }
