@@ -118,6 +118,6 @@ export async function screenNewPassword(
       : reason === 'breached'
         ? 'the new password appears in known breaches'
         : 'the new password is too common',
-    { detail: 'choose a password that is not common, breached or made of the account name' },
+    { detail: 'Choose a password that is not common, breached or made of the account name.' },
   )
 }
