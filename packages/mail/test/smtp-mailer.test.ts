@@ -150,6 +150,16 @@ describe('refusals before anything connects', () => {
     expect(smtp.connections.opened).toBe(0)
   })
 
+  it('refuses a name that is an encoded word, which a reader would decode to a line break and a Bcc', async () => {
+    const smtp = await server()
+    const encodedWord = `=?UTF-8?B?${Buffer.from('Ada\r\nBcc: eve@evil.example').toString('base64')}?=`
+    const error = await failure(
+      mailer(smtp.port).send({ ...reset, to: { address: 'ada@example.com', name: encodedWord } }),
+    )
+    expect(error).toMatchObject({ code: 'mail.header_injection', field: 'to.name', retryable: false })
+    expect(smtp.connections.opened).toBe(0)
+  })
+
   it('refuses a sender with a line break at construction', () => {
     expect(
       () =>

@@ -85,10 +85,18 @@ describe('mailboxes (an address and a display name)', () => {
     'Ada\t',
     'Ada\u001b[31m',
     'Ada\u2066evil\u2069',
+    '=?UTF-8?B?QWRhDQpCY2M6IGV2ZUBldmlsLmV4YW1wbGU=?=',
+    'Ada =?utf-8?q?=0D=0ABcc=3A_eve@evil.example?=',
   ])('refuses the name %j (mail.header_injection at to.name)', (name) => {
     const error = failure(() => requireMailbox({ address: 'ada@example.com', name }, 'to'))
     expect(error.code).toBe('mail.header_injection')
     expect(error.field).toBe('to.name')
+  })
+
+  it('keeps a name with = and ? that is no encoded word', () => {
+    expect(requireMailbox({ address: 'ada@example.com', name: 'Ada =? Lovelace ?=' }, 'to').name).toBe(
+      'Ada =? Lovelace ?=',
+    )
   })
 
   it('refuses a blank or overlong name', () => {

@@ -16,6 +16,12 @@ export interface MailAddress {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
 const FORBIDDEN_IN_HEADER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
 
+/**
+ * An RFC 2047 encoded word (`=?UTF-8?B?...?=`): a transport passes it through as it is, and a reader
+ * decodes it, so it could smuggle a line break or another address into what a person sees.
+ */
+const ENCODED_WORD = /=\?[^?\s]*\?[bq]\?[^?\s]*\?=/i
+
 /** RFC 5322 atext, plus any non-ASCII character (RFC 6532), for each dot-separated atom of the local part. */
 const LOCAL_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10ffff}-]+$/u
 /** One DNS label after IDNA (ASCII letters, digits, hyphens; no hyphen at either end). */
@@ -26,13 +32,16 @@ const MAX_NAME = 256
 /** A subject is one line; 998 is the line limit of RFC 5322, far above what anyone reads. */
 export const MAX_SUBJECT_LENGTH = 400
 
-/** Refuses a header value with a control character; `field` names it in the error, never the value. */
+/** Refuses a header value with a control character or an RFC 2047 encoded word; `field` names it in the error, never the value. */
 export function requireHeaderText(value: unknown, field: string, maxLength: number): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new MailError(MailErrorCodes.invalidMessage, `${field} must be a non-empty string`, { field })
   }
   if (FORBIDDEN_IN_HEADER.test(value)) {
     throw new MailError(MailErrorCodes.headerInjection, `${field} holds a control character`, { field })
+  }
+  if (ENCODED_WORD.test(value)) {
+    throw new MailError(MailErrorCodes.headerInjection, `${field} holds an encoded word (=?...?=)`, { field })
   }
   if (value.length > maxLength) {
     throw new MailError(MailErrorCodes.invalidMessage, `${field} is longer than ${maxLength} characters`, {
