@@ -415,6 +415,15 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     const field = await form.locator('input[name="current_password"]').boundingBox()
     const said = await error.boundingBox()
     expect(Math.abs((said?.y ?? 9999) - (field?.y ?? 0))).toBeLessThan(120)
+    // A common new password is refused by the screen, said beside the new password, and changes nothing.
+    await form.locator('input[name="current_password"]').fill(app.password('alice'))
+    await form.locator('input[name="new_password"]').fill('Password123')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await page.waitForURL(`${app.url}/account/password`)
+    await expect(page.locator('#new_password-error').textContent()).resolves.toContain(
+      'Choose a password that is not common',
+    )
+    await expect(page.content()).resolves.not.toContain('Password123')
     await form.locator('input[name="current_password"]').fill(app.password('alice'))
     await form.locator('input[name="new_password"]').fill('a brand new passphrase')
     await form.getByRole('button', { name: 'Change password' }).click()
@@ -498,6 +507,17 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await page.fill('input[name="password"]', 'a long enough password')
     await page.getByRole('button', { name: 'Create account' }).click()
     await expect(page.locator('[role="alert"]').textContent()).resolves.toContain('taken')
+    // The name with a few digits is refused by the password screen, and the page says so (400).
+    await page.fill('input[name="username"]', 'dave')
+    await page.fill('input[name="password"]', 'Dave2024!')
+    const [screened] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create account' }).click(),
+    ])
+    expect(screened.status()).toBe(400)
+    await expect(page.locator('[role="alert"]').textContent()).resolves.toContain(
+      'Choose a password that is not common',
+    )
     await page.fill('input[name="username"]', 'dave')
     await page.fill('input[name="password"]', 'dave has a long password')
     await shot('sign-up')

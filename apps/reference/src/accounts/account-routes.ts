@@ -209,7 +209,7 @@ export function accountRoutes(
     } catch (error) {
       const code = (error as { code?: unknown }).code
       const to = '/account/password'
-      if (code === 'local.invalid_password')
+      if (code === 'local.invalid_password' || code === 'local.password_screened')
         return kit.done(request, response, to, {
           error: String((error as { detail?: unknown }).detail ?? 'That new password cannot be used.'),
           field: 'new_password',
@@ -280,7 +280,7 @@ export function accountRoutes(
           error: `${code === 'local.username_taken' ? 'That username is taken.' : 'That username cannot be used.'} Confirm again, then choose another.`,
           field: 'username',
         })
-      if (code === 'local.invalid_password')
+      if (code === 'local.invalid_password' || code === 'local.password_screened')
         return kit.done(request, response, to, {
           error: `${String((error as { detail?: unknown }).detail ?? 'That password cannot be used.')} Confirm again, then choose another.`,
           field: 'new_password',

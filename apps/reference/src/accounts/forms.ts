@@ -80,9 +80,11 @@ export function refusal(error: unknown): { status: number; message: string } {
     case 'totp.unavailable':
     case 'passkey.unavailable':
     case 'step-up.unavailable':
+    case 'local.password_screen_unavailable':
       return { status: 503, message: 'A dependency did not answer. Try again in a moment.' }
     case 'local.invalid_username':
     case 'local.invalid_password':
+    case 'local.password_screened':
       return { status: 400, message: typeof detail === 'string' ? detail : error.message }
     default:
       throw error
