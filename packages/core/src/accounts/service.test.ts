@@ -142,10 +142,13 @@ describe('adding and removing the password', () => {
     expect(
       await code(service.addPassword({ ...request, username: 'alice', stepUpToken: taken.reveal() })),
     ).toBe('local.username_taken')
-    const added = await service.addPassword({
-      ...request,
-      stepUpToken: (await issue('password-add')).reveal(),
-    })
+    // A common password is refused by the screen before the credential is spent: the same one adds next.
+    const kept = (await issue('password-add')).reveal()
+    expect(await code(service.addPassword({ ...request, password: 'iloveyou2', stepUpToken: kept }))).toBe(
+      'local.password_screened',
+    )
+    expect(await accounts.findPassword({ username: 'alice2' })).toBeNull()
+    const added = await service.addPassword({ ...request, stepUpToken: kept })
     expect(added).toMatchObject({ kind: 'password', username: 'alice2' })
     expect((await accounts.findPassword({ username: 'alice2' }))?.accountId).toBe(session.accountId)
     expect(

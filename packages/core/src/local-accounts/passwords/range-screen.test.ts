@@ -23,7 +23,7 @@ interface Seen {
   readonly body: string
 }
 
-type Mode = 'normal' | 'down' | 'slow' | 'garbled' | 'mixed'
+type Mode = 'normal' | 'down' | 'slow' | 'garbled' | 'mixed' | 'redirect'
 
 /** The corpus: full hashes and counts, answered by prefix; padded with count-0 lines when asked. */
 function rangeServer(corpus: ReadonlyMap<string, number>) {
@@ -38,6 +38,10 @@ function rangeServer(corpus: ReadonlyMap<string, number>) {
       seen.push({ url: request.url ?? '', method: request.method ?? '', headers: request.headers, body })
       if (mode === 'down') {
         response.writeHead(503).end('busy')
+        return
+      }
+      if (mode === 'redirect') {
+        response.writeHead(302, { location: `${request.url}/elsewhere` }).end()
         return
       }
       if (mode === 'slow') {
@@ -218,6 +222,20 @@ describe('rangePasswordScreen over a loopback range server', () => {
     expect(elapsed).toBeGreaterThanOrEqual(190)
     expect(elapsed).toBeLessThan(2500)
     expect(outages).toEqual(['timeout'])
+  })
+
+  it('never follows a redirect: the answer is no answer, and only one request was made', async () => {
+    world.setMode('redirect')
+    const outages: string[] = []
+    const screen = rangePasswordScreen({
+      endpoint,
+      allowLoopback: true,
+      onUnavailable: (r) => outages.push(r),
+    })
+    const before = world.seen.length
+    expect(await screen.screen(BREACHED, context)).toEqual({ accepted: true })
+    expect(world.seen.length - before).toBe(1)
+    expect(outages).toEqual(['refused'])
   })
 
   it('refuses an endpoint the outbound policy does not allow, and bad settings at startup', async () => {
