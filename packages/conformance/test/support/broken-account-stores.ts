@@ -1,3 +1,4 @@
+import { setImmediate as tick } from 'node:timers/promises'
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
@@ -158,6 +159,50 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
       }
     }),
     caught: ['accounts.epoch.bumps'],
+  },
+  {
+    name: 'addresses verified by check-then-set across an await (two accounts can both win)',
+    factory: fixture((inner) => {
+      // Its own address rows: the owner check and the claim are two steps with an await between.
+      const rows = new Map<string, Map<string, Date | null>>()
+      const owners = new Map<string, string>()
+      const list = (accountId: string) => rows.get(accountId) ?? new Map<string, Date | null>()
+      const record = (accountId: string, address: string, verifiedAt: Date | null, primary: boolean) => ({
+        accountId,
+        address,
+        verified: verifiedAt !== null,
+        primary,
+        createdAt: new Date(0),
+        verifiedAt,
+      })
+      return {
+        addEmailAddress: async ({ accountId, address }) => {
+          if ((await inner.getAccount(accountId)) === null) return { outcome: 'not-found' }
+          const held = list(accountId)
+          held.set(address, held.get(address) ?? null)
+          rows.set(accountId, held)
+          return { outcome: 'added', address: record(accountId, address, null, held.size === 1) }
+        },
+        verifyEmailAddress: async ({ accountId, address, now }) => {
+          if (!list(accountId).has(address)) return { outcome: 'not-found' }
+          const taken = owners.get(address)
+          await tick()
+          if (taken !== undefined && taken !== accountId) return { outcome: 'taken' }
+          owners.set(address, accountId)
+          list(accountId).set(address, now)
+          return { outcome: 'verified', address: record(accountId, address, now, true), securityEpoch: 1 }
+        },
+        listEmailAddresses: async (accountId) =>
+          [...list(accountId)].map(([address, verifiedAt], index) =>
+            record(accountId, address, verifiedAt, index === 0),
+          ),
+        findAccountByVerifiedEmail: async (address) => {
+          const owner = owners.get(address)
+          return owner === undefined ? null : inner.getAccount(owner)
+        },
+      }
+    }),
+    caught: ['accounts.email.verify-race'],
   },
   {
     name: 'an unverified address finds its account',

@@ -183,6 +183,8 @@ export const brokenOAuthStores: readonly BrokenOAuthStore[] = [
             provider: inner.provider,
             issuer: identity.issuer,
             subject: identity.subject,
+            email: null,
+            emailVerified: null,
             grant: { scopes: [...grant.scopes], expiresAt: null },
             linkedAt: now,
             updatedAt: now,
