@@ -73,6 +73,41 @@ export function localAccountFaultCases(kit: FaultKit): readonly FaultCase[] {
       },
     },
     {
+      name: 'email verification making the address primary, with an epoch bump',
+      table: 'portcullis_email_addresses',
+      multiStatement: true,
+      async prepare(client) {
+        const accountId = randomUUID()
+        const now = new Date()
+        const setup = new PostgresAccountStore({ client: db.client })
+        await setup.createAccount({
+          accountId,
+          username: `fault-${randomUUID().slice(0, 12)}`,
+          passwordHash: '$argon2id$old',
+          now,
+        })
+        const [first, second] = [`first.${accountId}@fault.example`, `second.${accountId}@fault.example`]
+        await setup.addEmailAddress({ accountId, address: first, now })
+        await setup.verifyEmailAddress({ accountId, address: first, now })
+        await setup.addEmailAddress({ accountId, address: second, now })
+        const store = new PostgresAccountStore({ client })
+        return {
+          run: () => store.verifyEmailAddress({ accountId, address: second, now, makePrimary: true }),
+          async check() {
+            const list = await setup.listEmailAddresses(accountId)
+            const epoch = (await setup.getAccount(accountId))?.securityEpoch
+            const shape = list.map(
+              (each) => `${each.address === first ? 'first' : 'second'}:${each.verified}:${each.primary}`,
+            )
+            if (list.length !== 2) return partial(`${list.length} addresses`)
+            if (shape.join() === 'first:true:true,second:false:false' && epoch === 1) return 'untouched'
+            if (shape.join() === 'second:true:true,first:true:false' && epoch === 2) return 'written'
+            return partial(`${shape.join()} at epoch ${epoch}`)
+          },
+        }
+      },
+    },
+    {
       name: 'session rotation (create replacing the old one)',
       table: 'portcullis_sessions',
       multiStatement: true,
