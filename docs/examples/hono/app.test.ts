@@ -1,6 +1,6 @@
 // Drives the Hono example through `app.request` (the app's own fetch handler, no socket): sign-up and
 // sign-in with the session cookie, the default policy, a tenant guard, the body limit, the OpenAPI
-// document, and MCP resources read with an API key.
+// document, and MCP resources read with an API key (and Host: rebind.example refused).
 import { describe, expect, it } from 'vitest'
 import { apiKeys, app } from './app.js'
 
@@ -21,7 +21,7 @@ async function signIn(): Promise<{ cookie: string; id: string }> {
   return { cookie, id: ((await me.json()) as { account: string }).account }
 }
 
-const rpc = (key: string, method: string, params: object) =>
+const rpc = (key: string, method: string, params: object, host = 'app.example') =>
   app.request('/mcp', {
     method: 'POST',
     headers: {
@@ -29,7 +29,7 @@ const rpc = (key: string, method: string, params: object) =>
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2025-06-18',
-      host: '127.0.0.1',
+      host,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   })
@@ -93,5 +93,13 @@ describe('the Hono example', () => {
     expect(JSON.parse(contents[0]?.text ?? '')).toEqual([{ id: 'team', seats: 10 }])
     const refused = await rpc('billing_not-a-key', 'resources/list', {})
     expect(refused.status).toBe(401)
+  })
+
+  it('refuses Host: rebind.example at the MCP endpoint, before authentication', async () => {
+    const { value } = await apiKeys.issue({ ownerId: 'svc-agent' })
+    const rebound = await rpc(value, 'resources/list', {}, 'rebind.example')
+    expect(rebound.status).toBe(403)
+    expect(((await rebound.json()) as { error: { message: string } }).error.message).toBe('Host not allowed')
+    expect((await rpc(value, 'resources/list', {}, 'localhost:3000')).status).toBe(200)
   })
 })

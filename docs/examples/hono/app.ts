@@ -70,7 +70,13 @@ localAccountRoutes(app, security, { local })
 
 // #region mcp
 // Published to agents as billing://plans; each read runs GET /plans in-process through app.fetch.
-mcpEndpoint(app, security, { auth: anyOf('session', 'api-key'), scheme: 'billing' })
+// allowedHosts: the Host names it answers for. Where the app sees no socket (Bun, Deno, Workers,
+// app.request) the endpoint refuses every request without them (DNS rebinding fails closed).
+mcpEndpoint(app, security, {
+  auth: anyOf('session', 'api-key'),
+  scheme: 'billing',
+  allowedHosts: ['app.example', 'localhost'],
+})
 app.get(
   '/plans',
   security.route({ auth: anonymous(), mcpResource: 'plans', mcpResourceTtlMs: 60_000 }),

@@ -111,6 +111,34 @@ describe('MCP origin and host checks', () => {
     )
   })
 
+  it('fails closed without a socket: no allowedHosts and no loopback client address is a refusal', () => {
+    const unseen = { localAddress: undefined, trustProxy: false, origin: undefined }
+    const uncheckable = expect.stringContaining('needs allowedHosts')
+    for (const peerAddress of [undefined, '203.0.113.7', '10.0.0.2', '2001:db8::1']) {
+      for (const host of ['rebind.example', 'localhost:3000', '127.0.0.1']) {
+        expect(originRefusal({ ...unseen, host, socketless: { peerAddress } }, {})).toEqual(uncheckable)
+      }
+    }
+    // a loopback client came over loopback: the loopback check runs
+    for (const peerAddress of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+      const socketless = { peerAddress }
+      expect(originRefusal({ ...unseen, host: 'localhost:3000', socketless }, {})).toBeUndefined()
+      expect(originRefusal({ ...unseen, host: '[::1]:3000', socketless }, {})).toBeUndefined()
+      expect(originRefusal({ ...unseen, host: 'rebind.example', socketless }, {})).toBe('Host not allowed')
+    }
+    // allowedHosts decide alone; a trusted proxy keeps its meaning
+    const socketless = { peerAddress: undefined }
+    expect(
+      originRefusal({ ...unseen, host: 'app.example', socketless }, { allowedHosts: ['app.example'] }),
+    ).toBe(undefined)
+    expect(
+      originRefusal({ ...unseen, host: 'rebind.example', socketless }, { allowedHosts: ['app.example'] }),
+    ).toBe('Host not allowed')
+    expect(
+      originRefusal({ ...unseen, trustProxy: true, host: 'app.example', socketless }, {}),
+    ).toBeUndefined()
+  })
+
   it("accepts an Origin naming the request's own host or an allowed origin, refuses any other", () => {
     const input = { ...loopback, host: '127.0.0.1:3000' }
     expect(originRefusal({ ...input, origin: 'http://127.0.0.1:3000' }, {})).toBeUndefined()

@@ -41,9 +41,9 @@ function answer(c: Context, mcp: MCPAnswer): Response {
       )
 }
 
-function localAddressOf(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming
-  return incoming?.socket?.localAddress
+/** The socket `@hono/node-server` passes in `c.env.incoming`; other runtimes pass none. */
+function socketOf(c: Context): { readonly localAddress?: string } | undefined {
+  return (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming?.socket
 }
 
 /** The dispatch options of a request: its context and the MCP transport headers it sent. */
@@ -63,7 +63,8 @@ function dispatchOptions(c: Context): MCPDispatchOptions<Context> {
 /**
  * Adds the stateless Streamable HTTP endpoint `POST {path}` (a Portcullis route with its `auth` policy
  * and `guards`; declare it before `security.ready(app)`): both protocol eras of the core dispatcher, 202
- * for notifications, 405 with `Allow: POST` for other methods, 403 for a foreign `Origin` or `Host`, 413
+ * for notifications, 405 with `Allow: POST` for other methods, 403 for a foreign `Origin` or `Host` (and,
+ * on a runtime without a socket and no `allowedHosts`, for any client but a loopback one), 413
  * problem+json for a body over `maxBodyBytes`, RFC 9728 metadata and challenges. Routes marked with
  * `mcpResource` are published; each read runs the marked route in-process through the app's own fetch
  * handler (`app.fetch`: its middleware, the route's policy and guards, its handler) with the caller's
@@ -89,16 +90,25 @@ export function mcpEndpoint(app: AnyHono, security: HonoSecurity, options: MCPEn
         ),
     )
 
-  const refused = (c: Context): string | undefined =>
-    originRefusal(
+  // Without a socket (Bun, Deno, Workers, `app.request`) the endpoint cannot see it was reached on a
+  // loopback address: only `allowedHosts`, or a loopback client address from `clientAddress`, lets a
+  // request through (DNS rebinding fails closed).
+  const refused = (c: Context): string | undefined => {
+    const socket = socketOf(c)
+    return originRefusal(
       {
         host: c.req.header('host'),
         origin: c.req.header('origin'),
-        localAddress: localAddressOf(c),
+        localAddress: socket?.localAddress,
         trustProxy: false,
+        // the client-address source is asked only when its answer can matter
+        ...(socket === undefined && options.allowedHosts === undefined
+          ? { socketless: { peerAddress: security.requestInfo(c).peerAddress } }
+          : {}),
       },
       options,
     )
+  }
 
   // Origin and Host first: a foreign page never reaches authentication.
   app.post(path, async (c, next) => {

@@ -81,12 +81,24 @@ export interface OriginInput {
   readonly localAddress: string | undefined
   /** Whether the application trusts a proxy in front of it (Express `trust proxy`, Fastify `trustProxy`). */
   readonly trustProxy: boolean
+  /**
+   * Set when the request came without a socket (a Web runtime handing over a bare `Request`: Bun, Deno,
+   * Workers, `app.request`), so `localAddress` cannot be known. `peerAddress` is the client's address as
+   * the application's client-address source tells it, if it can.
+   */
+  readonly socketless?: { readonly peerAddress: string | undefined }
 }
+
+/** The refusal of a socketless request the loopback check cannot judge: `allowedHosts` is needed. */
+export const HOST_UNCHECKABLE =
+  'Host not allowed: this server cannot see the address it was reached on, so it needs allowedHosts'
 
 /**
  * DNS-rebinding and cross-origin protection: a `Host` outside `allowedHosts` is refused; without
  * `allowedHosts`, a server reached on a loopback address (and not configured to trust a proxy) refuses
- * non-loopback `Host` names. A present `Origin` must be listed in `allowedOrigins` or name the request's
+ * non-loopback `Host` names. A request without a socket fails closed: without `allowedHosts` it is refused
+ * (`HOST_UNCHECKABLE`) unless its client address is a loopback one, which means it came over loopback,
+ * so the loopback check runs. A present `Origin` must be listed in `allowedOrigins` or name the request's
  * own host. Returns the reason to refuse, if any.
  */
 export function originRefusal(input: OriginInput, policy: OriginPolicy): string | undefined {
@@ -94,12 +106,13 @@ export function originRefusal(input: OriginInput, policy: OriginPolicy): string 
   if (policy.allowedHosts !== undefined) {
     const allowed = policy.allowedHosts.map((entry) => entry.toLowerCase())
     if (!allowed.includes(host.toLowerCase()) && !allowed.includes(hostname(host))) return 'Host not allowed'
-  } else if (
-    !LOOPBACK_HOSTS.has(hostname(host)) &&
-    isLoopbackAddress(input.localAddress) &&
-    !input.trustProxy
-  ) {
-    return 'Host not allowed'
+  } else if (!input.trustProxy) {
+    // Without a socket, only a loopback client shows how the request came: a client that names another
+    // address (or none) may be a page on a rebound name reaching a loopback server: it is not let through.
+    const socketless = input.socketless
+    if (socketless !== undefined && !isLoopbackAddress(socketless.peerAddress)) return HOST_UNCHECKABLE
+    const overLoopback = socketless !== undefined || isLoopbackAddress(input.localAddress)
+    if (overLoopback && !LOOPBACK_HOSTS.has(hostname(host))) return 'Host not allowed'
   }
   const origin = input.origin
   if (origin === undefined) return undefined
