@@ -5,6 +5,39 @@
 // test/public-api.test.ts checks that this list and the subpaths agree.
 
 export type { ProviderTokenRevocations } from './accounts/deletion.js'
+export type {
+  EmailAddressNormalization,
+  EmailAddressRefusal,
+} from './accounts/email-address.js'
+export {
+  EMAIL_ADDRESS_INVALID,
+  EmailAddressError,
+  isNormalizedEmailAddress,
+  MAX_EMAIL_ADDRESS_OCTETS,
+  MAX_LOCAL_PART_OCTETS,
+  normalizeEmailAddress,
+} from './accounts/email-address.js'
+export type {
+  AddEmailAddressOutcome,
+  EmailAddress,
+  EmailAddressRequest,
+  RemoveEmailAddressOutcome,
+  RemoveEmailAddressRequest,
+  SetPrimaryEmailAddressOutcome,
+  SignInIdentifier,
+  VerifyEmailAddressOutcome,
+  VerifyEmailAddressRequest,
+} from './accounts/email-requests.js'
+export {
+  emailAddressList,
+  emailAddressRecord,
+  MAX_EMAIL_ADDRESSES_PER_ACCOUNT,
+  removalLeavesNoWayIn,
+  requireNormalizedEmailAddress,
+  validateEmailAddressRequest,
+  validateRemoveEmailAddress,
+  validateVerifyEmailAddress,
+} from './accounts/email-requests.js'
 export type { AccountErrorCode } from './accounts/errors.js'
 export { AccountError, AccountErrorCodes } from './accounts/errors.js'
 export type { MemoryAccountStoreOptions } from './accounts/memory-store.js'
@@ -13,6 +46,7 @@ export type { MemoryAccountData, MemorySignInMethods } from './accounts/memory-t
 export type {
   AccountRecords,
   AccountStore,
+  EmailAddresses,
   OAuthStoreRegistration,
   PasswordMethods,
 } from './accounts/port.js'
