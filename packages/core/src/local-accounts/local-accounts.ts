@@ -3,8 +3,7 @@ import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
 import type { StepUpService } from '../step-up/service.js'
-import { AccountEpochs } from './account-epochs.js'
-import { LocalAuthError } from './auth-errors.js'
+import type { AccountEpochs } from './account-epochs.js'
 import { invalidLocalInput } from './errors.js'
 import {
   LOCAL_ACCOUNTS_OPTIONS,
@@ -14,7 +13,7 @@ import {
   type RegistrationPolicy,
 } from './local-accounts-options.js'
 import { type LocalCredentials, type LocalSessionView, localCredentialsOf } from './local-credentials.js'
-import { localParts } from './local-parts.js'
+import { localParts, localServices } from './local-parts.js'
 import { LocalStepUp } from './local-step-up.js'
 import type { BoundedPasswordHasher } from './passwords/bounded-password-hasher.js'
 import { issueInviteCode } from './passwords/invites.js'
@@ -31,16 +30,15 @@ import {
   type PasswordScreenContext,
   screenNewPassword,
 } from './passwords/password-screen.js'
-import { type ProviderSessionMatch, providerSessionMatchTags } from './provider-session.js'
+import type { ProviderSessionMatch } from './provider-session.js'
 import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
-import { readLogout, readRefresh, readRevocation } from './request-bodies.js'
 import { subscribeLocalCaches } from './revocation-subscriber.js'
 import type { LocalRuntime } from './runtime.js'
 import type { PendingSecondFactor } from './second-factor.js'
 import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './security-events.js'
+import type { SessionOperations } from './session-operations.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
 import type { SessionCookie } from './sessions/session-cookie.js'
-import { type SessionManager, sessionViews } from './sessions/session-manager.js'
 import type {
   EstablishSignInRequest,
   LocalRequestInfo,
@@ -50,9 +48,8 @@ import type {
   TokenSignIn,
 } from './sign-in.js'
 import { transportsOf } from './sign-in-rules.js'
-import { SignIns, sessionsOf, tokensOf } from './sign-ins.js'
+import type { SignIns } from './sign-ins.js'
 import type { LocalJWKSDocument } from './tokens/signing-key-ring.js'
-import type { TokenManager } from './tokens/token-manager.js'
 
 /**
  * Local accounts (username and password) as Portcullis mechanisms: the profile the application picked
@@ -77,8 +74,7 @@ export class LocalAccounts {
   /** The screen every new password passes after the rules (default the offline blocklist). */
   readonly passwordScreen: PasswordScreen
   readonly #accounts: AccountStore
-  readonly #sessions: SessionManager | undefined
-  readonly #tokens: TokenManager | undefined
+  readonly #operations: SessionOperations
   readonly #runtime: LocalRuntime
   readonly #flows: PasswordFlowParts
   readonly #proxies: TrustedProxies
@@ -99,28 +95,13 @@ export class LocalAccounts {
     this.#flows = parts.flows
     this.sessionCookie = parts.sessionCookie
     this.csrf = parts.csrf
-    this.#sessions = parts.sessions
-    this.#tokens = parts.tokens
     this.sessionMechanismName = parts.sessionMechanismName
     this.bearerMechanismName = parts.bearerMechanismName
     this.mechanisms = parts.mechanisms
-    this.#signIns = new SignIns({
-      profile: options.profile,
-      accounts: options.accounts,
-      runtime: parts.runtime,
-      flows: parts.flows,
-      secondFactor: options.secondFactor,
-      sessions: parts.sessions,
-      tokens: parts.tokens,
-      clientAddress: (info) => this.clientAddress(info),
-    })
-    this.#epochs = new AccountEpochs({
-      accounts: options.accounts,
-      runtime: parts.runtime,
-      sessions: parts.sessions,
-      tokens: parts.tokens,
-      clientAddress: (info) => this.clientAddress(info),
-    })
+    const services = localServices(options, parts, (info) => this.clientAddress(info))
+    this.#signIns = services.signIns
+    this.#epochs = services.epochs
+    this.#operations = services.operations
     const notices = options.revocation?.notices
     if (notices !== undefined) {
       subscribeLocalCaches(notices, {
@@ -147,7 +128,7 @@ export class LocalAccounts {
 
   /** The public keys of the token profile, for the JWKS route (`Cache-Control` is the adapter's). */
   jwks(): LocalJWKSDocument {
-    return this.#tokenManager().jwksDocument()
+    return this.#operations.jwks()
   }
 
   /** Creates an account under the registration policy (it does not sign in). */
@@ -199,9 +180,7 @@ export class LocalAccounts {
    * `providerSession`) that a back-channel logout names: by `sid`, by `sub`, or both. How many ended.
    */
   async revokeProviderSessions(match: ProviderSessionMatch): Promise<number> {
-    const tags = providerSessionMatchTags(match)
-    if (tags.length === 0 || this.#sessions === undefined) return 0
-    return this.#sessions.revokeTagged(tags)
+    return this.#operations.revokeProviderSessions(match)
   }
 
   /**
@@ -215,20 +194,7 @@ export class LocalAccounts {
     readonly credentials: LocalCredentials
     readonly request?: LocalRequestInfo
   }): Promise<void> {
-    const { all } = readLogout(request.body)
-    const clientAddress = this.clientAddress(request.request)
-    if (all) {
-      await this.signOutEverywhere(request.accountId, 'sign_out_everywhere', clientAddress)
-      return
-    }
-    const { sessionHandle, familyId } = request.credentials
-    if (sessionHandle === undefined && familyId === undefined) {
-      throw new LocalAuthError('local.sign_in_required', 'sign-out needs a local session or token')
-    }
-    if (sessionHandle !== undefined) {
-      await this.#sessionManager().revokeByHandle(request.accountId, sessionHandle, 'logout', clientAddress)
-    }
-    if (familyId !== undefined) await this.#tokenManager().revokeFamily(familyId)
+    return this.#operations.logout(request)
   }
 
   /** Moves the security epoch and ends every session and token family of the account; the new epoch. */
@@ -242,30 +208,22 @@ export class LocalAccounts {
 
   /** Rotates a refresh token (`{ refresh_token }`) into a new pair. */
   async refresh(body: unknown, info: LocalRequestInfo = {}): Promise<TokenSignIn> {
-    const { refreshToken } = readRefresh(body)
-    return this.#tokenManager().refresh(refreshToken, this.clientAddress(info))
+    return this.#operations.refresh(body, info)
   }
 
   /** RFC 7009 (`{ token }`): revokes a refresh token's family; unknown tokens are not an error. */
   async revokeToken(body: unknown): Promise<void> {
-    const { token } = readRevocation(body)
-    await this.#tokenManager().revoke(token)
+    return this.#operations.revokeToken(body)
   }
 
   /** The account's live sessions; `current` marks the one with `currentHandle`. */
   async listSessions(accountId: string, currentHandle?: string): Promise<readonly LocalSessionView[]> {
-    return sessionViews(await this.#sessionManager().list(accountId), currentHandle)
+    return this.#operations.listSessions(accountId, currentHandle)
   }
 
   /** Ends one of the account's sessions by its handle; false when there is no such session. */
   async revokeSession(accountId: string, handle: string, info: LocalRequestInfo = {}): Promise<boolean> {
-    if (typeof handle !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(handle)) return false
-    return this.#sessionManager().revokeByHandle(
-      accountId,
-      handle,
-      'revoked_by_account',
-      this.clientAddress(info),
-    )
+    return this.#operations.revokeSession(accountId, handle, info)
   }
 
   /**
@@ -273,16 +231,7 @@ export class LocalAccounts {
    * fixation). The old id stops working at once on this instance and within the staleness bound elsewhere.
    */
   async rotateSession(sessionId: string, info: LocalRequestInfo = {}): Promise<SessionSignIn> {
-    const check = await this.#sessionManager().check(sessionId)
-    if (check.kind !== 'live') throw new LocalAuthError('local.sign_in_required', 'the session is not live')
-    const signIn = await this.#sessionManager().create({
-      accountId: check.session.accountId,
-      securityEpoch: check.session.securityEpoch,
-      replaces: sessionId,
-      clientAddress: this.clientAddress(info),
-      userAgent: info.userAgent,
-    })
-    return signIn
+    return this.#operations.rotateSession(sessionId, info)
   }
 
   /**
@@ -412,14 +361,6 @@ export class LocalAccounts {
     options: { readonly expiresInSeconds?: number } = {},
   ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
     return issueInviteCode(this.#accounts, this.#runtime, options)
-  }
-
-  #sessionManager(): SessionManager {
-    return sessionsOf({ profile: this.profile, sessions: this.#sessions })
-  }
-
-  #tokenManager(): TokenManager {
-    return tokensOf({ profile: this.profile, tokens: this.#tokens })
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import { AccountEpochs } from './account-epochs.js'
 import type { LocalAccountsOptions } from './local-accounts-options.js'
 import { localSettings } from './local-accounts-options.js'
 import { blocklistPasswordScreen } from './passwords/blocklist-screen.js'
@@ -12,10 +13,13 @@ import type { PasswordFlowParts } from './passwords/password-flows.js'
 import { parseTrustedProxies, type TrustedProxies } from './rate-limits/client-address.js'
 import { LoginThrottle } from './rate-limits/login-throttle.js'
 import { type LocalRuntime, localRuntime } from './runtime.js'
+import { SessionOperations } from './session-operations.js'
 import { LocalCsrf } from './sessions/local-csrf.js'
 import { type SessionCookie, sessionCookie } from './sessions/session-cookie.js'
 import { SessionManager } from './sessions/session-manager.js'
 import { CSRF_TOKEN_HEADER, sessionMechanism } from './sessions/session-mechanism.js'
+import type { LocalRequestInfo } from './sign-in.js'
+import { SignIns } from './sign-ins.js'
 import { accessTokenMechanism } from './tokens/access-token-mechanism.js'
 import { TokenManager } from './tokens/token-manager.js'
 
@@ -149,4 +153,30 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     bearerMechanismName,
     mechanisms: Object.freeze(mechanisms),
   }
+}
+
+/** The operations `LocalAccounts` delegates to: sign-ins, epoch moves, and sessions and tokens once issued. */
+export function localServices(
+  options: LocalAccountsOptions,
+  parts: LocalParts,
+  clientAddress: (info: LocalRequestInfo | undefined) => string | undefined,
+): { readonly signIns: SignIns; readonly epochs: AccountEpochs; readonly operations: SessionOperations } {
+  const transports = { sessions: parts.sessions, tokens: parts.tokens }
+  const signIns = new SignIns({
+    profile: options.profile,
+    accounts: options.accounts,
+    runtime: parts.runtime,
+    flows: parts.flows,
+    secondFactor: options.secondFactor,
+    ...transports,
+    clientAddress,
+  })
+  const epochs = new AccountEpochs({
+    accounts: options.accounts,
+    runtime: parts.runtime,
+    ...transports,
+    clientAddress,
+  })
+  const operations = new SessionOperations({ profile: options.profile, ...transports, epochs, clientAddress })
+  return { signIns, epochs, operations }
 }
