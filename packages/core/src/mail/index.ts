@@ -10,6 +10,15 @@ export type { SafeHtml } from './html.js'
 export { escapeHtml, html, isSafeHtml, trustedHtml } from './html.js'
 export type { Mailer, MailReceipt, MailSendOptions, SentMail } from './mailer.js'
 export { MemoryMailer, requireIdempotencyKey } from './mailer.js'
+export type { MemoryNotificationSettingsOptions } from './memory-notification-settings.js'
+export {
+  MemoryNotificationSettings,
+  NOTIFICATION_SETTINGS_INVALID,
+  validateSetOptOuts,
+  validateSettingsAccountId,
+} from './memory-notification-settings.js'
+export type { FailedOutboxRecord } from './memory-outbox.js'
+export { MemoryMailOutbox } from './memory-outbox.js'
 export type {
   EmailChangeNoticeMessage,
   EmailChangeVerificationMessage,
@@ -27,6 +36,36 @@ export type {
   VerificationMessage,
 } from './messages.js'
 export { MAIL_MESSAGE_KINDS, SECURITY_CHANGE_TYPES } from './messages.js'
+export type { NotificationSettingsStore, SetNotificationOptOutsRequest } from './notification-settings.js'
+export type {
+  ClaimOutboxRequest,
+  FailOutboxRequest,
+  MailOutboxStore,
+  OutboxEntry,
+  OutboxRecord,
+  RescheduleOutboxRequest,
+} from './outbox.js'
+export {
+  duplicateOutboxEntry,
+  MAX_OUTBOX_CLAIM,
+  MAX_OUTBOX_ENTRIES_PER_CHANGE,
+  MAX_OUTBOX_ENVELOPE_LENGTH,
+  MAX_OUTBOX_LEASE_SECONDS,
+  OutboxErrorCodes,
+  validateClaimOutbox,
+  validateFailOutbox,
+  validateOutboxEntries,
+  validateOutboxEntry,
+  validateOutboxId,
+  validateRescheduleOutbox,
+} from './outbox-input.js'
+export type { SealOutboxOptions } from './outbox-seal.js'
+export {
+  OUTBOX_ENVELOPE_PURPOSE,
+  openOutboxMessage,
+  outboxAssociatedData,
+  sealOutboxMessage,
+} from './outbox-seal.js'
 export type {
   MailRendererOptions,
   MailTemplate,
