@@ -2,6 +2,10 @@
 // injection, replaceable templates (text and HTML, the locale passed through), the default English
 // templates, and a memory mailer. The SMTP transport is `@portcullis/mail`.
 export { defaultMailTemplates } from './default-templates.js'
+export type { MailOutboxDrainReport } from './drain.js'
+export { MailOutboxDrain } from './drain.js'
+export type { MailOutboxBackoff, MailOutboxDrainEvent, MailOutboxDrainOptions } from './drain-options.js'
+export { retryDelayMs } from './drain-options.js'
 export type { MailErrorCode, MailErrorOptions } from './errors.js'
 export { isRetryableMailError, MailError, MailErrorCodes } from './errors.js'
 export type { MailAddress } from './headers.js'
