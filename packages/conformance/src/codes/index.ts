@@ -1,0 +1,2 @@
+export type { OneTimeCodeStoreFactory, OneTimeCodeStoreFixture } from './fixture.js'
+export { assertOneTimeCodeStoreConformance, oneTimeCodeStoreSuite } from './suite.js'
