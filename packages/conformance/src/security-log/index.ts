@@ -1,0 +1,2 @@
+export type { SecurityLogFactory, SecurityLogFixture } from './fixture.js'
+export { assertSecurityLogConformance, securityLogSuite } from './suite.js'
