@@ -1,6 +1,7 @@
 import type { ApiKeyDirectory, ApiKeyService, ApiKeyStore } from '@portcullis/core/api-keys'
 import type { PostgresClient } from '@portcullis/postgres'
 import type { DemoDirectory } from './directory/demo-directory.js'
+import type { DevelopmentMailbox } from './mail/development-mailbox.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { SecurityEventLog } from './security-events/event-log.js'
 
@@ -22,4 +23,6 @@ export interface ReferenceContext {
   /** The demo OpenID Provider, when it runs. */
   readonly idp?: { readonly issuer: string }
   readonly providers: readonly ProviderSettings[]
+  /** The development mailbox (`/dev/mailbox`), when it runs: never in production. */
+  readonly mailbox?: DevelopmentMailbox
 }

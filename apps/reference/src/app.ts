@@ -8,6 +8,7 @@ import type { ReferenceContext } from './app-context.js'
 import { connectedAppsRoutes } from './connected-apps/connected-apps-routes.js'
 import { homeRoutes } from './home/home-routes.js'
 import { htmlProblemPages, stylesheet } from './layout/error-pages.js'
+import { mailboxRoutes } from './mail/mailbox-page.js'
 import { mcpPageRoutes, type RegistryHolder } from './mcp/mcp-page.js'
 import { OAUTH_PATH } from './oauth-server/names.js'
 import { eventRoutes } from './security-events/event-routes.js'
@@ -73,6 +74,8 @@ export function createReferenceApp(options: ReferenceAppOptions): Express {
   app.use(eventRoutes(security, context))
   app.use(mcpPageRoutes(security, context, demo.registry))
   app.use(apiRoutes(security, context, demo.signer))
+  // Development only: what the in-process SMTP server received (absent in production: a 404).
+  if (context.mailbox !== undefined) app.use(mailboxRoutes(security, context, context.mailbox))
   app.use((_request, _response, next) => {
     next(new HttpProblem({ status: 404, code: 'route.not_found', detail: 'Not found' }))
   })

@@ -44,6 +44,7 @@ import type { ReferenceContext } from './app-context.js'
 import { linkDemoIdentities } from './demo-idp/demo-identities.js'
 import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
+import type { AppMail } from './mail/app-mail.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
 import { oauthAccessTokenMechanism } from './oauth-server/access-tokens.js'
 import { interactionLook } from './oauth-server/interaction-pages.js'
@@ -55,6 +56,8 @@ import { SecurityEventLog } from './security-events/event-log.js'
 
 export interface ComposeOptions {
   readonly postgres: PostgresClient
+  /** The mail transport (the development mailbox or `SMTP_URL`); the outbox drain sends through it. */
+  readonly mail: AppMail
   /**
    * The revocation listener's own connection (the server itself when `postgres` goes through a pooler
    * in transaction mode) and `application_name`. Default: a connection like the pool's.
@@ -252,6 +255,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     publicOrigin,
     pageCookieKey: keys.pageCookieKey,
     providers: options.providers,
+    ...(options.mail.mailbox === undefined ? {} : { mailbox: options.mail.mailbox }),
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   }
   return {
@@ -299,6 +303,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         store: accountStore,
         directory,
         seed: keys.demoSessionKey,
+        warn: (notice) => console.warn(`portcullis reference app: ${notice}`),
       })
       // The demo IdP's alice is the demo user alice: her identity there signs in to her own account.
       const demoLinks = oauth?.accountsOf(DEMO_PROVIDER)

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseTrustedProxies } from '@portcullis/core/local-accounts'
+import { type MailSettings, readMailSettings } from './mail/mail-settings.js'
 import type { AuthorizationServerSettings } from './oauth-server/names.js'
 import { type ProviderSettings, readProviderSettings } from './providers/provider-settings.js'
 
@@ -50,6 +51,12 @@ export interface ReferenceConfig {
    * documents under a test CA).
    */
   readonly authorizationServer?: AuthorizationServerSettings
+  /**
+   * Where mail goes: the server in `SMTP_URL` (`PORTCULLIS_SMTP_CA`, `PORTCULLIS_MAIL_FROM`), or in
+   * development an SMTP server in the app's process shown at `/dev/mailbox` (`PORTCULLIS_DEV_MAILBOX`).
+   * Default: the development mailbox on loopback outside production, else no mail server.
+   */
+  readonly mail?: MailSettings
   /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }
@@ -201,6 +208,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
   const registration = flag(env.PORTCULLIS_OAUTH_REGISTRATION, 'PORTCULLIS_OAUTH_REGISTRATION', false)
   const host = env.HOST ?? '127.0.0.1'
   const clientIdMetadataDocuments = metadataDocumentsOf(env, host, publicUrl)
+  const mail = readMailSettings(env, { host, publicUrl }, (value, name) =>
+    value === undefined || value === '' ? undefined : flag(value, name, false),
+  )
   const authorizationServer: AuthorizationServerSettings = {
     ...(registration ? { registration } : {}),
     ...(clientIdMetadataDocuments === undefined ? {} : { clientIdMetadataDocuments }),
@@ -213,6 +223,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
     trustedProxies: trustedProxiesOf(env.PORTCULLIS_TRUSTED_PROXIES),
     demoIdp: { enabled: flag(env.PORTCULLIS_DEMO_IDP, 'PORTCULLIS_DEMO_IDP', true), port: idpPort },
     providers: readProviderSettings(env),
+    mail,
     ...(Object.keys(authorizationServer).length === 0 ? {} : { authorizationServer }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(databaseListenerUrl ? { databaseListenerUrl } : {}),

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       ? 'demo identity provider: off (PORTCULLIS_DEMO_IDP=false)'
       : `demo identity provider: ${running.idpUrl} (login page chooses user, auth_time, ACR and AMR)`,
   )
+  console.log(running.mail)
   console.log(
     `real identity providers: ${running.providers.length === 0 ? 'none enabled' : running.providers.join(', ')}`,
   )

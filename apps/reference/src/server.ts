@@ -7,6 +7,9 @@ import { createReferenceApp } from './app.js'
 import { composeDemo } from './composition.js'
 import type { ReferenceConfig } from './config.js'
 import { type DemoIdp, startDemoIdp } from './demo-idp/demo-idp.js'
+import { startAppMail } from './mail/app-mail.js'
+import { DEFAULT_MAIL_FROM } from './mail/mail-settings.js'
+import { MAILBOX_PATH } from './mail/mailbox-page.js'
 import type { ProviderKind } from './providers/provider-settings.js'
 import { buildKeyMaterial } from './secrets/key-material.js'
 import { loadSecrets, type SecretsOrigin } from './secrets/secret-source.js'
@@ -35,6 +38,8 @@ export interface RunningReferenceApp {
   readonly secrets: SecretsOrigin
   /** Real identity providers enabled by the environment. */
   readonly providers: readonly ProviderKind[]
+  /** Where mail goes, in one line for the console (never the credentials of `SMTP_URL`). */
+  readonly mail: string
   /** The demo users; `password` only for accounts this start created (the console prints it once). */
   readonly demoUsers: readonly SeededUser[]
   close(): Promise<void>
@@ -107,7 +112,13 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       const started = idp
       stops.push(() => started.close())
     }
+    const mail = await startAppMail(
+      config.mail ?? { developmentMailbox: false, from: DEFAULT_MAIL_FROM },
+      `${publicUrl}${MAILBOX_PATH}`,
+    )
+    stops.push(() => mail.close())
     const demo = await composeDemo({
+      mail,
       postgres: storage.postgres,
       listener: storage.listener,
       keys,
@@ -137,6 +148,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       secrets: loaded.origin,
       providers: (config.providers ?? []).map((provider) => provider.kind),
       demoUsers,
+      mail: mail.description,
       ...(idp === undefined ? {} : { idpUrl: idp.issuer, demoIdp: idp }),
       close() {
         closed ??= stopAll()

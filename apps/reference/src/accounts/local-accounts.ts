@@ -102,20 +102,59 @@ export interface SeededUser {
   readonly username: string
   readonly accountId: string
   readonly password?: string
+  /** The verified primary address the seed gave the account (none when it has other addresses). */
+  readonly email?: string
 }
+
+/**
+ * The address of a demo user: the one the demo IdP gives the same person, under `.invalid` (RFC 2606),
+ * so a real mail server never delivers it (the development mailbox receives everything).
+ */
+export const demoEmailAddress = (username: string) => `${username}@demo.portcullis.invalid`
 
 /** The account id of a demo user (stable, so API keys and events survive restarts). */
 export const demoAccountId = (username: string) => `demo-${username}`
 
 /**
+ * Gives a demo account its verified address when it has none at all: a database made before accounts
+ * had addresses gets them at its next start, and an address the person changed or removed since is left
+ * as they left it. Two instances seeding at once both end with the one verified address. Returns the
+ * address, or a sentence for the console when another account verified it first.
+ */
+async function seedDemoAddress(
+  store: PostgresAccountStore,
+  accountId: string,
+  username: string,
+): Promise<{ readonly email?: string; readonly notice?: string }> {
+  const existing = await store.listEmailAddresses(accountId)
+  const address = demoEmailAddress(username)
+  if (existing.length > 0) {
+    return existing.some((each) => each.address === address && each.verified) ? { email: address } : {}
+  }
+  const now = new Date()
+  const added = await store.addEmailAddress({ accountId, address, now })
+  const verified =
+    added.outcome === 'added' || added.outcome === 'exists'
+      ? await store.verifyEmailAddress({ accountId, address, now, makePrimary: true })
+      : undefined
+  if (verified?.outcome === 'verified') return { email: address }
+  return {
+    notice: `demo user ${username}: ${address} is verified by another account; ${username} has no address (password resets by mail cannot reach them)`,
+  }
+}
+
+/**
  * Creates the demo users' accounts when they are missing (argon2id hashes of their derived passwords: the
- * account and its password method in one transaction) and binds them in the directory the tenant pages use.
+ * account and its password method in one transaction), gives them their verified addresses, and binds
+ * them in the directory the tenant pages use.
  */
 export async function seedDemoUsers(input: {
   readonly local: LocalAccounts
   readonly store: PostgresAccountStore
   readonly directory: DemoDirectory
   readonly seed: Uint8Array
+  /** Where a demo user that cannot get its address is said (stderr). */
+  readonly warn?: (notice: string) => void
 }): Promise<readonly SeededUser[]> {
   const seeded: SeededUser[] = []
   for (const user of DEMO_USERS) {
@@ -131,8 +170,15 @@ export async function seedDemoUsers(input: {
       })
       if (outcome.outcome !== 'created') throw new Error(`demo user ${user.username}: ${outcome.outcome}`)
     }
+    const address = await seedDemoAddress(input.store, accountId, user.username)
+    if (address.notice !== undefined) input.warn?.(address.notice)
     input.directory.bind(accountId, user.username)
-    seeded.push({ username: user.username, accountId, ...(password === undefined ? {} : { password }) })
+    seeded.push({
+      username: user.username,
+      accountId,
+      ...(password === undefined ? {} : { password }),
+      ...(address.email === undefined ? {} : { email: address.email }),
+    })
   }
   return seeded
 }

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@portcullis/database-tool
 import { createPostgresClient, PostgresApiKeyStore, type PostgresClient } from '@portcullis/postgres'
 import { demoPassword } from '../../src/accounts/local-accounts.js'
 import type { ReferenceConfig } from '../../src/config.js'
+import { DEFAULT_MAIL_FROM } from '../../src/mail/mail-settings.js'
 import { buildKeyMaterial, type KeyMaterial } from '../../src/secrets/key-material.js'
 import { readSecretsFile } from '../../src/secrets/secrets-file.js'
 import { type RunningReferenceApp, startReferenceApp } from '../../src/server.js'
@@ -26,7 +27,10 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** The app's settings for a test: loopback, free ports, the test database, a temporary folder. */
+/**
+ * The app's settings for a test: loopback, free ports, the test database, a temporary folder, and the
+ * development mailbox (as `pnpm start` has it on loopback).
+ */
 export function testConfig(directory: string, databaseUrl: string): ReferenceConfig {
   return {
     host: '127.0.0.1',
@@ -37,6 +41,7 @@ export function testConfig(directory: string, databaseUrl: string): ReferenceCon
     demoIdp: { enabled: true, port: 0 },
     providers: [],
     trustedProxies: [],
+    mail: { developmentMailbox: true, from: DEFAULT_MAIL_FROM },
   }
 }
 
