@@ -4,6 +4,7 @@ export type { ConsentScope, ConsentView } from './interactions/consent-view.js'
 export { consentBody, consentTitle, renderDefaultConsent } from './interactions/consent-view.js'
 export { createInteractions, InteractionErrorCodes } from './interactions/create-interactions.js'
 export type {
+  ConsentedGrant,
   InteractionReauthentication,
   InteractionsOptions,
   InteractionUser,

@@ -18,6 +18,7 @@ import {
 } from './http.js'
 import { decideLogin } from './login.js'
 import {
+  type ConsentedGrant,
   DEFAULT_MAX_BODY_BYTES,
   type InteractionsOptions,
   type InteractionUser,
@@ -196,6 +197,11 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
           { mergeWithLastSubmission: true },
         )
         await grant.save()
+        notifyConsented(options, {
+          accountId: user.accountId,
+          clientId: view.client.id,
+          clientName: view.client.name ?? view.client.idHost ?? view.client.id,
+        })
         return redirect(res, location)
       }
       if (decision === 'deny') {
@@ -371,4 +377,21 @@ function isUnavailable(error: unknown): boolean {
 
 function isSessionNotFound(error: unknown): boolean {
   return error instanceof Error && error.name === 'SessionNotFound'
+}
+
+/** Tells `onConsented` of a saved grant; it never fails or delays the authorization. */
+function notifyConsented(options: InteractionsOptions, consent: ConsentedGrant): void {
+  const report = (error: unknown) => {
+    try {
+      options.onError?.(error)
+    } catch {
+      // The error handler failed as well; the authorization still must not.
+    }
+  }
+  try {
+    const result = options.onConsented?.(consent)
+    if (result !== undefined) Promise.resolve(result).catch(report)
+  } catch (error) {
+    report(error)
+  }
 }

@@ -62,6 +62,21 @@ export interface InteractionsOptions {
   readonly maxBodyBytes?: number
   /** Told of unexpected failures (answered 500 without detail); never given a secret. */
   readonly onError?: (error: unknown) => void
+  /**
+   * Told after the user approved a client and its grant was saved (an MCP client connected): pass
+   * `(grant) => notifier.notify(grant.accountId, { type: 'mcp-client-connected', client: grant.clientName })`
+   * to mail a security notification. Runs after the grant is saved and never fails or delays the
+   * authorization; a throw or rejection goes to `onError`.
+   */
+  readonly onConsented?: (grant: ConsentedGrant) => unknown
+}
+
+/** A grant the user just approved. */
+export interface ConsentedGrant {
+  readonly accountId: string
+  readonly clientId: string
+  /** The client's name as the consent page showed it (its host or id when it has no name). */
+  readonly clientName: string
 }
 
 /** The step-up purpose the interaction consumes for `prompt=login` and `max_age`. */
@@ -98,6 +113,7 @@ const SHAPE: OptionsShape<InteractionsOptions> = {
   renderConsent: { kind: 'function', code: InteractionsErrorCodes.options },
   maxBodyBytes: { kind: 'number', code: InteractionsErrorCodes.maxBodyBytes },
   onError: { kind: 'function', code: InteractionsErrorCodes.options },
+  onConsented: { kind: 'function', code: InteractionsErrorCodes.options },
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024
