@@ -1,7 +1,9 @@
 import { PostgresAccountStore } from '@portcullis/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoAccountId, demoEmailAddress } from '../../src/accounts/local-accounts.js'
-import { DEFAULT_MAIL_FROM } from '../../src/mail/mail-settings.js'
+import { startAppMail } from '../../src/mail/app-mail.js'
+import { DEFAULT_MAIL_FROM, parseSmtpUrl } from '../../src/mail/mail-settings.js'
+import { expectPrinted, printedSamples } from '../support/printed-samples.js'
 import { startTestApp, type TestApp } from '../support/reference-app.js'
 
 /**
@@ -85,5 +87,28 @@ describe('the demo users’ addresses', () => {
     } finally {
       await again.close()
     }
+  })
+})
+
+describe('the start’s line about mail', () => {
+  it('is what docs/reference-app.md shows, for the mailbox, SMTP_URL and no server, without credentials', async () => {
+    const lines: string[] = []
+    for (const settings of [
+      { developmentMailbox: true, from: DEFAULT_MAIL_FROM },
+      {
+        smtp: parseSmtpUrl('smtp://mailer:secret@smtp.example.com'),
+        developmentMailbox: false,
+        from: DEFAULT_MAIL_FROM,
+      },
+      { developmentMailbox: false, from: DEFAULT_MAIL_FROM },
+    ]) {
+      const mail = await startAppMail(settings, 'http://127.0.0.1:3000/dev/mailbox')
+      lines.push(mail.description)
+      await mail.close()
+    }
+    expect(lines.join('\n')).not.toContain('secret')
+    const samples = printedSamples('start-mail-line')
+    expect(samples.map((sample) => sample.file)).toEqual(['docs/reference-app.md'])
+    for (const sample of samples) expectPrinted(sample, lines.join('\n'))
   })
 })
