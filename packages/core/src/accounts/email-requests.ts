@@ -5,6 +5,8 @@ import {
   requireRecord,
   requireStoreId,
 } from '../local-accounts/store-input.js'
+import type { OutboxEntry } from '../mail/outbox.js'
+import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { EmailAddressError, isNormalizedEmailAddress } from './email-address.js'
 
 // The email addresses of an account: their records, the requests of the `AccountStore` operations on
@@ -58,6 +60,8 @@ export interface EmailAddressRequest {
   /** Already normalized (`normalizeEmailAddress`); anything else is `email.invalid_address`. */
   readonly address: string
   readonly now: Date
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 /**
@@ -135,18 +139,22 @@ export function requireNormalizedEmailAddress(value: unknown, field = 'address')
 }
 
 /** `addEmailAddress` and `setPrimaryEmailAddress` input, validated and copied. */
-export function validateEmailAddressRequest(request: unknown): EmailAddressRequest {
+export function validateEmailAddressRequest(
+  request: unknown,
+): EmailAddressRequest & { readonly outbox: readonly OutboxEntry[] } {
   const fields = requireRecord(request, 'request')
   return {
     accountId: requireStoreId(fields.accountId, 'accountId'),
     address: requireNormalizedEmailAddress(fields.address),
     now: requireInstant(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
 /** `verifyEmailAddress` input, validated and copied. */
 export function validateVerifyEmailAddress(request: unknown): EmailAddressRequest & {
   readonly makePrimary: boolean
+  readonly outbox: readonly OutboxEntry[]
 } {
   const fields = requireRecord(request, 'request')
   return {
@@ -158,6 +166,7 @@ export function validateVerifyEmailAddress(request: unknown): EmailAddressReques
 /** `removeEmailAddress` input, validated and copied (`signInWith` defaults to `['username']`). */
 export function validateRemoveEmailAddress(request: unknown): EmailAddressRequest & {
   readonly signInWith: readonly SignInIdentifier[]
+  readonly outbox: readonly OutboxEntry[]
 } {
   const fields = requireRecord(request, 'request')
   const signInWith = fields.signInWith === undefined ? ['username'] : fields.signInWith

@@ -50,8 +50,9 @@ export function addEmailAddress(
   tables: MemoryAccountTables,
   request: unknown,
 ): Promise<AddEmailAddressOutcome> {
-  const { accountId, address, now } = validateEmailAddressRequest(request)
+  const { accountId, address, now, outbox } = validateEmailAddressRequest(request)
   return tables.queue.run((): AddEmailAddressOutcome => {
+    const writeOutbox = tables.stageOutbox(outbox)
     if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
     const rows = rowsOf(tables, accountId)
     const existing = rows.find((row) => row.address === address)
@@ -61,6 +62,7 @@ export function addEmailAddress(
     if (rows.length >= MAX_EMAIL_ADDRESSES_PER_ACCOUNT) return { outcome: 'too-many' }
     const row: EmailRow = { address, verifiedAt: null, primary: rows.length === 0, createdAt: now }
     tables.emails.set(accountId, [...rows, row])
+    writeOutbox()
     return { outcome: 'added', address: toRecord(accountId, row) }
   })
 }
@@ -84,8 +86,9 @@ export function verifyEmailAddress(
   tables: MemoryAccountTables,
   request: unknown,
 ): Promise<VerifyEmailAddressOutcome> {
-  const { accountId, address, now, makePrimary: primary } = validateVerifyEmailAddress(request)
+  const { accountId, address, now, makePrimary: primary, outbox } = validateVerifyEmailAddress(request)
   return tables.queue.run(async (): Promise<VerifyEmailAddressOutcome> => {
+    const writeOutbox = tables.stageOutbox(outbox)
     if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
     const rows = rowsOf(tables, accountId)
     const row = rows.find((each) => each.address === address)
@@ -100,10 +103,10 @@ export function verifyEmailAddress(
       )
     }
     let securityEpoch = epochOf(tables, accountId)
-    if (primary && makePrimary(tables, accountId, address)) {
-      securityEpoch = tables.bumpEpoch(accountId, now) ?? securityEpoch
-      await tables.announce(accountId)
-    }
+    const primaryMoved = primary && makePrimary(tables, accountId, address)
+    if (primaryMoved) securityEpoch = tables.bumpEpoch(accountId, now) ?? securityEpoch
+    writeOutbox()
+    if (primaryMoved) await tables.announce(accountId)
     const stored = rowsOf(tables, accountId).find((each) => each.address === address) ?? row
     return { outcome: 'verified', address: toRecord(accountId, stored), securityEpoch }
   })
@@ -113,15 +116,18 @@ export function setPrimaryEmailAddress(
   tables: MemoryAccountTables,
   request: unknown,
 ): Promise<SetPrimaryEmailAddressOutcome> {
-  const { accountId, address, now } = validateEmailAddressRequest(request)
+  const { accountId, address, now, outbox } = validateEmailAddressRequest(request)
   return tables.queue.run(async (): Promise<SetPrimaryEmailAddressOutcome> => {
+    const writeOutbox = tables.stageOutbox(outbox)
     const row = rowsOf(tables, accountId).find((each) => each.address === address)
     if (!tables.accounts.has(accountId) || row === undefined) return { outcome: 'not-found' }
     if (row.verifiedAt === null) return { outcome: 'unverified' }
     if (!makePrimary(tables, accountId, address)) {
+      writeOutbox()
       return { outcome: 'set', securityEpoch: epochOf(tables, accountId) }
     }
     const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+    writeOutbox()
     await tables.announce(accountId)
     return { outcome: 'set', securityEpoch }
   })
@@ -131,8 +137,9 @@ export function removeEmailAddress(
   tables: MemoryAccountTables,
   request: unknown,
 ): Promise<RemoveEmailAddressOutcome> {
-  const { accountId, address, now, signInWith } = validateRemoveEmailAddress(request)
+  const { accountId, address, now, signInWith, outbox } = validateRemoveEmailAddress(request)
   return tables.queue.run(async (): Promise<RemoveEmailAddressOutcome> => {
+    const writeOutbox = tables.stageOutbox(outbox)
     const rows = rowsOf(tables, accountId)
     const row = rows.find((each) => each.address === address)
     if (!tables.accounts.has(accountId) || row === undefined) return { outcome: 'not-found' }
@@ -148,9 +155,13 @@ export function removeEmailAddress(
     const rest = rows.filter((each) => each !== row)
     if (rest.length === 0) tables.emails.delete(accountId)
     else tables.emails.set(accountId, rest)
-    if (!verified) return { outcome: 'removed', securityEpoch: epochOf(tables, accountId) }
+    if (!verified) {
+      writeOutbox()
+      return { outcome: 'removed', securityEpoch: epochOf(tables, accountId) }
+    }
     tables.byVerifiedEmail.delete(address)
     const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+    writeOutbox()
     await tables.announce(accountId)
     return { outcome: 'removed', securityEpoch }
   })

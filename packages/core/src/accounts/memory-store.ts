@@ -1,4 +1,5 @@
 import { duplicateRecord } from '../local-accounts/store-errors.js'
+import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
@@ -64,6 +65,11 @@ export interface MemoryAccountStoreOptions {
    * deletion publishes an `account` notice before the call resolves.
    */
   readonly notices?: RevocationNotices
+  /**
+   * Where the `outbox` entries of change requests are written, in the change's step and only when the
+   * change happens. Without it, a request that carries entries is refused (`accounts.outbox_not_configured`).
+   */
+  readonly outbox?: MemoryMailOutbox
 }
 
 function toRecord(accountId: string, account: AccountRow, password: PasswordRow): PasswordRecord {
@@ -89,7 +95,7 @@ export class MemoryAccountStore implements AccountStore {
   readonly #tables: MemoryAccountTables
 
   constructor(options: MemoryAccountStoreOptions = {}) {
-    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])], options.notices)
+    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])], options.notices, options.outbox)
   }
 
   oauth(registration: OAuthStoreRegistration): MemoryOAuthAccountStore {
@@ -136,9 +142,10 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async createAccount(request: CreateAccountRequest): Promise<CreateAccountOutcome> {
-    const { accountId, username, passwordHash, now, inviteDigest } = validateCreateAccount(request)
+    const { accountId, username, passwordHash, now, inviteDigest, outbox } = validateCreateAccount(request)
     const tables = this.#tables
     return tables.queue.run((): CreateAccountOutcome => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const invite = inviteDigest === undefined ? undefined : tables.invites.get(inviteDigest)
       if (
         inviteDigest !== undefined &&
@@ -160,6 +167,7 @@ export class MemoryAccountStore implements AccountStore {
       tables.passwords.set(accountId, password)
       tables.byUsername.set(username, accountId)
       if (invite !== undefined) invite.consumed = true
+      writeOutbox()
       return { outcome: 'created', account: toRecord(accountId, account, password) }
     })
   }
@@ -183,6 +191,7 @@ export class MemoryAccountStore implements AccountStore {
     const change = validateSetPassword(request)
     const tables = this.#tables
     return tables.queue.run(async () => {
+      const writeOutbox = tables.stageOutbox(change.outbox)
       const account = tables.accounts.get(change.accountId)
       const password = tables.passwords.get(change.accountId)
       if (account === undefined || password === undefined) return null
@@ -199,8 +208,9 @@ export class MemoryAccountStore implements AccountStore {
         passwordChangedAt: change.rehash ? password.passwordChangedAt : change.now,
       }
       tables.passwords.set(change.accountId, updated)
+      if (change.bumpEpoch) tables.bumpEpoch(change.accountId, change.now)
+      writeOutbox()
       if (change.bumpEpoch) {
-        tables.bumpEpoch(change.accountId, change.now)
         await tables.announce(change.accountId)
       }
       return toRecord(change.accountId, tables.accounts.get(change.accountId) ?? account, updated)
@@ -208,9 +218,10 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async addPassword(request: AddPasswordRequest): Promise<AddPasswordOutcome> {
-    const { accountId, username, passwordHash, now } = validateAddPassword(request)
+    const { accountId, username, passwordHash, now, outbox } = validateAddPassword(request)
     const tables = this.#tables
     return tables.queue.run((): AddPasswordOutcome => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const account = tables.accounts.get(accountId)
       if (account === undefined) return { outcome: 'not-found' }
       if (tables.passwords.has(accountId)) return { outcome: 'password-exists' }
@@ -224,39 +235,46 @@ export class MemoryAccountStore implements AccountStore {
       }
       tables.passwords.set(accountId, password)
       tables.byUsername.set(username, accountId)
+      writeOutbox()
       return { outcome: 'added', account: toRecord(accountId, account, password) }
     })
   }
 
   async removePassword(request: AccountChangeRequest): Promise<RemoveSignInMethodOutcome> {
-    const { accountId, now } = validateAccountChange(request)
+    const { accountId, now, outbox } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async (): Promise<RemoveSignInMethodOutcome> => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const password = tables.passwords.get(accountId)
       if (!tables.accounts.has(accountId) || password === undefined) return { outcome: 'not-found' }
       if (tables.methodCount(accountId) <= 1) return { outcome: 'final-method' }
       tables.passwords.delete(accountId)
       tables.byUsername.delete(password.username)
       const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+      writeOutbox()
       await tables.announce(accountId)
       return { outcome: 'removed', securityEpoch }
     })
   }
 
   async bumpSecurityEpoch(request: AccountChangeRequest): Promise<number | null> {
-    const { accountId, now } = validateAccountChange(request)
+    const { accountId, now, outbox } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async () => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const securityEpoch = tables.bumpEpoch(accountId, now)
-      if (securityEpoch !== null) await tables.announce(accountId)
+      if (securityEpoch === null) return null
+      writeOutbox()
+      await tables.announce(accountId)
       return securityEpoch
     })
   }
 
   async setAccountStatus(request: SetAccountStatusRequest): Promise<Account | null> {
-    const { accountId, status, now } = validateSetAccountStatus(request)
+    const { accountId, status, now, outbox } = validateSetAccountStatus(request)
     const tables = this.#tables
     return tables.queue.run(async () => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const account = tables.accounts.get(accountId)
       if (account === undefined) return null
       const disabling = status === 'disabled' && account.status !== 'disabled'
@@ -267,15 +285,17 @@ export class MemoryAccountStore implements AccountStore {
         updatedAt: now,
       }
       tables.accounts.set(accountId, next)
+      writeOutbox()
       if (disabling) await tables.announce(accountId)
       return accountRecord({ accountId, ...next })
     })
   }
 
   async deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome> {
-    const { accountId } = validateAccountChange(request)
+    const { accountId, outbox } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async (): Promise<DeleteAccountOutcome> => {
+      const writeOutbox = tables.stageOutbox(outbox)
       if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
       const retained: string[] = []
       for (const state of tables.providers.values()) {
@@ -300,6 +320,7 @@ export class MemoryAccountStore implements AccountStore {
       emails.deleteEmailAddresses(tables, accountId)
       tables.accounts.delete(accountId)
       for (const holder of tables.cascade) holder.deleteAccountData(accountId)
+      writeOutbox()
       await tables.announce(accountId)
       return { outcome: 'deleted' }
     })

@@ -1,3 +1,6 @@
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
+import type { OutboxEntry } from '../mail/outbox.js'
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { AccountStatus, SignInMethod } from './records.js'
@@ -70,10 +73,16 @@ export class MemoryAccountTables implements MemorySignInMethods {
   readonly queue = new SerialQueue()
   readonly cascade: readonly MemoryAccountData[]
   readonly #notices: RevocationNotices | undefined
+  readonly #outbox: MemoryMailOutbox | undefined
 
-  constructor(cascade: readonly MemoryAccountData[] = [], notices?: RevocationNotices) {
+  constructor(
+    cascade: readonly MemoryAccountData[] = [],
+    notices?: RevocationNotices,
+    outbox?: MemoryMailOutbox,
+  ) {
     this.cascade = cascade
     this.#notices = notices
+    this.#outbox = outbox
     for (const data of cascade) data.joinAccountTables?.(this)
   }
 
@@ -87,6 +96,23 @@ export class MemoryAccountTables implements MemorySignInMethods {
    */
   async announce(accountId: string): Promise<void> {
     await this.#notices?.publish({ kind: 'account', accountId })
+  }
+
+  /**
+   * Checks a change's (validated) outbox entries against the outbox and returns the function that writes
+   * them. Call it at the start of the queued step and the returned function right after the change,
+   * before any `await`: the change and its messages land together or not at all. Entries without an
+   * outbox configured are refused (a message must never be dropped silently).
+   */
+  stageOutbox(entries: readonly OutboxEntry[]): () => void {
+    if (entries.length === 0) return () => {}
+    if (this.#outbox === undefined) {
+      throw new ConfigurationError(
+        'accounts.outbox_not_configured',
+        'this MemoryAccountStore has no outbox: pass { outbox: MemoryMailOutbox } to write messages with changes',
+      )
+    }
+    return this.#outbox.prepareWrite(entries)
   }
 
   /** The link, vault and retry rows of one provider (created on first use). */

@@ -9,12 +9,16 @@ import {
   requireStoreId,
   requireTokenDigest,
 } from '../local-accounts/store-input.js'
+import type { OutboxEntry } from '../mail/outbox.js'
+import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { requireNormalizedEmailAddress } from './email-requests.js'
 import type { AccountStatus, PasswordRecord } from './records.js'
 
 // The requests of the `AccountStore` port and the checks every store (memory, Postgres, yours) applies
 // before it reads or writes anything, so bad input is the same typed `local.invalid_input` (or
-// `local.invalid_username`) error everywhere and nothing is written.
+// `local.invalid_username`) error everywhere and nothing is written. A request's `outbox` entries are
+// checked here too (`mail.invalid_outbox_entry`): a store writes them in the change's transaction, and
+// only when the change happens (see `OutboxEntry`).
 
 export interface CreateAccountRequest {
   readonly accountId: string
@@ -24,6 +28,8 @@ export interface CreateAccountRequest {
   readonly now: Date
   /** An invite code's digest (`digestOpaqueToken`), consumed with the insert: single use, unexpired. */
   readonly invite?: { readonly digest: string } | undefined
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 /**
@@ -53,6 +59,8 @@ export interface SetPasswordRequest {
    * `expectedPasswordHash` is required and `bumpEpoch` must be false. Default false.
    */
   readonly rehash?: boolean | undefined
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 export interface AddPasswordRequest {
@@ -61,6 +69,8 @@ export interface AddPasswordRequest {
   readonly username: string
   readonly passwordHash: string
   readonly now: Date
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 /** `password-exists`: the account has a password already (change it instead). */
@@ -73,6 +83,8 @@ export type AddPasswordOutcome =
 export interface AccountChangeRequest {
   readonly accountId: string
   readonly now: Date
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 /**
@@ -89,6 +101,8 @@ export interface SetAccountStatusRequest {
   readonly accountId: string
   readonly status: AccountStatus
   readonly now: Date
+  /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 /**
@@ -119,6 +133,7 @@ export function validateCreateAccount(request: unknown): {
   readonly passwordHash: string
   readonly now: Date
   readonly inviteDigest: string | undefined
+  readonly outbox: readonly OutboxEntry[]
 } {
   const fields = requireRecord(request, 'request')
   const invite = fields.invite === undefined ? undefined : requireRecord(fields.invite, 'invite')
@@ -128,6 +143,7 @@ export function validateCreateAccount(request: unknown): {
     passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
     now: requireInstant(fields.now, 'now'),
     inviteDigest: invite === undefined ? undefined : requireTokenDigest(invite.digest, 'invite.digest'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
@@ -153,6 +169,7 @@ export function validateSetPassword(request: unknown): {
   readonly expectedPasswordHash: string | undefined
   readonly bumpEpoch: boolean
   readonly rehash: boolean
+  readonly outbox: readonly OutboxEntry[]
 } {
   const fields = requireRecord(request, 'request')
   const expected =
@@ -171,28 +188,40 @@ export function validateSetPassword(request: unknown): {
     expectedPasswordHash: expected,
     bumpEpoch,
     rehash,
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
 /** `addPassword` input, validated and copied. */
-export function validateAddPassword(request: unknown): AddPasswordRequest {
+export function validateAddPassword(
+  request: unknown,
+): AddPasswordRequest & { readonly outbox: readonly OutboxEntry[] } {
   const fields = requireRecord(request, 'request')
   return {
     accountId: requireStoreId(fields.accountId, 'accountId'),
     username: requireNormalizedUsername(fields.username),
     passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
     now: requireInstant(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
 /** Input of `bumpSecurityEpoch`, `removePassword` and `deleteAccount`, validated and copied. */
-export function validateAccountChange(request: unknown): AccountChangeRequest {
+export function validateAccountChange(
+  request: unknown,
+): AccountChangeRequest & { readonly outbox: readonly OutboxEntry[] } {
   const fields = requireRecord(request, 'request')
-  return { accountId: requireStoreId(fields.accountId, 'accountId'), now: requireInstant(fields.now, 'now') }
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    now: requireInstant(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
+  }
 }
 
 /** `setAccountStatus` input, validated and copied. */
-export function validateSetAccountStatus(request: unknown): SetAccountStatusRequest {
+export function validateSetAccountStatus(
+  request: unknown,
+): SetAccountStatusRequest & { readonly outbox: readonly OutboxEntry[] } {
   const fields = requireRecord(request, 'request')
   if (fields.status !== 'active' && fields.status !== 'disabled') {
     throw invalid('status must be active or disabled')
@@ -201,6 +230,7 @@ export function validateSetAccountStatus(request: unknown): SetAccountStatusRequ
     accountId: requireStoreId(fields.accountId, 'accountId'),
     status: fields.status,
     now: requireInstant(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
