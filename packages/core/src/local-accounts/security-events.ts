@@ -49,6 +49,8 @@ export interface SecurityEventFields {
     readonly accountId: string
     readonly sessionHandle: string
     readonly clientAddress?: string
+    /** The `User-Agent` the session was created with, as the session store keeps it (bounded). */
+    readonly userAgent?: string
   }
   'session.revoked': {
     readonly accountId: string

@@ -91,6 +91,7 @@ export const SECURITY_LOG_DETAIL_FIELDS: readonly string[] = Object.freeze([
 
 const ID_BYTES = 16
 const DEVICE_CACHE = 256
+const USER_AGENT_MAX = 512
 
 function invalidConfig(message: string): SecurityLogError {
   return new SecurityLogError(SecurityLogErrorCodes.invalidConfig, message)
@@ -165,7 +166,8 @@ export class SecurityLogEntries {
       reason = null
     }
     const address = optionalText(fields.clientAddress)
-    const userAgent = optionalText(fields.userAgent)
+    // Bounded, so a hostile header costs the parser and the device cache no more than a real one.
+    const userAgent = optionalText(fields.userAgent)?.slice(0, USER_AGENT_MAX) ?? null
     return validateSecurityLogEntry({
       id: this.#newId(),
       at: event.at,

@@ -122,7 +122,12 @@ export class SessionManager {
     this.#cache.set(session, now, generation)
     this.#runtime.emit(
       'session.created',
-      defined({ accountId: request.accountId, sessionHandle: handle, clientAddress: request.clientAddress }),
+      defined({
+        accountId: request.accountId,
+        sessionHandle: handle,
+        clientAddress: request.clientAddress,
+        userAgent: session.userAgent,
+      }),
     )
     return redactedSignIn(
       {
