@@ -4,6 +4,29 @@
 // (`accounts`, `transactions`) as on `@portcullis/core/oauth`. No two subpaths export the same name;
 // test/public-api.test.ts checks that this list and the subpaths agree.
 
+export type {
+  AccountEmailErrorCode,
+  AccountEmailErrorOptions,
+  AccountEmailOptions,
+  AccountEmailParts,
+  EmailFlowPages,
+  EmailFlowRateLimit,
+  EmailFlowRateLimits,
+  NotificationRecipients,
+  PasswordResetSettings,
+  ResetCompleted,
+  ResetOptions,
+  ResetPendingSecondFactor,
+  SecurityNotifierOptions,
+  SignUpAccepted,
+} from './account-email/index.js'
+export {
+  ACCOUNT_EMAIL_OPTIONS,
+  AccountEmail,
+  AccountEmailError,
+  AccountEmailErrorCodes,
+  SecurityNotifier,
+} from './account-email/index.js'
 export type { ProviderTokenRevocations } from './accounts/deletion.js'
 export type {
   EmailAddressNormalization,

@@ -70,6 +70,8 @@ export type { Security } from './security/create-security.js'
 export { createSecurity } from './security/create-security.js'
 export { credentialSource } from './security/credential-source.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
+export type { AccountEmailRoutesOptions } from './account-email/index.js'
+export { accountEmailRoutes } from './account-email/index.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,

@@ -48,6 +48,8 @@ export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/s
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
+export type { AccountEmailRoutesOptions } from './account-email/index.js'
+export { accountEmailRoutes } from './account-email/index.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,

@@ -66,6 +66,8 @@ export { createSecurity } from './security/create-security.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
 export type { HonoApp, HonoHandler } from './security/route-marks.js'
 export type { AnyHono, PortcullisEnv } from './security/types.js'
+export type { AccountEmailRoutesOptions } from './account-email/index.js'
+export { accountEmailRoutes } from './account-email/index.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,

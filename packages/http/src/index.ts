@@ -1,5 +1,12 @@
 // The whole public API of @portcullis/http: every name of every subpath, re-exported unchanged (the
 // subpaths stay for narrow imports). test/public-api.test.ts checks that this list and the subpaths agree.
+export { ACCOUNT_EMAIL_ROUTE_DOCS, EMAIL_DOCS } from './account-email/openapi.js'
+export type { AccountEmailRouteContext, AccountEmailRouteTableOptions } from './account-email/routes.js'
+export {
+  ACCOUNT_EMAIL_HEADERS,
+  ACCOUNT_EMAIL_ROUTE_TABLE_OPTIONS,
+  accountEmailRouteTable,
+} from './account-email/routes.js'
 export { accountLocalPath, fieldsOf, methodBody } from './accounts/index.js'
 export { ACCOUNT_ROUTE_DOCS } from './accounts/openapi.js'
 export type { AccountRouteTableOptions } from './accounts/routes.js'

@@ -173,6 +173,42 @@ export interface SecurityEventFields {
     readonly presentedCounter: number
     readonly clientAddress?: string
   }
+  /** Email sign-up created an account with an unverified address (a verification code is on its way). */
+  'sign_up.created': { readonly accountId: string; readonly clientAddress?: string }
+  /** Email sign-up with an address another account verified: no account, that account is told instead. */
+  'sign_up.existing_address': { readonly accountId: string; readonly clientAddress?: string }
+  /** Email sign-up refused after the uniform answer (`invite_invalid`): nothing was created or sent. */
+  'sign_up.refused': { readonly reason: 'invite_invalid'; readonly clientAddress?: string }
+  /** A new verification code was sent to an unverified address of the account. */
+  'email.verification_sent': { readonly accountId: string; readonly clientAddress?: string }
+  /** An address of the account was verified with its code. */
+  'email.verified': { readonly accountId: string; readonly clientAddress?: string }
+  /** A verification code was refused: wrong, used or expired (`invalid_code`), its last attempt, or `taken`. */
+  'email.verification_failed': {
+    readonly reason: 'invalid_code' | 'exhausted' | 'taken'
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  /** A password reset was asked for (`known`: the address has an account; the answer was the same). */
+  'password_reset.requested': {
+    readonly known: boolean
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  /** A reset code was right and the account's second factor is next. */
+  'password_reset.second_factor_required': { readonly accountId: string; readonly clientAddress?: string }
+  /** A reset step was refused (`invalid_code`, `expired`, `exhausted`, `passkey_required`, `pending_invalid`, ...). */
+  'password_reset.failed': {
+    readonly reason: string
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  /** A password was reset by email: the epoch moved; `signedIn` when the reset signed the person in. */
+  'password_reset.completed': {
+    readonly accountId: string
+    readonly signedIn: boolean
+    readonly clientAddress?: string
+  }
 }
 
 /** Why a passkey ceremony failed. */

@@ -1,6 +1,7 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import type { AccountEmailRouteTableOptions } from '@portcullis/http/account-email'
 import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
 import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
@@ -8,6 +9,7 @@ import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
 import { problemResponse, type WebClientAddress } from '@portcullis/http/web'
 import { type Context, Hono } from 'hono'
+import { accountEmailRoutes } from '../account-email/routes.js'
 import { createAccountRoutes } from '../accounts/routes.js'
 import { healthRoute } from '../health/health-route.js'
 import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
@@ -47,6 +49,8 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly passkeys?: Omit<PasskeyRouteTableOptions, 'base'>
   /** Serves the TOTP routes (after the local-account routes). */
   readonly totp?: Omit<TotpRouteTableOptions, 'base'>
+  /** Serves the account email routes (sign-up with verification, password reset, ...) after the local-account routes. */
+  readonly accountEmail?: Omit<AccountEmailRouteTableOptions, 'base'>
   /**
    * Serves the OAuth / OIDC routes (`{base}/auth/oauth/{provider}/...`). Its callbacks receive the Hono
    * `Context` of the request: set a cookie with `c.header('set-cookie', value, { append: true })`.
@@ -123,6 +127,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     accounts,
     passkeys,
     totp,
+    accountEmail,
     oauth,
     mcp,
     health,
@@ -142,6 +147,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (accounts !== undefined) createAccountRoutes(app, security, { ...accounts, base })
   if (passkeys !== undefined) passkeyRoutes(app, security, { ...passkeys, base })
   if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
+  if (accountEmail !== undefined) accountEmailRoutes(app, security, { ...accountEmail, base })
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
     createOAuthRoutes(app, security, { ...oauth, currentSession, base })

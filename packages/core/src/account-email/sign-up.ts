@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto'
+import { generateCode } from '../codes/generate.js'
+import { digestOpaqueToken } from '../local-accounts/opaque-token.js'
+import { validatePassword } from '../local-accounts/passwords/password.js'
+import { readAddress, readFields } from './bodies.js'
+import { AccountEmailError, AccountEmailErrorCodes, invalidEmailFlowInput, storeCall } from './errors.js'
+import type { AccountEmailParts } from './flow-context.js'
+import { defined, existingAccountMessage, issueVerification, sealVerificationFlow } from './verification.js'
+
+// Sign-up with verification. A new address gets an account (its password screened and hashed, the
+// address unverified and primary) and a verification code; an address another account verified gets
+// no account and an `existing-account-sign-up` message instead. Both answer 202 with a flow handle of
+// one length, after the same limits, the same screen, one password hash and the same number of store
+// calls, so the answer tells nothing about who has an account.
+//
+// Usernames: the body has none. The account gets a generated one (`u-` and 20 random characters) that
+// the person never needs: they sign in with the address once it is verified (`signInWith` including
+// `email`). Taking a username from the body would answer "taken" for a new address only, which tells
+// an attacker the address is not registered.
+
+const OPAQUE = /^[A-Za-z0-9_-]{22,512}$/
+const USERNAME_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
+
+export interface SignUpAccepted {
+  /** The flow handle for `verifyEmail` and `resendVerification` (the same for known and new addresses). */
+  readonly flow: string
+}
+
+/**
+ * Signs up with `{ email, password }` (and `inviteCode` under `invite-only`). Throws before any lookup
+ * for a malformed body, address or password, closed registration and a malformed invite code; after
+ * that, a refused (screened) password or the rate limit, which depend on nothing stored.
+ */
+export async function signUp(
+  parts: AccountEmailParts,
+  body: unknown,
+  clientAddress: string | undefined,
+): Promise<SignUpAccepted> {
+  const { local } = parts
+  const policy = local.registration
+  if (policy === 'closed') {
+    throw new AccountEmailError(AccountEmailErrorCodes.signUpClosed, 'sign-up is closed', {
+      detail: 'Sign-up is closed',
+    })
+  }
+  const fields = readFields(body, ['email', 'password'], ['inviteCode'])
+  const address = readAddress(fields.email, parts.emailNormalization)
+  const password = validatePassword(fields.password, local.passwordRules)
+  let inviteDigest: string | undefined
+  if (policy === 'invite-only') {
+    if (fields.inviteCode === undefined || !OPAQUE.test(fields.inviteCode)) {
+      throw invalidEmailFlowInput('sign-up needs a well-formed invite code')
+    }
+    inviteDigest = digestOpaqueToken(fields.inviteCode)
+  }
+  await parts.limiter.attempt('sign-up', address, clientAddress)
+  await local.screenPassword(password, { purpose: 'sign-up', addresses: [address] })
+  const owner = await storeCall(() => parts.accounts.findAccountByVerifiedEmail(address))
+  const passwordHash = await local.hasher.hash(password)
+  if (owner !== null) {
+    // The same number of store calls as a new account (create, add the address, issue): two reads.
+    await storeCall(() => parts.accounts.findPassword({ accountId: owner.accountId }))
+    await storeCall(() => parts.accounts.listEmailAddresses(owner.accountId))
+    const flow = await issueVerification(parts, { accountId: null, address }, () =>
+      existingAccountMessage(parts, owner.accountId, address),
+    )
+    local.emit('sign_up.existing_address', defined({ accountId: owner.accountId, clientAddress }))
+    return { flow }
+  }
+  const username = `u-${generateCode({ length: 20, alphabet: USERNAME_ALPHABET, ...random(parts) })}`
+  const accountId = randomUUID()
+  const now = new Date(parts.clock())
+  const created = await storeCall(() =>
+    parts.accounts.createAccount({
+      accountId,
+      username,
+      passwordHash,
+      now,
+      ...(inviteDigest === undefined ? {} : { invite: { digest: inviteDigest } }),
+    }),
+  )
+  if (created.outcome !== 'created') {
+    // An invite that is unknown, used or expired (a generated username is never taken): the same
+    // answer as every other sign-up, and nothing is created or sent.
+    await storeCall(() => parts.accounts.listEmailAddresses(accountId))
+    local.emit('sign_up.refused', defined({ reason: 'invite_invalid', clientAddress }))
+    return { flow: await sealedNothing(parts, address) }
+  }
+  try {
+    await storeCall(() => parts.accounts.addEmailAddress({ accountId, address, now }))
+    const flow = await issueVerification(parts, { accountId, address })
+    local.emit('sign_up.created', defined({ accountId, clientAddress }))
+    return { flow }
+  } catch (error) {
+    // The account must not outlive a failed sign-up: without its address nobody could ever use it.
+    await parts.accounts.deleteAccount({ accountId, now: new Date(parts.clock()) }).catch(() => undefined)
+    throw error
+  }
+}
+
+function random(parts: AccountEmailParts) {
+  return parts.random === undefined ? {} : { randomBytes: parts.random }
+}
+
+/** A flow handle that names no code, looking like every other. */
+async function sealedNothing(parts: AccountEmailParts, address: string): Promise<string> {
+  return sealVerificationFlow(parts, { id: parts.arithmetic.flowId(), accountId: null, address })
+}
