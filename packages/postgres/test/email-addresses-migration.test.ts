@@ -103,7 +103,8 @@ describe(`migration ${VERSION} (email addresses) on a database at version ${VERS
       },
     })
     before = await everyRow()
-    expect(await migrate(client)).toEqual({ applied: [VERSION], current: VERSION })
+    const later = MIGRATIONS.filter((migration) => migration.version >= VERSION).map(({ version }) => version)
+    expect(await migrate(client)).toEqual({ applied: later, current: later.at(-1) })
     after = await everyRow()
   })
 
@@ -119,6 +120,9 @@ describe(`migration ${VERSION} (email addresses) on a database at version ${VERS
       portcullis_oauth_links: links.map(({ email: _email, email_verified: _verified, ...rest }) => rest),
     }
     delete (withoutNew as Record<string, unknown>).portcullis_email_addresses
+    // Tables of later migrations (applied by the same call) are new too.
+    for (const name of Object.keys(withoutNew))
+      if (!(name in before)) delete (withoutNew as Record<string, unknown>)[name]
     expect(withoutNew).toEqual(before)
     expect(after.portcullis_email_addresses).toEqual([])
   })

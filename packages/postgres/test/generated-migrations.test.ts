@@ -48,6 +48,7 @@ describe('generated migrations', () => {
       { version: 10, name: 'oauth-server-entries' },
       { version: 11, name: 'store-lookup-indexes' },
       { version: 12, name: 'email-addresses' },
+      { version: 13, name: 'one-time-codes' },
     ])
   })
 

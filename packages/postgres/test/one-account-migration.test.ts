@@ -193,14 +193,15 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
     })
     users.erin = { accountId: 'erin', identities: [identity('github', '2002')], epoch: 1 }
 
-    expect(await migrate(client)).toEqual({ applied: [6, 7, 8, 9, 10, 11, 12], current: 12 })
+    const later = MIGRATIONS.filter((migration) => migration.version >= 6).map(({ version }) => version)
+    expect(await migrate(client)).toEqual({ applied: later, current: later.at(-1) })
   })
 
   it('portcullis-postgres status reports one-account as version 6 and nothing pending', async () => {
     const status = await migrationStatus(client)
-    expect(status.applied.map((migration) => migration.version)).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-    ])
+    expect(status.applied.map((migration) => migration.version)).toEqual(
+      MIGRATIONS.map((migration) => migration.version),
+    )
     expect(status.applied.find((migration) => migration.version === 6)?.name).toBe('one-account')
     expect(status.pending).toEqual([])
   })

@@ -9,6 +9,7 @@ import { isGrant, oauthServerEntriesTable } from '../authorization-server/tables
 import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
 import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
@@ -23,13 +24,15 @@ import { accountsTable, emailAddressesTable, passwordsTable } from './tables.js'
  * (`tokens-retained`): the caller stages their revocation and asks again. Staged revocation retries are
  * kept; refresh tokens go with their families (`on delete cascade`). Its TOTP enrollment, recovery codes,
  * passkeys, pending passkey challenges and email addresses go in the same transaction, and so do its authorization-server
- * grants with every entry (code, token, interaction) of each.
+ * grants with every entry (code, token, interaction) of each. Its one-time codes go with the account row
+ * (`portcullis_one_time_codes` references it `on delete cascade`); codes sent to an address with no account
+ * are no account's and stay until they expire.
  */
 export async function deleteAccount(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<DeleteAccountOutcome> {
-  const { accountId } = validateAccountChange(request)
+  const { accountId, outbox } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<DeleteAccountOutcome> => {
     const [account] = await tx
       .select({ accountId: accountsTable.accountId })
@@ -87,6 +90,6 @@ export async function deleteAccount(
       ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
       ...grantIds.map((grantId) => ({ kind: 'grant' as const, grantId })),
     ])
-    return { outcome: 'deleted' }
+    return withOutbox(tx, outbox, { outcome: 'deleted' } as const)
   })
 }

@@ -20,6 +20,13 @@ export const OAUTH_TRANSACTIONS_EXPIRY: ExpiringTable = {
   order: 'expires_at',
 }
 
+/** One-time codes: an expired code is refused by `consume` already; the sweep reclaims the row. */
+export const ONE_TIME_CODES_EXPIRY: ExpiringTable = {
+  table: 'portcullis_one_time_codes',
+  expired: 'expires_at <= $1',
+  order: 'expires_at',
+}
+
 export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   OAUTH_TRANSACTIONS_EXPIRY,
   { table: 'portcullis_step_up_credentials', expired: 'expires_at <= $1', order: 'expires_at' },
@@ -36,6 +43,7 @@ export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   { table: 'portcullis_local_account_invites', expired: 'expires_at <= $1', order: 'expires_at' },
   { table: 'portcullis_passkey_challenges', expired: 'expires_at <= $1', order: 'expires_at' },
   { table: 'portcullis_oauth_server_entries', expired: 'expires_at <= $1', order: 'expires_at' },
+  ONE_TIME_CODES_EXPIRY,
 ])
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'
@@ -98,7 +106,7 @@ export async function deleteExpiredRows(
 
 /**
  * Deletes expired rows of every Portcullis table (OAuth transactions, step-up credentials, sessions,
- * refresh-token families, rate-limit windows, invites, passkey challenges, authorization-server entries) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
+ * refresh-token families, rate-limit windows, invites, passkey challenges, authorization-server entries, one-time codes) in bounded batches. Safe to schedule on every instance; the CLI's `sweep` runs it.
  */
 export async function sweepExpired(
   client: Pick<PostgresClient, 'pool'>,

@@ -1,0 +1,180 @@
+// Migration 13 (one-time codes) on a database at version 12 holding accounts, passwords, email
+// addresses and sessions: every row of every table is the same afterwards, the new table is empty, and
+// the accounts can take codes that go with them when they are deleted.
+import { CodeKeyRing, generateFlowId } from '@portcullis/core/codes'
+import { digestOpaqueToken, newOpaqueToken } from '@portcullis/core/local-accounts'
+import { createTestDatabase } from '@portcullis/database-tooling/test-database'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createPostgresClient,
+  MIGRATIONS,
+  MIGRATIONS_TABLE,
+  migrate,
+  PostgresAccountStore,
+  type PostgresClient,
+  PostgresOneTimeCodeStore,
+  PostgresSessionStore,
+  sweepExpired,
+} from '../src/index.js'
+import { checksumOf } from '../src/migrations/migrate.js'
+
+const VERSION = MIGRATIONS.find((migration) => migration.name === 'one-time-codes')?.version ?? -1
+const NOW = new Date('2026-12-01T12:00:00.000Z')
+const database = await createTestDatabase()
+const client: PostgresClient = createPostgresClient({
+  connectionString: database.connectionString,
+  maxConnections: 4,
+})
+afterAll(async () => {
+  await client.close()
+  await database.close()
+})
+
+async function migrateThrough(version: number): Promise<void> {
+  await client.pool.query(`create table ${MIGRATIONS_TABLE} (
+    version integer primary key, name text not null, checksum text not null,
+    applied_at timestamptz not null default now())`)
+  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
+    await client.pool.query(migration.sql)
+    await client.pool.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
+      migration.version,
+      migration.name,
+      checksumOf(migration),
+    ])
+  }
+}
+
+/** Every row of every Portcullis table (but the migrations table), as JSON, in a stable order. */
+async function everyRow(): Promise<Record<string, unknown[]>> {
+  const tables = await client.pool.query<{ name: string }>(
+    `select table_name as name from information_schema.tables
+      where table_schema = current_schema() and table_name like 'portcullis_%' and table_name <> $1
+      order by table_name`,
+    [MIGRATIONS_TABLE],
+  )
+  const rows: Record<string, unknown[]> = {}
+  for (const { name } of tables.rows) {
+    const result = await client.pool.query<{ rows: unknown[] }>(
+      `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
+    )
+    rows[name] = result.rows[0]?.rows ?? []
+  }
+  return rows
+}
+
+const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
+const ring = new CodeKeyRing({ version: 1, secret: new Uint8Array(32).fill(9) })
+let before: Record<string, unknown[]> = {}
+let after: Record<string, unknown[]> = {}
+let applied: readonly number[] = []
+const session = newOpaqueToken(32)
+
+describe(`migration ${VERSION} (one-time codes) on a database at version ${VERSION - 1}`, () => {
+  beforeAll(async () => {
+    expect(VERSION).toBe(13)
+    await migrateThrough(VERSION - 1)
+    const accounts = new PostgresAccountStore({ client })
+    for (const name of ['alice', 'bob']) {
+      const created = await accounts.createAccount({
+        accountId: name,
+        username: `${name}@users.example`,
+        passwordHash: HASH(name),
+        now: NOW,
+      })
+      expect(created.outcome).toBe('created')
+      const address = `${name}@mail.example`
+      expect((await accounts.addEmailAddress({ accountId: name, address, now: NOW })).outcome).toBe('added')
+    }
+    expect(
+      (await accounts.verifyEmailAddress({ accountId: 'alice', address: 'alice@mail.example', now: NOW }))
+        .outcome,
+    ).toBe('verified')
+    await new PostgresSessionStore({ client }).create({
+      session: {
+        digest: digestOpaqueToken(session),
+        handle: newOpaqueToken(16),
+        accountId: 'alice',
+        securityEpoch: 1,
+        createdAt: NOW,
+        lastSeenAt: NOW,
+        idleExpiresAt: new Date(Date.now() + 3_600_000),
+        absoluteExpiresAt: new Date(Date.now() + 7_200_000),
+      },
+    })
+    before = await everyRow()
+    const report = await migrate(client)
+    applied = report.applied
+    after = await everyRow()
+  })
+
+  it('applies version 13 (and any later) and keeps every row of every table', () => {
+    expect(applied[0]).toBe(VERSION)
+    expect(before.portcullis_accounts).toHaveLength(2)
+    expect(before.portcullis_email_addresses).toHaveLength(2)
+    expect(before.portcullis_sessions).toHaveLength(1)
+    expect(after.portcullis_one_time_codes).toEqual([])
+    const existing = Object.fromEntries(Object.keys(before).map((name) => [name, after[name]]))
+    expect(existing).toEqual(before)
+  })
+
+  it('the accounts work as before, take codes, and lose them when deleted', async () => {
+    const accounts = new PostgresAccountStore({ client })
+    expect(await accounts.findPassword({ username: 'bob@users.example' })).toMatchObject({ accountId: 'bob' })
+    const stored = await new PostgresSessionStore({ client }).get(digestOpaqueToken(session), new Date())
+    expect(stored?.accountId).toBe('alice')
+    const codes = new PostgresOneTimeCodeStore({ client })
+    const code = (accountId: string) => {
+      const id = generateFlowId()
+      return {
+        id,
+        purpose: 'password-reset' as const,
+        accountId,
+        address: `${accountId}@mail.example`,
+        ...ring.issueDigest({ id, purpose: 'password-reset', code: '123456' }),
+        maxAttempts: 5,
+        createdAt: NOW,
+        expiresAt: new Date(NOW.getTime() + 3_600_000),
+        payload: null,
+      }
+    }
+    const [forAlice, forBob] = [code('alice'), code('bob')]
+    await codes.issue({ code: forAlice })
+    await codes.issue({ code: forBob })
+    expect((await accounts.deleteAccount({ accountId: 'bob', now: NOW })).outcome).toBe('deleted')
+    const present = (issued: typeof forAlice) => ({
+      id: issued.id,
+      purpose: issued.purpose,
+      candidates: ring.candidates({ id: issued.id, purpose: issued.purpose, code: '123456' }),
+      now: NOW,
+    })
+    expect((await codes.consume(present(forBob))).outcome).toBe('not-found')
+    expect((await codes.consume(present(forAlice))).outcome).toBe('consumed')
+  })
+
+  it('the maintenance sweep takes expired codes in bounded batches', async () => {
+    const codes = new PostgresOneTimeCodeStore({ client })
+    for (let index = 0; index < 5; index += 1) {
+      const id = generateFlowId()
+      await codes.issue({
+        supersede: false,
+        code: {
+          id,
+          purpose: 'sign-in',
+          accountId: null,
+          address: 'nobody@mail.example',
+          ...ring.issueDigest({ id, purpose: 'sign-in', code: '654321' }),
+          maxAttempts: 5,
+          createdAt: NOW,
+          expiresAt: new Date(NOW.getTime() + 600_000),
+          payload: null,
+        },
+      })
+    }
+    const later = new Date(NOW.getTime() + 600_000)
+    const report = await sweepExpired(client, { now: later, batchSize: 2, maxBatches: 2 })
+    expect(report.deleted.portcullis_one_time_codes).toBe(4)
+    expect(report.more).toBe(true)
+    const rest = await sweepExpired(client, { now: later, batchSize: 2, maxBatches: 2 })
+    expect(rest.deleted.portcullis_one_time_codes).toBe(1)
+  })
+})
