@@ -9,7 +9,6 @@ import { isGrant, oauthServerEntriesTable } from '../authorization-server/tables
 import { inTransaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
-import { withOutbox } from '../mail/outbox-insert.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
 import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
@@ -32,7 +31,7 @@ export async function deleteAccount(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<DeleteAccountOutcome> {
-  const { accountId, outbox } = validateAccountChange(request)
+  const { accountId } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<DeleteAccountOutcome> => {
     const [account] = await tx
       .select({ accountId: accountsTable.accountId })
@@ -90,6 +89,6 @@ export async function deleteAccount(
       ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
       ...grantIds.map((grantId) => ({ kind: 'grant' as const, grantId })),
     ])
-    return withOutbox(tx, outbox, { outcome: 'deleted' } as const)
+    return { outcome: 'deleted' }
   })
 }
