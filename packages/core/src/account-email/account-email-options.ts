@@ -11,6 +11,13 @@ import type { SecondFactorGate } from '../local-accounts/second-factor.js'
 import type { NotificationSettingsStore } from '../mail/notification-settings.js'
 import type { MailOutboxStore } from '../mail/outbox.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
+import type { StepUpService } from '../step-up/service.js'
+import {
+  EMAIL_CHANGE_OPTION,
+  type EmailChangeOptions,
+  SIGN_IN_CODE_OPTION,
+  type SignInCodeOptions,
+} from './change-options.js'
 import type { SecurityNotifier } from './notifications.js'
 
 /** One rate limit: attempts per window. */
@@ -102,6 +109,12 @@ export interface AccountEmailOptions {
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number
   readonly randomBytes?: CodeRandomSource
+  /** The step-up credentials an email change consumes (purpose `email-change`); without it, no email change. */
+  readonly stepUp?: StepUpService
+  /** Email change and its undo link. */
+  readonly emailChange?: EmailChangeOptions
+  /** Sign-in by email code (off unless `enabled`). */
+  readonly signInCode?: SignInCodeOptions
 }
 
 const CODE = 'account_email.invalid_config'
@@ -170,4 +183,7 @@ export const ACCOUNT_EMAIL_OPTIONS: OptionsShape<AccountEmailOptions> = {
   locale: { kind: 'function', code: CODE },
   clock: { kind: 'function', code: CODE },
   randomBytes: { kind: 'function', code: CODE },
+  stepUp: { kind: 'object', code: CODE },
+  emailChange: EMAIL_CHANGE_OPTION,
+  signInCode: SIGN_IN_CODE_OPTION,
 }

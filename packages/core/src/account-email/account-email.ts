@@ -1,8 +1,18 @@
+import type { AccountSession } from '../accounts/service.js'
 import { readOptions } from '../errors/options.js'
-import type { LocalRequestInfo } from '../local-accounts/sign-in.js'
+import type { LocalCredentials } from '../local-accounts/local-credentials.js'
+import type { PendingSecondFactor } from '../local-accounts/second-factor.js'
+import type { LocalRequestInfo, LocalSignIn, SignInOptions } from '../local-accounts/sign-in.js'
+import { SECURITY_CHANGE_TYPES } from '../mail/messages.js'
+import type { NotificationSettingsStore } from '../mail/notification-settings.js'
 import { ACCOUNT_EMAIL_OPTIONS, type AccountEmailOptions } from './account-email-options.js'
+import { readFields, readFlowAndCode } from './bodies.js'
+import { emailChangeSettings, signInCodeSettings } from './change-options.js'
+import { type CompletedEmailChange, EmailChange } from './email-change.js'
+import { AccountEmailError, AccountEmailErrorCodes, storeCall } from './errors.js'
 import { type AccountEmailParts, accountEmailParts } from './flow-context.js'
 import type { SecurityNotifier } from './notifications.js'
+import { type NotificationSettingsView, readOptOuts } from './notifications.js'
 import {
   completeResetSecondFactor,
   type ResetCompleted,
@@ -11,6 +21,7 @@ import {
   requestPasswordReset,
   resetPassword,
 } from './password-reset.js'
+import { SignInCode } from './sign-in-code.js'
 import { type SignUpAccepted, signUp } from './sign-up.js'
 import { resendVerification, verifyEmail } from './verification.js'
 
@@ -25,11 +36,26 @@ export class AccountEmail {
   /** The notifier of security changes these flows (and the application) use. */
   readonly notifier: SecurityNotifier
   readonly #parts: AccountEmailParts
+  readonly #change: EmailChange
+  readonly #signInCode: SignInCode
+  readonly #notificationSettings: NotificationSettingsStore
 
   constructor(options: AccountEmailOptions) {
     readOptions(options, 'AccountEmail', ACCOUNT_EMAIL_OPTIONS)
     this.#parts = accountEmailParts(options)
     this.notifier = this.#parts.notifier
+    this.#notificationSettings = options.notificationSettings
+    this.#change = new EmailChange(
+      this.#parts,
+      options.stepUp,
+      emailChangeSettings(options.emailChange, this.#parts.maxAttempts),
+    )
+    this.#signInCode = new SignInCode(
+      this.#parts,
+      signInCodeSettings(options.signInCode, this.#parts.maxAttempts),
+      this.#parts.limiter,
+      this.#parts.secondFactor,
+    )
   }
 
   /** What every flow shares (stores, code arithmetic, settings): for the flows of other files. */
@@ -79,7 +105,80 @@ export class AccountEmail {
 
   // --- email change and undo (email-change.ts) ---
 
+  /**
+   * `{ email }`, with an `email-change` step-up credential: a code to the new address and an undo link
+   * to the old one; nothing about the account changes yet.
+   */
+  async requestEmailChange(request: {
+    readonly session: AccountSession
+    readonly stepUpToken: string
+    readonly body: unknown
+    readonly request?: LocalRequestInfo
+  }): Promise<{ readonly flow: string; readonly expiresAt: Date }> {
+    const fields = readFields(request.body, ['email'])
+    const requested = await this.#change.request({ ...request, newAddress: fields.email })
+    return Object.freeze({ flow: requested.flowId, expiresAt: requested.expiresAt })
+  }
+
+  /** `{ flow, code }` by the signed-in account that asked: the new address is the primary now. */
+  completeEmailChange(request: {
+    readonly session: AccountSession
+    readonly body: unknown
+    readonly credentials: LocalCredentials
+    readonly request?: LocalRequestInfo
+  }): Promise<CompletedEmailChange> {
+    const fields = readFlowAndCode(readFields(request.body, ['flow', 'code']))
+    return this.#change.complete({ ...request, flowId: fields.flow, code: fields.code })
+  }
+
+  /** `{ flow, code }` of the undo link (no session needed): the old address is the primary again. */
+  undoEmailChange(body: unknown, info: LocalRequestInfo = {}): Promise<{ readonly address: string }> {
+    const fields = readFlowAndCode(readFields(body, ['flow', 'code']))
+    return this.#change.undo({ flowId: fields.flow, code: fields.code, request: info })
+  }
+
   // --- sign-in by email code (sign-in-code.ts) ---
 
+  /** Whether sign-in by email code is turned on (`signInCode: { enabled: true }`). */
+  get signInCodeEnabled(): boolean {
+    return this.#signInCode.enabled
+  }
+
+  /** `{ email }`: the same answer for every address; only a verified address of an account is mailed. */
+  async requestSignInCode(
+    body: unknown,
+    info: LocalRequestInfo = {},
+  ): Promise<{ readonly flow: string; readonly expiresAt: Date }> {
+    this.#signInCode.requireEnabled()
+    const fields = readFields(body, ['email'])
+    const requested = await this.#signInCode.request({
+      address: fields.email,
+      clientAddress: this.#parts.local.clientAddress(info),
+    })
+    return Object.freeze({ flow: requested.flowId, expiresAt: requested.expiresAt })
+  }
+
+  /** `{ flow, code }`: signs in, or answers that the account's second factor is next. */
+  signInWithCode(body: unknown, options: SignInOptions = {}): Promise<LocalSignIn | PendingSecondFactor> {
+    this.#signInCode.requireEnabled()
+    const fields = readFlowAndCode(readFields(body, ['flow', 'code']))
+    return this.#signInCode.complete({ flowId: fields.flow, code: fields.code, options })
+  }
+
   // --- notification settings (notifications.ts) ---
+
+  /** Every kind of security notification, and those the account turned off. */
+  async notificationSettings(accountId: string): Promise<NotificationSettingsView> {
+    const optOuts = await storeCall(() => this.#notificationSettings.getOptOuts(accountId))
+    return Object.freeze({ kinds: SECURITY_CHANGE_TYPES, optOuts })
+  }
+
+  /** `{ optOuts }`: replaces the kinds the account turned off (absent or empty: every kind on). */
+  async setNotificationSettings(accountId: string, body: unknown): Promise<NotificationSettingsView> {
+    const optOuts = readOptOuts(body)
+    const now = new Date(this.#parts.clock())
+    const stored = await storeCall(() => this.#notificationSettings.setOptOuts({ accountId, optOuts, now }))
+    if (!stored) throw new AccountEmailError(AccountEmailErrorCodes.accountGone, 'no such account')
+    return Object.freeze({ kinds: SECURITY_CHANGE_TYPES, optOuts })
+  }
 }

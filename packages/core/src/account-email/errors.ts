@@ -27,6 +27,14 @@ export const AccountEmailErrorCodes = {
   resetPending: 'account_email.reset_pending_invalid',
   /** A store (codes, outbox, accounts, rate limits) could not answer; nothing was changed. 503. */
   unavailable: 'account_email.unavailable',
+  /** An email change to the address that is the primary already. 400. */
+  sameAddress: 'account_email.same_address',
+  /** The account holds the most addresses allowed (`MAX_EMAIL_ADDRESSES_PER_ACCOUNT`). 409. */
+  tooManyAddresses: 'account_email.too_many_addresses',
+  /** The account the flow acts on no longer exists. 401. */
+  accountGone: 'account_email.account_gone',
+  /** Sign-in by email code is not turned on (`AccountEmail({ signInCode: { enabled: true } })`). 403. */
+  signInCodeDisabled: 'account_email.sign_in_code_disabled',
 } as const
 
 export type AccountEmailErrorCode = (typeof AccountEmailErrorCodes)[keyof typeof AccountEmailErrorCodes]
@@ -40,6 +48,10 @@ const CLASS_OF: Readonly<Record<AccountEmailErrorCode, ErrorClass>> = {
   'account_email.second_factor_required': 'forbidden',
   'account_email.reset_pending_invalid': 'invalid-input',
   'account_email.unavailable': 'unavailable',
+  'account_email.same_address': 'invalid-input',
+  'account_email.too_many_addresses': 'conflict',
+  'account_email.account_gone': 'unauthenticated',
+  'account_email.sign_in_code_disabled': 'forbidden',
 }
 
 export interface AccountEmailErrorOptions extends PortcullisErrorOptions {

@@ -2,11 +2,17 @@ import { randomUUID } from 'node:crypto'
 import type { EmailAddresses } from '../accounts/port.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import type { SecurityEvent, SecurityEventSink } from '../local-accounts/security-events.js'
-import type { SecurityChange, SecurityNotificationMessage } from '../mail/messages.js'
+import {
+  SECURITY_CHANGE_TYPES,
+  type SecurityChange,
+  type SecurityChangeType,
+  type SecurityNotificationMessage,
+} from '../mail/messages.js'
 import type { NotificationSettingsStore } from '../mail/notification-settings.js'
 import type { MailOutboxStore, OutboxEntry } from '../mail/outbox.js'
 import { sealOutboxMessage } from '../mail/outbox-seal.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
+import { invalidEmailFlowInput } from './errors.js'
 
 // Security notifications: every change to how an account signs in, where its mail goes, or which
 // clients act for it becomes a `security-notification` in the mail outbox, unless the account turned
@@ -216,4 +222,32 @@ function isHttpUrl(value: unknown): boolean {
   } catch {
     return false
   }
+}
+
+/** The notification settings of an account: every kind, and those it turned off. */
+export interface NotificationSettingsView {
+  readonly kinds: readonly SecurityChangeType[]
+  readonly optOuts: readonly SecurityChangeType[]
+}
+
+/**
+ * `{ optOuts }` of a settings form or JSON body: the kinds to turn off (one string or a list; absent or
+ * empty turns every kind on). An unknown kind is `account_email.invalid_input`.
+ */
+export function readOptOuts(body: unknown): readonly SecurityChangeType[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidEmailFlowInput('the body must be an object')
+  }
+  for (const key of Object.keys(body)) {
+    if (key !== 'optOuts') throw invalidEmailFlowInput(`unknown member ${JSON.stringify(key.slice(0, 64))}`)
+  }
+  const value = (body as { optOuts?: unknown }).optOuts
+  const list = value === undefined || value === '' ? [] : Array.isArray(value) ? value : [value]
+  if (list.length > SECURITY_CHANGE_TYPES.length * 2) throw invalidEmailFlowInput('optOuts is too long')
+  for (const each of list) {
+    if (typeof each !== 'string' || !SECURITY_CHANGE_TYPES.includes(each as SecurityChangeType)) {
+      throw invalidEmailFlowInput(`optOuts must list kinds of ${SECURITY_CHANGE_TYPES.join(', ')}`)
+    }
+  }
+  return Object.freeze(SECURITY_CHANGE_TYPES.filter((type) => list.includes(type)))
 }

@@ -25,6 +25,8 @@ export type EpochBumpReason =
   | 'account_disabled'
   | 'sign_out_everywhere'
   | 'admin'
+  | 'email_changed'
+  | 'email_change_undone'
 
 /**
  * The fields of each security event, by `type`. Later capabilities add their own entries here (for
@@ -173,6 +175,20 @@ export interface SecurityEventFields {
     readonly presentedCounter: number
     readonly clientAddress?: string
   }
+  /** An email change was asked for (step-up spent): a code went to the new address, a notice to the old. */
+  'email.change_requested': { readonly accountId: string; readonly clientAddress?: string }
+  /** The new address was confirmed with its code and is the primary now (the epoch moved). */
+  'email.changed': { readonly accountId: string; readonly clientAddress?: string }
+  /** An email change was undone from the old address's link (the epoch moved). */
+  'email.change_undone': { readonly accountId: string; readonly clientAddress?: string }
+  /** A sign-in code was asked for (`known`: a verified address of an active account; same answer). */
+  'sign_in_code.requested': {
+    readonly known: boolean
+    readonly accountId?: string
+    readonly clientAddress?: string
+  }
+  /** A sign-in code was refused (wrong, used, expired or exhausted). */
+  'sign_in_code.failed': { readonly clientAddress?: string }
   /** Email sign-up created an account with an unverified address (a verification code is on its way). */
   'sign_up.created': { readonly accountId: string; readonly clientAddress?: string }
   /** Email sign-up with an address another account verified: no account, that account is told instead. */

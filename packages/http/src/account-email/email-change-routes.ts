@@ -1,4 +1,3 @@
-import { EMAIL_CHANGE_STEP_UP_PURPOSE } from '@portcullis/core/account-email'
 import type { SessionSignIn, TokenSignIn } from '@portcullis/core/local-accounts'
 import { anonymous, anyOf } from '@portcullis/core/policy'
 import { type HttpExchange, jsonAnswer } from '../exchange/exchange.js'
@@ -7,6 +6,9 @@ import { stepUpTokenOf } from '../oauth/http.js'
 import { requireLocalSession } from '../oauth/session.js'
 import { EMAIL_CHANGE_ROUTE_DOCS } from './email-change-openapi.js'
 import type { AccountEmailRouteContext } from './routes.js'
+
+/** The step-up purpose an email change consumes (as `AccountEmail` checks it). */
+const EMAIL_CHANGE_STEP_UP_PURPOSE = 'email-change'
 
 /**
  * `POST email/change` (signed in, an `email-change` step-up), `POST email/change/confirm` (signed in,
