@@ -1,6 +1,7 @@
 import type { ConformanceSuite } from '@portcullis/conformance'
 import { accountStoreSuite } from '@portcullis/conformance/accounts'
 import { apiKeyStoreConformanceSuite } from '@portcullis/conformance/api-keys'
+import { oneTimeCodeStoreSuite } from '@portcullis/conformance/codes'
 import {
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
@@ -12,6 +13,7 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
+  PostgresMailOutbox,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
@@ -20,6 +22,7 @@ import {
   PostgresStepUpStore,
   PostgresTotpStore,
 } from '../src/index.js'
+import { postgresCodeFixture } from './support/codes.js'
 import { realProtector, splitRaceCases } from './support/database.js'
 import { type PooledDatabase, pooledDatabase, withoutPgBouncer } from './support/pgbouncer.js'
 
@@ -48,6 +51,7 @@ describe.skipIf(db === undefined)('the stores through PgBouncer in transaction m
       store: new PostgresAccountStore({ client }),
       peer: new PostgresAccountStore({ client: other }),
       protector,
+      outbox: new PostgresMailOutbox({ client }),
       sessions: new PostgresSessionStore({ client }),
       refreshTokens: new PostgresRefreshTokenStore({ client }),
       stepUp: new PostgresStepUpStore({ client }),
@@ -80,4 +84,5 @@ describe.skipIf(db === undefined)('the stores through PgBouncer in transaction m
     })),
   )
   register(apiKeyStoreConformanceSuite(() => new PostgresApiKeyStore({ client })))
+  register(oneTimeCodeStoreSuite(postgresCodeFixture(client, other, false)))
 })

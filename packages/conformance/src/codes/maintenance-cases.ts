@@ -144,6 +144,10 @@ export const codeMaintenanceCases: readonly Case[] = [
       const second = newCode(await createAccount(), { id: first.id, plain: '111111' })
       const answer = await codeOf(store.issue({ code: second }))
       check(answer === 'codes.duplicate', `the second issue answered ${answer}`)
+      // The same account and purpose: superseding must not make room for the duplicate.
+      const same = newCode(first.accountId, { id: first.id, plain: '222222' })
+      const again = await codeOf(store.issue({ code: same }))
+      check(again === 'codes.duplicate', `a duplicate that would supersede answered ${again}`)
       check(
         (await store.consume(present(first))).outcome === 'consumed',
         'the duplicate replaced the first code',

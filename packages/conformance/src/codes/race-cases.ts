@@ -75,4 +75,16 @@ export const codeRaceCases: readonly Case[] = [
       check((counts.mismatch ?? 0) <= 2, `more than maxAttempts counted: ${JSON.stringify(counts)}`)
     },
   ),
+  conformanceCase(
+    'codes.concurrent-supersede',
+    'of 8 codes issued at once for one account and purpose on two instances exactly one is left live',
+    async ({ store, peer = store, createAccount }, check) => {
+      const accountId = await createAccount()
+      const codes = Array.from({ length: 8 }, () => newCode(accountId, { purpose: 'sign-in' }))
+      await Promise.all(codes.map((code, index) => (index % 2 === 0 ? store : peer).issue({ code })))
+      const answers = await Promise.all(codes.map((code) => store.consume(present(code))))
+      const counts = tally(answers)
+      check(counts.consumed === 1, `outcomes ${JSON.stringify(counts)}`)
+    },
+  ),
 ]

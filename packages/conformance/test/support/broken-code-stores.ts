@@ -59,6 +59,7 @@ type Flaw =
   | 'active-key-only'
   | 'unvalidated'
   | 'outbox-first'
+  | 'racy-supersede'
 
 /** A map-backed store written from scratch; each flaw breaks one invariant. */
 class NaiveCodeStore implements OneTimeCodeStore {
@@ -75,11 +76,17 @@ class NaiveCodeStore implements OneTimeCodeStore {
         ? { code: request.code, supersede: request.supersede !== false, outbox: request.outbox ?? [] }
         : validateIssueRequest(request)
     if (this.flaw === 'outbox-first' && outbox.length > 0) await this.outbox.enqueue(outbox)
+    // 'racy-supersede' picks the codes to replace, then awaits before it writes (no lock between).
+    const stale = this.flaw === 'racy-supersede' ? [...this.#records.keys()] : []
+    if (this.flaw === 'racy-supersede') await tick()
     if (this.#records.has(code.id)) throw Object.assign(new Error('duplicate'), { code: 'codes.duplicate' })
     const write =
       this.flaw === 'outbox-first' || outbox.length === 0 ? () => {} : this.outbox.prepareWrite(outbox)
     if (supersede && this.flaw !== 'no-supersede') {
-      for (const [id, live] of this.#records) {
+      const candidates = this.flaw === 'racy-supersede' ? stale : [...this.#records.keys()]
+      for (const id of candidates) {
+        const live = this.#records.get(id)
+        if (live === undefined) continue
         const same =
           code.accountId === null
             ? live.address === code.address && live.accountId === null
@@ -193,6 +200,7 @@ export const brokenCodeStores: readonly BrokenCodeStore[] = [
   broken('unbounded-sweep', 'sweeps past its limit', ['codes.sweep-bounded']),
   broken('active-key-only', 'compares only the active key version', ['codes.key-rotation']),
   broken('unvalidated', 'stores whatever it is given', ['codes.invalid-input']),
+  broken('racy-supersede', 'chooses the codes to supersede before an await', ['codes.concurrent-supersede']),
   broken('outbox-first', 'writes the outbox before it knows the code can be stored', [
     'codes.outbox-with-issue',
   ]),

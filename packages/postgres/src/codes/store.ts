@@ -16,7 +16,7 @@ import {
   validateSweepRequest,
 } from '@portcullis/core/codes'
 import { duplicateOutboxEntry } from '@portcullis/core/mail'
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import { sqlStateOf } from '../client/database-error.js'
@@ -115,7 +115,8 @@ export class PostgresOneTimeCodeStore implements OneTimeCodeStore {
             code.accountId === null
               ? and(isNull(table.accountId), eq(table.address, code.address))
               : eq(table.accountId, code.accountId)
-          await tx.delete(table).where(and(sameOwner, eq(table.purpose, code.purpose)))
+          // Never the new code's own id: a duplicate id must reach the insert and be refused there.
+          await tx.delete(table).where(and(sameOwner, eq(table.purpose, code.purpose), ne(table.id, code.id)))
         }
         await tx.insert(table).values({
           ...code,
