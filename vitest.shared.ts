@@ -9,6 +9,14 @@ export const postgresGlobalSetup = fileURLToPath(
   new URL('./tooling/database/src/global-setup.ts', import.meta.url),
 )
 
+/**
+ * Records every test file's duration for the summary at the end of `pnpm test` (the ten slowest files);
+ * writes nothing outside that run.
+ */
+export const durationsReporter = fileURLToPath(
+  new URL('./tooling/database/src/test-run/durations-reporter.ts', import.meta.url),
+)
+
 /** Shared test settings: workspace packages resolve to their TypeScript sources. */
 export function portcullisTestConfig(overrides: UserConfig['test'] = {}): UserConfig {
   const conditions = ['@portcullis/source', ...defaultServerConditions]
@@ -22,6 +30,7 @@ export function portcullisTestConfig(overrides: UserConfig['test'] = {}): UserCo
       maxWorkers: 2,
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      reporters: ['default', durationsReporter],
       ...overrides,
     },
   })

@@ -67,7 +67,8 @@ describe('migrate builds the indexes of pending migrations concurrently', () => 
             (
               await db.client.pool.query(
                 `select count(*)::int as n from pg_stat_activity
-                  where query ilike 'CREATE INDEX CONCURRENTLY%' and wait_event_type = 'Lock'`,
+                  where datname = current_database() and query ilike 'CREATE INDEX CONCURRENTLY%'
+                    and wait_event_type = 'Lock'`,
               )
             ).rows[0]?.n,
           { timeout: 20_000, interval: 50 },

@@ -54,7 +54,8 @@ describe('telling the instances’ revocation listeners apart', () => {
     await expect(nameOf(a.listenerProcessId)).resolves.toBe('billing-api/host-a/101')
     await expect(nameOf(b.listenerProcessId)).resolves.toBe('billing-api/host-b/202')
     const { rows } = await admin.pool.query<{ application_name: string }>(
-      "select application_name from pg_stat_activity where application_name like 'billing-api/%' order by 1",
+      `select application_name from pg_stat_activity
+       where datname = current_database() and application_name like 'billing-api/%' order by 1`,
     )
     expect(new Set(rows.map((row) => row.application_name))).toEqual(
       new Set(['billing-api/host-a/101', 'billing-api/host-b/202']),

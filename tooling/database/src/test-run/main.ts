@@ -1,0 +1,75 @@
+// `pnpm test`: runs the command it is given (turbo) with one real PostgreSQL server for the whole run,
+// then prints the ten slowest test files. Every vitest process of the run creates its databases on that
+// one server (see global-setup.ts) instead of starting a server of its own.
+import { spawn } from 'node:child_process'
+import { rm } from 'node:fs/promises'
+import { constants } from 'node:os'
+import { join } from 'node:path'
+import { dockerEngineAnswers } from '../docker.js'
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded.js'
+import { EMBEDDED_SERVER_VARIABLE } from '../global-setup.js'
+import { DURATIONS_VARIABLE, readDurations, slowestFiles } from './durations.js'
+
+const REPOSITORY_ROOT = new URL('../../../../', import.meta.url).pathname
+
+/**
+ * Up to three turbo tasks at a time, each with up to two vitest workers, each with its pools: room for
+ * all of them on the one server.
+ */
+const MAX_CONNECTIONS = 1_000
+
+/** The run's server when this run should start one: not with `DATABASE_URL`, a shared one, or Docker. */
+async function runServer(): Promise<EmbeddedPostgres | undefined> {
+  if (process.env.DATABASE_URL || process.env[EMBEDDED_SERVER_VARIABLE]) return undefined
+  if (await dockerEngineAnswers()) return undefined
+  const started = Date.now()
+  const server = await startEmbeddedPostgres({ maxConnections: MAX_CONNECTIONS })
+  console.log(`test run: one embedded PostgreSQL for every package (started in ${Date.now() - started} ms)`)
+  return server
+}
+
+function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(command, args, { cwd: REPOSITORY_ROOT, env, stdio: 'inherit' })
+  // An interrupt reaches the whole terminal group; the run waits for its command to end, then cleans up.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal)
+  const ignore = () => {}
+  process.on('SIGINT', ignore)
+  process.on('SIGTERM', forward)
+  process.on('SIGHUP', forward)
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`test run: ${command} could not start: ${error.message}`)
+      resolve(127)
+    })
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', ignore)
+      process.off('SIGTERM', forward)
+      process.off('SIGHUP', forward)
+      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))
+    })
+  })
+}
+
+async function main(): Promise<number> {
+  const [command, ...args] = process.argv.slice(2)
+  if (command === undefined) {
+    console.error('usage: main.ts <command> [arguments…]')
+    return 2
+  }
+  const durations = process.env[DURATIONS_VARIABLE] || join(REPOSITORY_ROOT, '.turbo', 'test-durations')
+  await rm(durations, { recursive: true, force: true })
+  const server = await runServer()
+  const env: NodeJS.ProcessEnv = { ...process.env, [DURATIONS_VARIABLE]: durations }
+  if (server) env[EMBEDDED_SERVER_VARIABLE] = server.connectionString
+  let status: number
+  try {
+    status = await run(command, args, env)
+  } finally {
+    await server?.stop()
+  }
+  const lines = slowestFiles(await readDurations(durations))
+  if (lines.length > 0) console.log(`\n${lines.join('\n')}`)
+  return status
+}
+
+process.exitCode = await main()
