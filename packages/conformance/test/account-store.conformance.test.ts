@@ -1,6 +1,7 @@
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryMailOutbox } from '@portcullis/core/mail'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore } from '@portcullis/core/totp'
@@ -10,7 +11,7 @@ import { realProtector } from './support/memory-fixtures.js'
 
 // The reference memory store passes every case; the stores of sessions, refresh families, step-up
 // credentials, API keys, TOTP and passkeys are cascaded, so deleting an account takes their records in
-// the same step.
+// the same step, and change messages go to a memory outbox.
 describeConformance(
   accountStoreSuite(() => {
     const sessions = new MemorySessionStore()
@@ -20,10 +21,12 @@ describeConformance(
     const totp = new MemoryTotpStore()
     const passkeys = new MemoryPasskeyStore()
     const passkeyChallenges = new MemoryPasskeyChallengeStore()
+    const outbox = new MemoryMailOutbox()
     const store = new MemoryAccountStore({
       cascade: [sessions, refreshTokens, stepUp, apiKeys, totp, passkeys, passkeyChallenges],
+      outbox,
     })
     const companions = { sessions, refreshTokens, stepUp, apiKeys, totp, passkeys, passkeyChallenges }
-    return { store, protector: realProtector(), ...companions }
+    return { store, protector: realProtector(), outbox, ...companions }
   }),
 )

@@ -19,10 +19,26 @@ export type { PostgresRefreshTokenStoreOptions } from './local-accounts/refresh-
 export { PostgresRefreshTokenStore } from './local-accounts/refresh-token-store.js'
 export type { PostgresSessionStoreOptions } from './local-accounts/session-store.js'
 export { PostgresSessionStore } from './local-accounts/session-store.js'
+export type {
+  PostgresFailedOutboxRow,
+  PostgresMailOutboxOptions,
+  PostgresNotificationSettingsOptions,
+} from './mail/index.js'
+export {
+  insertOutboxEntries,
+  PostgresMailOutbox,
+  PostgresNotificationSettings,
+  withOutbox,
+} from './mail/index.js'
 export type { AppliedMigration, MigrationStatus } from './maintenance/status.js'
 export { migrationStatus } from './maintenance/status.js'
 export type { SweepOptions, SweepReport } from './maintenance/sweep.js'
-export { EXPIRING_TABLES, ONE_TIME_CODES_EXPIRY, sweepExpired } from './maintenance/sweep.js'
+export {
+  EXPIRING_TABLES,
+  FAILED_MAIL_RETENTION,
+  ONE_TIME_CODES_EXPIRY,
+  sweepExpired,
+} from './maintenance/sweep.js'
 export type { MigrateOptions, MigrationReport } from './migrations/migrate.js'
 export { MIGRATION_LOCK_KEY, MIGRATIONS, MIGRATIONS_TABLE, migrate } from './migrations/migrate.js'
 export type { Migration } from './migrations/migration.js'

@@ -7,6 +7,7 @@ import { NOW } from './support/accounts.js'
 import { migratedDatabase } from './support/database.js'
 import { accountFaultCases } from './support/fault-cases-accounts.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
+import { mailFaultCases } from './support/fault-cases-mail.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
 import { faultKit } from './support/faults.js'
 
@@ -32,7 +33,12 @@ afterAll(async () => {
 })
 
 const kit = faultKit(db)
-const cases = [...accountFaultCases(kit), ...localAccountFaultCases(kit), ...reencryptionFaultCases(kit)]
+const cases = [
+  ...accountFaultCases(kit),
+  ...localAccountFaultCases(kit),
+  ...reencryptionFaultCases(kit),
+  ...mailFaultCases(kit),
+]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {
   const name = `faulty-${randomUUID().slice(0, 8)}`

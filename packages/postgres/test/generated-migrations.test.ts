@@ -49,6 +49,7 @@ describe('generated migrations', () => {
       { version: 11, name: 'store-lookup-indexes' },
       { version: 12, name: 'email-addresses' },
       { version: 13, name: 'one-time-codes' },
+      { version: 14, name: 'mail-outbox' },
     ])
   })
 

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
 import type { ApiKeyStore } from '@portcullis/core/api-keys'
 import type { RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import { accounts as oauth } from '@portcullis/core/oauth'
 import type { PasskeyChallengeStore, PasskeyStore } from '@portcullis/core/passkeys'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
@@ -26,6 +27,11 @@ export interface AccountStoreFixture extends StoreFixture<AccountStore> {
   readonly totp?: TotpStore
   readonly passkeys?: PasskeyStore
   readonly passkeyChallenges?: PasskeyChallengeStore
+  /**
+   * The outbox the store writes the `outbox` entries of change requests into (same storage, same
+   * transaction). Without it the store must refuse requests that carry entries, changing nothing.
+   */
+  readonly outbox?: MailOutboxStore
 }
 
 export type AccountStoreFactory = () => AccountStoreFixture | Promise<AccountStoreFixture>

@@ -5,6 +5,7 @@ import { emailCases } from './email-cases.js'
 import { epochCases } from './epoch-cases.js'
 import type { AccountStoreFactory, AccountStoreFixture } from './fixture.js'
 import { methodCases } from './method-cases.js'
+import { outboxCases } from './outbox-cases.js'
 import { passkeyMethodCases } from './passkey-method-cases.js'
 import { passwordCases } from './password-cases.js'
 
@@ -15,8 +16,8 @@ import { passwordCases } from './password-cases.js'
  * concurrent first sign-ins provisioning exactly one account, deletion removing everything of an account
  * (and refusing while provider tokens are retained), the security epoch moving exactly with the
  * operations that must move it, email addresses (one verified owner under concurrency, unverified ones
- * shared, one primary, the last way in kept, never linked by a provider sign-in), and typed invalid-input
- * errors.
+ * shared, one primary, the last way in kept, never linked by a provider sign-in), outbox entries written
+ * in the change's transaction exactly when it happens, and typed invalid-input errors.
  */
 export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuite<AccountStoreFixture> {
   return {
@@ -29,6 +30,7 @@ export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuit
       ...deletionCases,
       ...epochCases,
       ...emailCases,
+      ...outboxCases,
     ],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),

@@ -2,6 +2,7 @@ import { setImmediate as tick } from 'node:timers/promises'
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryMailOutbox } from '@portcullis/core/mail'
 import type { accounts } from '@portcullis/core/oauth'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
@@ -58,7 +59,7 @@ function linkingByEmail(inner: AccountStore, view: accounts.OAuthAccountStore): 
 }
 
 function fixture(
-  override: (inner: AccountStore) => Partial<AccountStore> = () => ({}),
+  override: (inner: AccountStore, outbox: MemoryMailOutbox) => Partial<AccountStore> = () => ({}),
   options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean; blindPasskeys?: boolean } = {},
 ): () => AccountStoreFixture {
   return () => {
@@ -74,11 +75,22 @@ function fixture(
       ...(options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]),
       ...(options.secondFactors === false ? [] : [totp, passkeys, passkeyChallenges]),
     ]
-    const inner = new MemoryAccountStore({ cascade })
-    const store = { ...forwarding(inner), ...override(inner) }
+    const outbox = new MemoryMailOutbox()
+    const inner = new MemoryAccountStore({ cascade, outbox })
+    const store = { ...forwarding(inner), ...override(inner, outbox) }
     const peer = options.ownPeer === true ? new MemoryAccountStore({ cascade }) : store
     const seconds = { totp, passkeys, passkeyChallenges }
-    return { store, peer, protector: realProtector(), sessions, refreshTokens, stepUp, apiKeys, ...seconds }
+    return {
+      store,
+      peer,
+      protector: realProtector(),
+      outbox,
+      sessions,
+      refreshTokens,
+      stepUp,
+      apiKeys,
+      ...seconds,
+    }
   }
 }
 
@@ -92,6 +104,23 @@ export interface BrokenAccountStore {
 export const correctAccountStore = fixture()
 
 export const brokenAccountStores: readonly BrokenAccountStore[] = [
+  {
+    name: 'enqueues a password change’s messages before its compare-and-swap',
+    factory: fixture((inner, outbox) => ({
+      setPassword: async ({ outbox: entries, ...request }) => {
+        await outbox.enqueue(entries ?? [])
+        return inner.setPassword(request)
+      },
+    })),
+    caught: ['accounts.outbox.iff-commit'],
+  },
+  {
+    name: 'drops the messages of an epoch bump',
+    factory: fixture((inner) => ({
+      bumpSecurityEpoch: ({ outbox: _dropped, ...request }) => inner.bumpSecurityEpoch(request),
+    })),
+    caught: ['accounts.outbox.iff-commit', 'accounts.outbox.bad-entries'],
+  },
   {
     name: 'lists the password only',
     factory: fixture((inner) => ({

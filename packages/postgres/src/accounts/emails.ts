@@ -23,6 +23,7 @@ import { PortcullisError } from '@portcullis/core/errors'
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import { bumpEpoch, lockAndCountMethods } from './methods.js'
 import { accountsTable, type EmailAddressRow, emailAddressesTable, passwordsTable } from './tables.js'
 
@@ -97,7 +98,7 @@ export async function addEmailAddress(
   context: LocalStoreContext,
   request: EmailAddressRequest,
 ): Promise<AddEmailAddressOutcome> {
-  const { accountId, address, now } = validateEmailAddressRequest(request)
+  const { accountId, address, now, outbox } = validateEmailAddressRequest(request)
   return inTransaction(context.pool, async (tx): Promise<AddEmailAddressOutcome> => {
     if ((await lockAccount(tx, accountId)) === undefined) return { outcome: 'not-found' }
     const rows = await lockRows(tx, accountId)
@@ -114,7 +115,7 @@ export async function addEmailAddress(
       .values({ accountId, address, verifiedAt: null, isPrimary: rows.length === 0, createdAt: now })
       .returning()
     if (row === undefined) throw new Error('the inserted address was not returned')
-    return { outcome: 'added', address: toRecord(row) }
+    return withOutbox(tx, outbox, { outcome: 'added', address: toRecord(row) })
   })
 }
 
@@ -134,7 +135,7 @@ export async function verifyEmailAddress(
   context: LocalStoreContext,
   request: VerifyEmailAddressRequest,
 ): Promise<VerifyEmailAddressOutcome> {
-  const { accountId, address, now, makePrimary } = validateVerifyEmailAddress(request)
+  const { accountId, address, now, makePrimary, outbox } = validateVerifyEmailAddress(request)
   try {
     return await inTransaction(context.pool, async (tx): Promise<VerifyEmailAddressOutcome> => {
       const account = await lockAccount(tx, accountId)
@@ -159,7 +160,7 @@ export async function verifyEmailAddress(
         row = { ...row, isPrimary: true }
         securityEpoch = await bumpEpoch(tx, context.channel, accountId, now)
       }
-      return { outcome: 'verified', address: toRecord(row), securityEpoch }
+      return withOutbox(tx, outbox, { outcome: 'verified', address: toRecord(row), securityEpoch })
     })
   } catch (error) {
     if (error instanceof AddressTaken) return { outcome: 'taken' }
@@ -171,16 +172,17 @@ export async function setPrimaryEmailAddress(
   context: LocalStoreContext,
   request: EmailAddressRequest,
 ): Promise<SetPrimaryEmailAddressOutcome> {
-  const { accountId, address, now } = validateEmailAddressRequest(request)
+  const { accountId, address, now, outbox } = validateEmailAddressRequest(request)
+  const set = (securityEpoch: number) => ({ outcome: 'set', securityEpoch }) as const
   return inTransaction(context.pool, async (tx): Promise<SetPrimaryEmailAddressOutcome> => {
     const account = await lockAccount(tx, accountId)
     if (account === undefined) return { outcome: 'not-found' }
     const row = (await lockRows(tx, accountId)).find((each) => each.address === address)
     if (row === undefined) return { outcome: 'not-found' }
     if (row.verifiedAt === null) return { outcome: 'unverified' }
-    if (row.isPrimary) return { outcome: 'set', securityEpoch: account.securityEpoch }
+    if (row.isPrimary) return withOutbox(tx, outbox, set(account.securityEpoch))
     await movePrimary(tx, accountId, address)
-    return { outcome: 'set', securityEpoch: await bumpEpoch(tx, context.channel, accountId, now) }
+    return withOutbox(tx, outbox, set(await bumpEpoch(tx, context.channel, accountId, now)))
   })
 }
 
@@ -188,7 +190,8 @@ export async function removeEmailAddress(
   context: LocalStoreContext,
   request: RemoveEmailAddressRequest,
 ): Promise<RemoveEmailAddressOutcome> {
-  const { accountId, address, now, signInWith } = validateRemoveEmailAddress(request)
+  const { accountId, address, now, signInWith, outbox } = validateRemoveEmailAddress(request)
+  const removed = (securityEpoch: number) => ({ outcome: 'removed', securityEpoch }) as const
   return inTransaction(context.pool, async (tx): Promise<RemoveEmailAddressOutcome> => {
     // Locks the account row and counts its methods under that lock, as every method removal does.
     const methods = await lockAndCountMethods(tx, accountId)
@@ -215,8 +218,8 @@ export async function removeEmailAddress(
         .select({ securityEpoch: accountsTable.securityEpoch })
         .from(accountsTable)
         .where(eq(accountsTable.accountId, accountId))
-      return { outcome: 'removed', securityEpoch: account?.securityEpoch ?? 1 }
+      return withOutbox(tx, outbox, removed(account?.securityEpoch ?? 1))
     }
-    return { outcome: 'removed', securityEpoch: await bumpEpoch(tx, context.channel, accountId, now) }
+    return withOutbox(tx, outbox, removed(await bumpEpoch(tx, context.channel, accountId, now)))
   })
 }

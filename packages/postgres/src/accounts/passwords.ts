@@ -21,6 +21,7 @@ import { PortcullisError } from '@portcullis/core/errors'
 import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { duplicateOr, type LocalStoreContext } from '../local-accounts/client.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { bumpEpoch, lockAndCountMethods } from './methods.js'
 import {
@@ -63,7 +64,7 @@ export async function createAccount(
   context: LocalStoreContext,
   request: CreateAccountRequest,
 ): Promise<CreateAccountOutcome> {
-  const { accountId, username, passwordHash, now, inviteDigest } = validateCreateAccount(request)
+  const { accountId, username, passwordHash, now, inviteDigest, outbox } = validateCreateAccount(request)
   try {
     return await inTransaction(context.pool, async (tx): Promise<CreateAccountOutcome> => {
       if (inviteDigest !== undefined) {
@@ -97,7 +98,7 @@ export async function createAccount(
           .set({ consumedAt: now, consumedBy: accountId })
           .where(eq(invitesTable.digest, inviteDigest))
       }
-      return { outcome: 'created', account: toRecord(account, password) }
+      return withOutbox(tx, outbox, { outcome: 'created', account: toRecord(account, password) })
     })
   } catch (error) {
     if (error instanceof UsernameTaken) return { outcome: 'username-taken' }
@@ -179,7 +180,7 @@ export async function setPassword(
     if (change.bumpEpoch) {
       await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId: change.accountId }])
     }
-    return toRecord(account, password)
+    return withOutbox(tx, change.outbox, toRecord(account, password))
   })
 }
 
@@ -188,7 +189,7 @@ export async function addPassword(
   context: LocalStoreContext,
   request: AddPasswordRequest,
 ): Promise<AddPasswordOutcome> {
-  const { accountId, username, passwordHash, now } = validateAddPassword(request)
+  const { accountId, username, passwordHash, now, outbox } = validateAddPassword(request)
   return inTransaction(context.pool, async (tx): Promise<AddPasswordOutcome> => {
     const [account] = await tx
       .select()
@@ -207,7 +208,7 @@ export async function addPassword(
       .onConflictDoNothing({ target: passwordsTable.username })
       .returning()
     if (password === undefined) return { outcome: 'username-taken' }
-    return { outcome: 'added', account: toRecord(account, password) }
+    return withOutbox(tx, outbox, { outcome: 'added', account: toRecord(account, password) })
   })
 }
 
@@ -216,7 +217,7 @@ export async function removePassword(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<RemoveSignInMethodOutcome> {
-  const { accountId, now } = validateAccountChange(request)
+  const { accountId, now, outbox } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<RemoveSignInMethodOutcome> => {
     const methods = await lockAndCountMethods(tx, accountId)
     if (methods === null) return { outcome: 'not-found' }
@@ -227,7 +228,8 @@ export async function removePassword(
     if (password === undefined) return { outcome: 'not-found' }
     if (methods <= 1) return { outcome: 'final-method' }
     await tx.delete(passwordsTable).where(eq(passwordsTable.accountId, accountId))
-    return { outcome: 'removed', securityEpoch: await bumpEpoch(tx, context.channel, accountId, now) }
+    const securityEpoch = await bumpEpoch(tx, context.channel, accountId, now)
+    return withOutbox(tx, outbox, { outcome: 'removed', securityEpoch })
   })
 }
 

@@ -12,6 +12,7 @@ import {
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
 import { type LocalStoreContext, preparedStatements } from '../local-accounts/client.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import { linksTable } from '../oauth-accounts/tables.js'
 import { passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
@@ -97,7 +98,7 @@ export async function bumpSecurityEpoch(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<number | null> {
-  const { accountId, now } = validateAccountChange(request)
+  const { accountId, now, outbox } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx) => {
     const [row] = await tx
       .update(accountsTable)
@@ -106,7 +107,7 @@ export async function bumpSecurityEpoch(
       .returning({ securityEpoch: accountsTable.securityEpoch })
     if (row === undefined) return null
     await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
-    return row.securityEpoch
+    return withOutbox(tx, outbox, row.securityEpoch)
   })
 }
 
@@ -118,7 +119,7 @@ export async function setAccountStatus(
   context: LocalStoreContext,
   request: SetAccountStatusRequest,
 ): Promise<Account | null> {
-  const { accountId, status, now } = validateSetAccountStatus(request)
+  const { accountId, status, now, outbox } = validateSetAccountStatus(request)
   return inTransaction(context.pool, async (tx) => {
     const [row] = await tx
       .update(accountsTable)
@@ -136,6 +137,6 @@ export async function setAccountStatus(
     if (status === 'disabled') {
       await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
     }
-    return toAccount(row)
+    return withOutbox(tx, outbox, toAccount(row))
   })
 }

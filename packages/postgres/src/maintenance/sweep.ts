@@ -27,6 +27,16 @@ export const ONE_TIME_CODES_EXPIRY: ExpiringTable = {
   order: 'expires_at',
 }
 
+/**
+ * Mail that failed for good is kept (without its envelope) for operators for 30 days after it failed;
+ * pending mail is never swept (the drain decides when a message is too old to send).
+ */
+export const FAILED_MAIL_RETENTION: ExpiringTable = {
+  table: 'portcullis_mail_outbox',
+  expired: "state = 'failed' and failed_at <= $1::timestamptz - interval '30 days'",
+  order: 'failed_at',
+}
+
 export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   OAUTH_TRANSACTIONS_EXPIRY,
   { table: 'portcullis_step_up_credentials', expired: 'expires_at <= $1', order: 'expires_at' },
@@ -44,6 +54,7 @@ export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
   { table: 'portcullis_passkey_challenges', expired: 'expires_at <= $1', order: 'expires_at' },
   { table: 'portcullis_oauth_server_entries', expired: 'expires_at <= $1', order: 'expires_at' },
   ONE_TIME_CODES_EXPIRY,
+  FAILED_MAIL_RETENTION,
 ])
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'
