@@ -1,6 +1,7 @@
 import type { ConformanceSuite } from '@portcullis/conformance'
 import { accountStoreSuite } from '@portcullis/conformance/accounts'
 import { apiKeyStoreConformanceSuite } from '@portcullis/conformance/api-keys'
+import { oneTimeCodeStoreSuite } from '@portcullis/conformance/codes'
 import {
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
@@ -21,6 +22,7 @@ import {
   PostgresStepUpStore,
   PostgresTotpStore,
 } from '../src/index.js'
+import { postgresCodeFixture } from './support/codes.js'
 import { realProtector, splitRaceCases } from './support/database.js'
 import { type PooledDatabase, pooledDatabase, withoutPgBouncer } from './support/pgbouncer.js'
 
@@ -82,4 +84,5 @@ describe.skipIf(db === undefined)('the stores through PgBouncer in transaction m
     })),
   )
   register(apiKeyStoreConformanceSuite(() => new PostgresApiKeyStore({ client })))
+  register(oneTimeCodeStoreSuite(postgresCodeFixture(client, other, false)))
 })

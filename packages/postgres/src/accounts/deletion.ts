@@ -7,6 +7,7 @@ import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import { apiKeysTable } from '../api-keys/tables.js'
 import { isGrant, oauthServerEntriesTable } from '../authorization-server/tables.js'
 import { inTransaction } from '../client/transaction.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
@@ -31,7 +32,7 @@ export async function deleteAccount(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<DeleteAccountOutcome> {
-  const { accountId } = validateAccountChange(request)
+  const { accountId, outbox } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<DeleteAccountOutcome> => {
     const [account] = await tx
       .select({ accountId: accountsTable.accountId })
@@ -89,6 +90,6 @@ export async function deleteAccount(
       ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
       ...grantIds.map((grantId) => ({ kind: 'grant' as const, grantId })),
     ])
-    return { outcome: 'deleted' }
+    return withOutbox(tx, outbox, { outcome: 'deleted' } as const)
   })
 }
