@@ -3,6 +3,7 @@ import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type {
+  AccountEmailRouteTableOptions,
   AccountRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
@@ -96,6 +97,8 @@ export interface AdapterScenario {
   readonly passkeys?: PasskeyRouteTableOptions
   /** The TOTP routes (`totpRoutes`, no base), mounted after the local-account routes. */
   readonly totp?: TotpRouteTableOptions
+  /** The account email routes (`accountEmailRoutes`, no base), mounted after the local-account routes. */
+  readonly accountEmail?: AccountEmailRouteTableOptions
 }
 
 /** A running application: its base URL (`http://127.0.0.1:port`) and how to stop it. */

@@ -3,6 +3,7 @@ import type { AdapterApp, AdapterScenario } from '@portcullis/conformance/adapte
 import { anonymousContext } from '@portcullis/core/authorization'
 import express, { type Express, type RequestHandler } from 'express'
 import {
+  accountEmailRoutes,
   createAccountRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
@@ -40,6 +41,7 @@ export async function expressApp(
   if (scenario.accounts !== undefined) app.use(createAccountRoutes({ ...scenario.accounts, security }))
   if (scenario.passkeys !== undefined) app.use(passkeyRoutes({ ...scenario.passkeys, security }))
   if (scenario.totp !== undefined) app.use(totpRoutes({ ...scenario.totp, security }))
+  if (scenario.accountEmail !== undefined) app.use(accountEmailRoutes({ ...scenario.accountEmail, security }))
   const { mcp: endpoint } = scenario
   const mcp =
     endpoint === undefined

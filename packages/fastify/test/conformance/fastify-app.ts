@@ -1,6 +1,7 @@
 import type { AdapterApp, AdapterScenario, ScenarioRoute } from '@portcullis/conformance/adapters'
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
+  accountEmailRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   currentLocalSession,
@@ -25,6 +26,7 @@ export async function fastifyApp(
   if (scenario.accounts !== undefined) createAccountRoutes(app, scenario.accounts)
   if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
+  if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, {

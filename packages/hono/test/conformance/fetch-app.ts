@@ -40,6 +40,7 @@ export async function fetchApp(
     ...(scenario.accounts === undefined ? {} : { accounts: scenario.accounts }),
     ...(scenario.passkeys === undefined ? {} : { passkeys: scenario.passkeys }),
     ...(scenario.totp === undefined ? {} : { totp: scenario.totp }),
+    ...(scenario.accountEmail === undefined ? {} : { accountEmail: scenario.accountEmail }),
     ...(mcp === undefined
       ? {}
       : {

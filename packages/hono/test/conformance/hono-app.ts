@@ -5,6 +5,7 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import {
   type AnyHono,
+  accountEmailRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
@@ -51,6 +52,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.accounts !== undefined) createAccountRoutes(app, security, scenario.accounts)
   if (scenario.passkeys !== undefined) passkeyRoutes(app, security, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, security, scenario.totp)
+  if (scenario.accountEmail !== undefined) accountEmailRoutes(app, security, scenario.accountEmail)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, security, {
