@@ -1,4 +1,5 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
+import { accountEmailCases } from './account-email-cases.js'
 import { accountCases } from './account-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
@@ -50,6 +51,7 @@ export function adapterSuite(
       ...accountCases,
       ...passkeyCases,
       ...totpCases,
+      ...accountEmailCases,
       ...mcpCases,
       ...mcpHostCases,
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto'
+import { AccountEmail } from '@portcullis/core/account-email'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
+import { CodeKeyRing, MemoryOneTimeCodeStore, type OneTimeCodeStore } from '@portcullis/core/codes'
+import { PortcullisError } from '@portcullis/core/errors'
+import {
+  generateLocalSigningKey,
+  LocalAccounts,
+  LocalSigningKeyRing,
+  MemoryRateLimitStore,
+  MemoryRefreshTokenStore,
+  MemorySessionStore,
+} from '@portcullis/core/local-accounts'
+import {
+  type MailMessage,
+  MemoryMailOutbox,
+  MemoryNotificationSettings,
+  openOutboxMessage,
+} from '@portcullis/core/mail'
+import { anyOf } from '@portcullis/core/policy'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { MemoryStepUpStore } from '@portcullis/core/step-up'
+import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
+import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
+import { ORIGIN, scryptHasher } from './account-world.js'
+import { codeFor } from './factor-client.js'
+import type { AdapterScenario } from './scenario.js'
+
+/** A clock the cases move; it starts just after a TOTP step boundary. */
+function movableClock() {
+  const period = TOTP_PERIOD_SECONDS * 1000
+  let now = Math.floor(Date.now() / period) * period + 1000
+  return Object.assign(() => now, {
+    advance(ms: number) {
+      now += ms
+    },
+  })
+}
+
+/** The code store with every method failing while `state.down` (a database outage). */
+function switchableCodes(store: OneTimeCodeStore, state: { down: boolean }): OneTimeCodeStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) =>
+        state.down
+          ? Promise.reject(new PortcullisError('conformance.store_down', 'unavailable', 'the store is down'))
+          : (value as (...parameters: unknown[]) => unknown).apply(target, args)
+    },
+  })
+}
+
+/**
+ * The sign-up, verification and reset world: local accounts (hybrid profile, sign-in by username or
+ * verified address, TOTP as the second factor) and the account email routes, over memory stores that
+ * write their mail into one outbox the cases read back. The public origin is `https://app.example`.
+ */
+export async function accountEmailWorld(options: { readonly maxAttempts?: number } = {}) {
+  const clock = movableClock()
+  const outbox = new MemoryMailOutbox()
+  const codeState = { down: false }
+  const codes = new MemoryOneTimeCodeStore({ outbox })
+  const sessions = new MemorySessionStore()
+  const accounts = new MemoryAccountStore({ outbox, cascade: [sessions, codes] })
+  const rateLimits = new MemoryRateLimitStore()
+  const protector = new AESGCMOAuthTransactionProtector({
+    activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
+  })
+  const totp = new TotpService({
+    store: new MemoryTotpStore(),
+    protector,
+    rateLimits,
+    recoveryCodePeppers: { active: { version: 'p1', secret: randomBytes(32) } },
+    issuer: 'Conformance',
+    clock,
+  })
+  const secondFactor = new TotpSecondFactor({ totp, pending: new MemoryStepUpStore(), clock })
+  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
+  const local = new LocalAccounts({
+    profile: 'hybrid',
+    accounts,
+    sessions,
+    refreshTokens: new MemoryRefreshTokenStore(),
+    rateLimits,
+    hasher: scryptHasher(),
+    registration: 'open',
+    publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
+    signInWith: ['username', 'email'],
+    secondFactor,
+    tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
+    clock,
+  })
+  const accountEmail = new AccountEmail({
+    accounts,
+    local,
+    codes: switchableCodes(codes, codeState),
+    outbox,
+    notificationSettings: new MemoryNotificationSettings(),
+    protector,
+    codeKeys: new CodeKeyRing({ version: 1, secret: randomBytes(32) }),
+    publicOrigin: ORIGIN,
+    rateLimits,
+    secondFactor,
+    signInWith: ['username', 'email'],
+    clock,
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+  })
+  const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
+  const me = { auth: anyOf(...names) }
+  const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
+    id: security.principal?.id ?? null,
+  })
+  const scenario: AdapterScenario = {
+    security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Account email', version: '1' } } },
+    routes: [
+      { method: 'GET', path: '/me', options: me, respond },
+      { method: 'POST', path: '/me', options: me, respond },
+    ],
+    local,
+    accountEmail: { accountEmail, local },
+  }
+  /** The newest message of `kind` to `address`, with the flow and code its link carries. */
+  const lastTo = async (kind: MailMessage['kind'], address: string) => {
+    const messages = await Promise.all(
+      [...outbox.pending()]
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .map((row) => openOutboxMessage(protector, row)),
+    )
+    const message = messages.filter((each) => each.kind === kind && each.to.address === address).at(-1)
+    const link = message !== undefined && 'link' in message ? message.link : undefined
+    const url = link === undefined ? undefined : new URL(link)
+    return {
+      message,
+      link,
+      flow: url?.searchParams.get('flow') ?? '',
+      code: new URLSearchParams(url?.hash.slice(1) ?? '').get('code') ?? '',
+    }
+  }
+  /** Turns TOTP on for the account; the code of the current step, for the second step. */
+  const enableTotp = async (accountId: string) => {
+    const start = await totp.beginEnrollment({ accountId, label: accountId })
+    const secret = start.revealSecret()
+    await totp.confirmEnrollment({ accountId, code: codeFor(secret, clock()), clientAddress: undefined })
+    clock.advance(TOTP_PERIOD_SECONDS * 1000)
+    return { secret, code: () => codeFor(secret, clock()) }
+  }
+  return { scenario, clock, lastTo, enableTotp, codeState }
+}
