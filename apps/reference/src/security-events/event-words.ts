@@ -39,6 +39,8 @@ const SESSION_ENDS: Readonly<Record<string, string>> = {
 const EPOCH_REASONS: Readonly<Record<string, string>> = {
   password_changed: 'the password changed',
   password_reset: 'the password was reset',
+  email_changed: 'your email address changed',
+  email_change_undone: 'an email change was undone',
   password_removed: 'the password was removed',
   identity_unlinked: 'an identity provider was unlinked',
   account_disabled: 'the account was disabled',
@@ -121,6 +123,27 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
   'api_key.rotated': () => 'You replaced an API key with a new one.',
   'api_key.revoked': () => 'You revoked an API key: it no longer works.',
   'oauth.client_disconnected': () => 'You disconnected an app: its access was revoked.',
+  'email.change_requested': () =>
+    'A change of your email address was asked for: a code went to the new address, a notice to the old one.',
+  'email.changed': () => 'Your email address changed: the new one is your primary address now.',
+  'email.change_undone': () => 'A change of your email address was undone from the old address.',
+  'sign_in_code.requested': () => 'A sign-in code was asked for by email.',
+  'sign_in_code.failed': () => 'A sign-in code was refused (wrong, used or expired).',
+  'sign_up.created': () => 'The account was created by signing up with an email address.',
+  'sign_up.existing_address': () =>
+    'Someone tried to sign up with your address; the address was told instead, and no account was made.',
+  'sign_up.refused': () => 'A sign-up was refused: its invitation was not valid.',
+  'email.verification_sent': () => 'A verification code was sent to your address.',
+  'email.verified': () => 'Your email address was verified.',
+  'email.verification_failed': (event) =>
+    text(event, 'reason') === 'taken'
+      ? 'An address could not be verified: another account verified it first.'
+      : 'A verification code was refused (wrong, used or expired).',
+  'password_reset.requested': () => 'A password reset was asked for by email.',
+  'password_reset.second_factor_required': () =>
+    'A reset code was right; the reset waited for your two-step sign-in code.',
+  'password_reset.failed': () => 'A password reset step was refused.',
+  'password_reset.completed': () => 'Your password was reset by email: every session was signed out.',
 }
 
 /** The event as one sentence for its owner (a plain fallback for a type this page does not know). */
