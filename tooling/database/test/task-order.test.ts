@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = new URL('../../../', import.meta.url).pathname
+const turbo = new URL('../../../node_modules/.bin/turbo', import.meta.url).pathname
+const GATE = '//#after-slow-suites'
+
+/** The suites that take longest on a clean clone: they and what they need start before the rest. */
+const SLOW_FIRST = [
+  '@portcullis/reference#test',
+  '@portcullis/example-nextjs#test',
+  '@portcullis/authorization-server#test',
+  '@portcullis/postgres#test',
+  '@portcullis/packaging#test',
+  '//#docs:api:check',
+]
+
+interface DryTask {
+  readonly taskId: string
+  readonly task: string
+  readonly dependencies: readonly string[]
+}
+
+async function taskGraph(): Promise<DryTask[]> {
+  const { stdout } = await promisify(execFile)(
+    turbo,
+    ['run', 'lint', 'typecheck', 'test', 'deps:check', 'docs:api:check', '--dry=json'],
+    { cwd: ROOT, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' }, maxBuffer: 64 * 1024 * 1024 },
+  )
+  return (JSON.parse(stdout) as { tasks: DryTask[] }).tasks
+}
+
+describe('the task graph of pnpm test', { timeout: 120_000 }, () => {
+  it('queues every lint, typecheck and test task behind the slow suites, which wait for nothing but builds', async () => {
+    const tasks = await taskGraph()
+    const byId = new Map(tasks.map((task) => [task.taskId, task]))
+    const waitsForGate = (id: string, seen = new Set<string>()): boolean => {
+      if (seen.has(id)) return false
+      seen.add(id)
+      const task = byId.get(id)
+      return task?.dependencies.some((each) => each === GATE || waitsForGate(each, seen)) ?? false
+    }
+    for (const id of SLOW_FIRST) {
+      expect(byId.has(id), `${id} is in the run`).toBe(true)
+      expect(waitsForGate(id), `${id} starts in the first wave`).toBe(false)
+      // What it waits for is builds only.
+      const dependencies = byId.get(id)?.dependencies ?? []
+      expect(dependencies.filter((each) => !each.endsWith('#build'))).toEqual([])
+    }
+    const rest = tasks.filter(
+      (task) =>
+        ['lint', 'typecheck', 'test', 'deps:check'].includes(task.task) && !SLOW_FIRST.includes(task.taskId),
+    )
+    expect(rest.length).toBeGreaterThan(30)
+    expect(rest.filter((task) => !task.dependencies.includes(GATE)).map((task) => task.taskId)).toEqual([])
+    // The gate itself waits for nothing: it runs once its turn in the queue comes.
+    expect(byId.get(GATE)?.dependencies).toEqual([])
+  })
+})
