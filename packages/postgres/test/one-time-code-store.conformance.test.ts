@@ -1,16 +1,14 @@
 import { oneTimeCodeStoreSuite } from '@portcullis/conformance/codes'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import { hasMailOutbox, postgresCodeFixture } from './support/codes.js'
+import { postgresCodeFixture } from './support/codes.js'
 import { migratedDatabase, splitRaceCases } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
 const other = db.connect(8)
 
-const { races, others } = splitRaceCases(
-  oneTimeCodeStoreSuite(postgresCodeFixture(db.client, other, await hasMailOutbox(db.client))),
-)
+const { races, others } = splitRaceCases(oneTimeCodeStoreSuite(postgresCodeFixture(db.client, other)))
 
 describeConformance(others)
 

@@ -84,5 +84,5 @@ describe.skipIf(db === undefined)('the stores through PgBouncer in transaction m
     })),
   )
   register(apiKeyStoreConformanceSuite(() => new PostgresApiKeyStore({ client })))
-  register(oneTimeCodeStoreSuite(postgresCodeFixture(client, other, false)))
+  register(oneTimeCodeStoreSuite(postgresCodeFixture(client, other)))
 })

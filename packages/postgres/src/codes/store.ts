@@ -15,15 +15,14 @@ import {
   validateRevokeRequest,
   validateSweepRequest,
 } from '@portcullis/core/codes'
-import { duplicateOutboxEntry } from '@portcullis/core/mail'
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import { sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction } from '../client/transaction.js'
+import { insertOutboxEntries } from '../mail/outbox-insert.js'
 import { deleteExpiredRows, ONE_TIME_CODES_EXPIRY } from '../maintenance/sweep.js'
-import { insertCodeOutbox } from './outbox.js'
 import { oneTimeCodesTable } from './tables.js'
 
 export interface PostgresOneTimeCodeStoreOptions {
@@ -50,8 +49,8 @@ function recordOf(row: Row): OneTimeCodeRecord {
 }
 
 /**
- * A unique violation on the code's id is `codes.duplicate`, on an outbox entry's id the outbox's
- * duplicate error; a code naming no account is `codes.invalid_input`. Anything else passes through.
+ * A unique violation on the code's id is `codes.duplicate`; a code naming no account is
+ * `codes.invalid_input`. Anything else (an outbox entry's duplicate id among them) passes through.
  */
 function issueError(error: unknown): unknown {
   let name: unknown
@@ -68,7 +67,6 @@ function issueError(error: unknown): unknown {
   if (state === '23505' && name === 'portcullis_one_time_codes_pkey') {
     return new OneTimeCodeError(OneTimeCodeErrorCodes.duplicate, 'a code with this id is already stored')
   }
-  if (state === '23505' && name === 'portcullis_mail_outbox_pkey') return duplicateOutboxEntry()
   if (state === '23503' && name === 'portcullis_one_time_codes_account_id_fkey') {
     return new OneTimeCodeError(OneTimeCodeErrorCodes.invalidInput, 'code.accountId names no account')
   }
@@ -123,7 +121,7 @@ export class PostgresOneTimeCodeStore implements OneTimeCodeStore {
           digest: Buffer.from(code.digest, 'base64url'),
           attempts: 0,
         })
-        if (outbox.length > 0) await insertCodeOutbox(tx, outbox)
+        await insertOutboxEntries(tx, outbox)
       } catch (error) {
         // Thrown from the body, the mapped error rolls the whole issue back.
         throw issueError(error)

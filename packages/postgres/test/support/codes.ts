@@ -4,22 +4,13 @@ import { PostgresAccountStore, type PostgresClient, PostgresOneTimeCodeStore } f
 
 const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA'
 
-/** Whether the mail outbox table (migration 14) is in the schema this client sees. */
-export async function hasMailOutbox(client: Pick<PostgresClient, 'pool'>): Promise<boolean> {
-  const { rows } = await client.pool.query<{ found: boolean }>(
-    "select to_regclass('portcullis_mail_outbox') is not null as found",
-  )
-  return rows[0]?.found === true
-}
-
 /**
  * The code store suite's fixture over two pools (two app instances): accounts made and deleted through
- * `PostgresAccountStore`, and the outbox read back from its table when the schema has one.
+ * `PostgresAccountStore`, and the outbox (`portcullis_mail_outbox`) read back from its table.
  */
 export function postgresCodeFixture(
   client: PostgresClient,
   other: PostgresClient,
-  outbox: boolean,
 ): () => OneTimeCodeStoreFixture {
   const accounts = new PostgresAccountStore({ client })
   return () => ({
@@ -41,16 +32,12 @@ export function postgresCodeFixture(
       const deleted = await accounts.deleteAccount({ accountId, now: new Date() })
       if (deleted.outcome !== 'deleted') throw new Error(`account fixture: ${deleted.outcome}`)
     },
-    ...(outbox
-      ? {
-          async storedOutboxIds(ids: readonly string[]) {
-            const { rows } = await client.pool.query<{ id: string }>(
-              'select id::text as id from portcullis_mail_outbox where id::text = any($1)',
-              [[...ids]],
-            )
-            return rows.map((row) => row.id)
-          },
-        }
-      : {}),
+    async storedOutboxIds(ids) {
+      const { rows } = await client.pool.query<{ id: string }>(
+        'select id::text as id from portcullis_mail_outbox where id::text = any($1)',
+        [[...ids]],
+      )
+      return rows.map((row) => row.id)
+    },
   })
 }
