@@ -6,6 +6,7 @@ import { createPostgresClient, type PostgresClient, PostgresStepUpStore } from '
 import { NOW } from './support/accounts.js'
 import { migratedDatabase } from './support/database.js'
 import { accountFaultCases } from './support/fault-cases-accounts.js'
+import { codeFaultCases } from './support/fault-cases-codes.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
@@ -38,6 +39,7 @@ const cases = [
   ...localAccountFaultCases(kit),
   ...reencryptionFaultCases(kit),
   ...mailFaultCases(kit),
+  ...codeFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {
