@@ -5,14 +5,17 @@
  * - the HTTP layer (http) is framework-neutral: no server framework, no adapter, of the workspace only core;
  *   its Web Request/Response path (http/src/web) reaches no Node server module (node:http, node:https,
  *   node:http2, node:net), so it runs wherever `fetch` does;
- * - adapters (express, fastify, hono, postgres, argon2, passkeys, totp, mail) depend on core (the HTTP adapters also
- *   on http), never on each other; the conformance kit imports core, http and the capability packages,
+ * - adapters (express, fastify, hono, postgres, argon2, passkeys, totp, mail, password-blocklist) depend on core
+ *   (the HTTP adapters also on http), never on each other; the conformance kit imports core, http and the capability packages,
  *   never an adapter; the capability packages (passkeys, totp) and the mail transport (mail) hold their own
- *   library (@simplewebauthn/server, otpauth, nodemailer), which nothing else ships;
+ *   library (@simplewebauthn/server, otpauth, nodemailer), which nothing else ships, and the common-password
+ *   list (@zxcvbn-ts/language-common) ships in password-blocklist only;
  * - the authorization server (authorization-server) builds on core, the framework-neutral HTTP layer
  *   (cookies, CSRF, bodies, problem+json: one of each) and oidc-provider, never on an adapter
  *   (applications mount it);
  * - no import circle anywhere, type-only imports included.
+ * core's package.json itself (runtime dependencies jose and openid-client only) is checked by
+ * test/core-manifest.test.ts: an unused dependency imports nothing this rule could see.
  * Applications (apps/*) and examples (examples/*) compose adapters and may import any package.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -21,7 +24,7 @@ const FORBIDDEN_IN_CORE = '(express|pg|pg-[a-z-]+|drizzle-orm|drizzle-kit|hono|f
 const FRAMEWORK_SCOPES = '@(fastify|hono)/'
 const FORBIDDEN_FRAMEWORKS = `(^|/)node_modules/${FORBIDDEN_IN_CORE}/|^${FORBIDDEN_IN_CORE}(/|$)|(^|/)node_modules/${FRAMEWORK_SCOPES}|^${FRAMEWORK_SCOPES}`
 /** The adapters: each depends on core (and http), never on another. */
-const ADAPTERS = '(express|fastify|hono|postgres|argon2|passkeys|totp|mail)'
+const ADAPTERS = '(express|fastify|hono|postgres|argon2|passkeys|totp|mail|password-blocklist)'
 
 module.exports = {
   forbidden: [
@@ -96,6 +99,17 @@ module.exports = {
       to: { path: '(^|/)node_modules/@simplewebauthn/server/|^@simplewebauthn/server(/|$)' },
     },
     {
+      name: 'common-password-list-in-password-blocklist-only',
+      comment:
+        "the common-password list is the password-blocklist package's own data: only packages/password-blocklist ships it (core takes a list as an argument)",
+      severity: 'error',
+      from: {
+        path: '^packages/',
+        pathNot: '^packages/password-blocklist/|\\.test\\.ts$|^packages/[^/]+/test/',
+      },
+      to: { path: '(^|/)node_modules/@zxcvbn-ts/|^@zxcvbn-ts/' },
+    },
+    {
       name: 'http-no-framework',
       comment: 'the HTTP layer is framework-neutral: it must not import a server framework',
       severity: 'error',
@@ -141,7 +155,7 @@ module.exports = {
         pathNot: '^packages/[^/]+/(bench|test)/|\\.test\\.ts$',
       },
       to: {
-        path: '^packages/(express|fastify|hono|postgres|argon2|passkeys|totp|mail|conformance)/',
+        path: '^packages/(express|fastify|hono|postgres|argon2|passkeys|totp|mail|password-blocklist|conformance)/',
         pathNot: '^packages/($1|conformance)/',
       },
     },

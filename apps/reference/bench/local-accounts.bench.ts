@@ -13,6 +13,7 @@ import { generateLocalSigningKey, LocalAccounts, LocalSigningKeyRing } from '@po
 import { anonymous, required } from '@portcullis/core/policy'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { createSecurity } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -52,6 +53,7 @@ function localAccounts(profile: 'session' | 'tokens', maxStalenessSeconds?: numb
     hasher,
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     rateLimit: {
       perAccount: { limit: 1_000_000, windowSeconds: 60 },

@@ -15,6 +15,7 @@ import { required } from '@portcullis/core/policy'
 import type { RevocationNotices } from '@portcullis/core/revocation'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { createSecurity } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -64,6 +65,7 @@ async function instance(
     rateLimits: new PostgresRateLimitStore({ client }),
     hasher,
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     revocation: {
       ...(notices === undefined ? {} : { notices }),
       ...(options.maxStalenessSeconds === undefined

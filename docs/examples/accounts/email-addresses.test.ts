@@ -4,6 +4,7 @@
 import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { normalizeEmailAddress } from '@portcullis/core/accounts'
 import { LocalAccounts, type LocalAccountsOptions } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -32,6 +33,7 @@ const options: LocalAccountsOptions = {
   hasher: argon2idPasswordHasher(),
   registration: 'open',
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
   // The `username` of a sign-in may be a username or a verified address of the account.
   signInWith: ['username', 'email'],
 }

@@ -11,6 +11,7 @@ import {
   portcullis,
   requirePrincipal,
 } from '@portcullis/fastify'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -30,6 +31,7 @@ const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'open',
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
 })
 
 // #region the-plugin

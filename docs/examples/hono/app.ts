@@ -16,6 +16,7 @@ import {
   type PortcullisEnv,
   requirePrincipal,
 } from '@portcullis/hono'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -36,6 +37,7 @@ export const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'open',
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
 })
 export const apiKeys = new ApiKeyService({
   store: new PostgresApiKeyStore({ client: database }),

@@ -15,6 +15,7 @@ import {
   forwardedClientAddress,
   headerClientAddress,
 } from '@portcullis/hono/fetch'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 
 /** A stand-in hasher: these examples show where the address comes from, not password hashing. */
 const hasher: PasswordHasher = {
@@ -31,6 +32,7 @@ export function localAccounts(overrides: Partial<LocalAccountsOptions> = {}): Lo
     rateLimits: new MemoryRateLimitStore(),
     hasher,
     publicOrigin: 'https://app.example',
+    passwordScreen: commonPasswordScreen(),
     rateLimit: { perAddress: { limit: 3, windowSeconds: 900 } },
     ...overrides,
   })

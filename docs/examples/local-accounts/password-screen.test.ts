@@ -1,5 +1,6 @@
-// Screening new passwords (NIST SP 800-63B-4 §3.1.1.2), as the docs show it: the offline blocklist that
-// `LocalAccounts` uses by default, and the k-anonymity range screen in front of it, here pointed at a
+// Screening new passwords (NIST SP 800-63B-4 §3.1.1.2), as the docs show it: the offline screen over the
+// common-password list that `LocalAccounts` requires (or a list of your own), and the k-anonymity range
+// screen in front of it, here pointed at a
 // loopback server that speaks the range format (in production, leave `endpoint` out: the public service).
 import { createHash } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -9,6 +10,7 @@ import {
   type LocalAccountsOptions,
   rangePasswordScreen,
 } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 
 const LEAKED = 'summer rain on the old tin roof'
@@ -35,9 +37,9 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 it('refuses common passwords and the account name offline', async () => {
   // #region blocklist-screen
-  const screen = blocklistPasswordScreen({ words: ['Example Corp', 'example.com'] })
+  const screen = commonPasswordScreen({ words: ['Example Corp', 'example.com'] })
   const context = { purpose: 'sign-up' as const, username: 'marguerite' }
-  // On the bundled list, in any case or width (compared after NFKC, lower-cased).
+  // On the common-password list, in any case or width (compared after NFKC, lower-cased).
   expect(await screen.screen('Sunshine1', context)).toEqual({ accepted: false, reason: 'common' })
   expect(await screen.screen('ＰＡＳＳＷＯＲＤ', context)).toEqual({ accepted: false, reason: 'common' })
   // The username, the service's own words, or a listed password around them.
@@ -47,6 +49,18 @@ it('refuses common passwords and the account name offline', async () => {
   // A passphrase that merely mentions the name stands.
   expect(await screen.screen('marguerite rides a red bicycle', context)).toEqual({ accepted: true })
   // #endregion blocklist-screen
+})
+
+it('screens with a list of your own: the same rules over your passwords', async () => {
+  // #region own-list
+  const own = blocklistPasswordScreen({ passwords: ['examplecorp2026', 'welcome-to-example'] })
+  expect(await own.screen('ExampleCorp2026', { purpose: 'reset' })).toEqual({
+    accepted: false,
+    reason: 'common',
+  })
+  // #endregion own-list
+  expect(await own.screen('a phrase of its own here', { purpose: 'reset' })).toEqual({ accepted: true })
+  expect(() => blocklistPasswordScreen({} as never)).toThrow(/needs passwords/)
 })
 
 it('asks the range service with the first five hex digits of the SHA-1 only', async () => {
@@ -59,7 +73,7 @@ it('asks the range service with the first five hex digits of the SHA-1 only', as
       minimumCount: 1, // refuse a password seen in any breach
       timeoutMs: 2000,
       whenUnavailable: 'fallback', // or 'refuse': 503 local.password_screen_unavailable
-      fallback: blocklistPasswordScreen({ words: ['Example Corp'] }),
+      fallback: commonPasswordScreen({ words: ['Example Corp'] }), // before the lookup, and in an outage
       onUnavailable: (reason) => metrics.rangeUnavailable(reason),
     }),
   }

@@ -5,6 +5,7 @@ import { requiresRole } from '@portcullis/core/authorization'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -30,6 +31,7 @@ export const local = new LocalAccounts({
   registration: 'open',
   // The CSRF target and the cookie's origin.
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
   session: { idleTimeoutSeconds: 1800, absoluteTimeoutSeconds: 7 * 86_400, renewIntervalSeconds: 60 },
   // Other origins allowed to send unsafe requests with the cookie (a separate front end).
   trustedOrigins: ['https://admin.app.example'],

@@ -7,6 +7,7 @@ import { importLocalSigningKeyRing, LocalAccounts } from '@portcullis/core/local
 import { anyOf } from '@portcullis/core/policy'
 import { workloadJwt } from '@portcullis/core/workload-jwt'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   PostgresAccountStore,
@@ -30,6 +31,7 @@ export const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'invite-only',
   publicOrigin: 'https://api.example',
+  passwordScreen: commonPasswordScreen(),
   // #region tokens-and-the-jwks-document
   tokens: {
     ring,

@@ -9,6 +9,7 @@ import {
 } from '@portcullis/core/protection'
 import { TotpSecondFactor } from '@portcullis/core/totp'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -55,6 +56,7 @@ export const local = new LocalAccounts({
   rateLimits,
   hasher: argon2idPasswordHasher(),
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
   // #region a-second-factor-totp-and-recovery-codes
   // A correct password of an account with TOTP answers 202 { pendingToken } instead of a session; the
   // pending sign-in waits (as a digest, five minutes) in a step-up store.

@@ -27,6 +27,7 @@ import {
   localAccountRoutes,
   localSessionOf,
 } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -138,6 +139,7 @@ const local = new LocalAccounts({
   hasher: argon2idPasswordHasher(),
   registration: 'open',
   publicOrigin: ORIGIN,
+  passwordScreen: commonPasswordScreen(),
   revocation: { notices },
 })
 

@@ -5,6 +5,7 @@ import { LocalAccounts } from '@portcullis/core/local-accounts'
 import { PasskeyStepUp } from '@portcullis/core/passkeys'
 import { StepUpService } from '@portcullis/core/step-up'
 import { PasskeyService } from '@portcullis/passkeys'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   PostgresAccountStore,
@@ -41,6 +42,7 @@ export const local = new LocalAccounts({
   rateLimits: new PostgresRateLimitStore({ client: database }),
   hasher: { hash: async () => '', verify: async () => false, needsRehash: () => false },
   publicOrigin: 'https://app.example',
+  passwordScreen: commonPasswordScreen(),
 })
 // Its step-up: a verified passkey assertion earns the same one-use StepUpCredential a password re-entry does.
 const passkeyStepUp = new PasskeyStepUp({

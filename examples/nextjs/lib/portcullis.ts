@@ -5,6 +5,7 @@ import { ApiKeyService, apiKey } from '@portcullis/core/api-keys'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
 import { createFetchSecurity, forwardedClientAddress } from '@portcullis/hono/fetch'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { stores } from './stores'
 
 // #region accounts
@@ -20,6 +21,7 @@ export const local = new LocalAccounts({
   // Accounts are created by the application (lib/demo-data.ts), not by visitors.
   registration: 'closed',
   publicOrigin,
+  passwordScreen: commonPasswordScreen(),
   // Failed sign-ins per client (an IPv4 address, or an IPv6 /64) in 15 minutes.
   rateLimit: {
     perAddress: { limit: Number(process.env.SIGN_IN_LIMIT_PER_ADDRESS ?? 100), windowSeconds: 900 },

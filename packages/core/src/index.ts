@@ -431,10 +431,8 @@ export type {
 } from './local-accounts/index.js'
 export {
   assertCsrf,
-  BUNDLED_BLOCKLIST_SOURCE,
   blocklistPasswordScreen,
   boundedPasswordHasher,
-  bundledBlocklist,
   CSRF_TOKEN_HEADER,
   CsrfRefusedError,
   checkCsrf,

@@ -21,6 +21,7 @@ import { anonymous, required } from '@portcullis/core/policy'
 import { workloadJwt } from '@portcullis/core/workload-jwt'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { mcpEndpoint, portcullis } from '@portcullis/fastify'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -88,6 +89,7 @@ const local = new LocalAccounts({
   hasher,
   registration: 'open',
   publicOrigin: ORIGIN,
+  passwordScreen: commonPasswordScreen(),
   tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
 })
 const { accountId } = await local.register({ username: 'bench', password: 'correct horse battery staple' })

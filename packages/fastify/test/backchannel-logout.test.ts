@@ -12,6 +12,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { BackchannelLogout } from '@portcullis/core/oidc'
 import { MemoryRevocationNotices } from '@portcullis/core/revocation'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKCHANNEL_REFUSALS, expectRefused } from '../../core/test/oidc/support/backchannel-refusals.js'
@@ -98,6 +99,7 @@ function instance() {
     ...stores,
     hasher: scryptHasher(),
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     revocation: { notices, maxStalenessSeconds: 60 },
   })
 }

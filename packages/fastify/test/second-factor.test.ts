@@ -15,6 +15,7 @@ import {
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { TotpService, totpCodeAt } from '@portcullis/totp'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
@@ -71,6 +72,7 @@ async function twoStepApp() {
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     secondFactor: gate,
   })

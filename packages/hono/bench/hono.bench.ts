@@ -20,6 +20,7 @@ import {
 import { anonymous, required } from '@portcullis/core/policy'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { securityHeaders } from '@portcullis/http/headers'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -62,6 +63,7 @@ const local = new LocalAccounts({
   hasher,
   registration: 'open',
   publicOrigin: ORIGIN,
+  passwordScreen: commonPasswordScreen(),
   tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
 })
 const { accountId } = await local.register({ username: 'bench', password: 'correct horse battery staple' })

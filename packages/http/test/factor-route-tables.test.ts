@@ -18,6 +18,7 @@ import {
 import { type PasskeyCeremonies, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { TotpEnrollmentStart, type TotpFactor } from '@portcullis/core/totp'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { describe, expect, it } from 'vitest'
 import type { HttpExchange, NeutralRoute } from '../src/exchange/index.js'
 import { passkeyRouteTable } from '../src/passkeys/index.js'
@@ -41,6 +42,7 @@ async function localAccounts(profile: LocalAuthProfile) {
     rateLimits: new MemoryRateLimitStore(),
     hasher: { hash: async () => 'x', verify: async () => false, needsRehash: () => false },
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
   })
 }
 

@@ -8,6 +8,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { accounts } from '@portcullis/core/oauth'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
@@ -215,6 +216,7 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
       rateLimits: new PostgresRateLimitStore({ client }),
       hasher,
       publicOrigin: 'https://app.example',
+      passwordScreen: commonPasswordScreen(),
     })
     const rotated = await local.rotateSession(aliceSession)
     expect(rotated.accountId).toBe('alice')
@@ -238,6 +240,7 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
       rateLimits: new PostgresRateLimitStore({ client }),
       hasher,
       publicOrigin: 'https://app.example',
+      passwordScreen: commonPasswordScreen(),
     })
     const views = {
       google: store.oauth({ provider: 'google', clientId: 'google-client', protector }),

@@ -4,6 +4,7 @@ import { ApiKeyService } from '@portcullis/core/api-keys'
 import { LocalAccounts, type PasswordHasher, type SessionSignIn } from '@portcullis/core/local-accounts'
 import type { RevocationNotice } from '@portcullis/core/revocation'
 import { startPgBouncer } from '@portcullis/database-tooling/pgbouncer'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -157,6 +158,7 @@ async function instance(name: string) {
     rateLimits: new PostgresRateLimitStore({ client }),
     hasher,
     publicOrigin: 'https://app.example',
+    passwordScreen: commonPasswordScreen(),
     revocation: { notices, maxStalenessSeconds: 60 },
   })
   const apiKeys = new ApiKeyService({

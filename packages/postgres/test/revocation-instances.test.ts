@@ -7,6 +7,7 @@ import {
   type SessionSignIn,
   type SessionStore,
 } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   PostgresAccountStore,
@@ -81,6 +82,7 @@ async function instance(
     rateLimits: new PostgresRateLimitStore({ client }),
     hasher,
     publicOrigin: 'https://app.example',
+    passwordScreen: commonPasswordScreen(),
     revocation: { notices, maxStalenessSeconds: options.maxStalenessSeconds },
   })
   const apiKeys = new ApiKeyService({ store: keys.store, peppers, prefix: 'pgtest', notices })

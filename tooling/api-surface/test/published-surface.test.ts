@@ -15,7 +15,7 @@ const packages = publishedPackages(repoRoot)
 const surfaces = exportSurfaces(packages.map((pkg) => pkg.root))
 
 describe('the published export surface', () => {
-  it('covers the twelve published packages', () => {
+  it('covers the thirteen published packages', () => {
     expect(packages.map((pkg) => pkg.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/authorization-server',
@@ -27,6 +27,7 @@ describe('the published export surface', () => {
       '@portcullis/http',
       '@portcullis/mail',
       '@portcullis/passkeys',
+      '@portcullis/password-blocklist',
       '@portcullis/postgres',
       '@portcullis/totp',
     ])

@@ -33,11 +33,13 @@ describe('dependency rule', () => {
       'adapter-no-other-adapter packages/express/src/uses-postgres.ts',
       'adapter-no-other-adapter packages/fastify/src/uses-express-adapter.ts',
       'adapter-no-other-adapter packages/hono/src/uses-fastify-adapter.ts',
+      'common-password-list-in-password-blocklist-only packages/core/src/uses-common-password-list.ts',
       'conformance-no-adapter packages/conformance/src/uses-express-adapter.ts',
       'core-no-framework-or-driver packages/core/src/uses-express.ts',
       'core-no-framework-or-driver packages/core/src/uses-hono-server.ts',
       'core-no-node-network-server packages/core/src/uses-http.ts',
       'core-no-workspace-package packages/core/src/uses-adapter.ts',
+      'core-only-allowed-npm-packages packages/core/src/uses-common-password-list.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-express.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-hono-server.ts',
       'core-only-allowed-npm-packages packages/core/src/uses-otpauth.ts',
@@ -49,7 +51,7 @@ describe('dependency rule', () => {
       'one-time-codes-library-in-totp-only packages/core/src/uses-otpauth.ts',
       'webauthn-library-in-passkeys-only packages/http/src/uses-webauthn.ts',
     ])
-    expect(status).toBe(18)
+    expect(status).toBe(20)
     expect(violations.some((v) => v.from?.endsWith('clean.ts'))).toBe(false)
     expect(violations.some((v) => v.from?.startsWith('packages/passkeys/'))).toBe(false)
     expect(violations.some((v) => v.from?.endsWith('uses-passkeys.ts'))).toBe(false)

@@ -28,6 +28,7 @@ describe('every published package', () => {
       '@portcullis/http',
       '@portcullis/mail',
       '@portcullis/passkeys',
+      '@portcullis/password-blocklist',
       '@portcullis/postgres',
       '@portcullis/totp',
     ])

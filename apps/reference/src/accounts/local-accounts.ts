@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { argon2idPasswordHasher } from '@portcullis/argon2'
 import { LocalAccounts, type SecondFactorGate, type SecurityEventSink } from '@portcullis/core/local-accounts'
 import type { RevocationNotices } from '@portcullis/core/revocation'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   type PostgresAccountStore,
   type PostgresClient,
@@ -59,6 +60,7 @@ export function createLocalAccounts(parts: LocalAccountsParts): LocalAccounts {
     hasher: argon2idPasswordHasher(),
     registration: 'open',
     publicOrigin,
+    passwordScreen: commonPasswordScreen(),
     trustedOrigins: parts.trustedOrigins,
     trustedProxies: parts.trustedProxies,
     session: {

@@ -45,6 +45,7 @@ import {
   localAccountRoutes,
   localSessionOf,
 } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -140,6 +141,7 @@ function wire(stores: Stores, providers: Providers) {
     hasher: argon2idPasswordHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     revocation: { notices },
   })
 

@@ -9,6 +9,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -88,6 +89,7 @@ export function instance(
     hasher,
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: {
       ring: shared.ring,
       issuer: ORIGIN,

@@ -11,6 +11,7 @@ import {
   type PasswordHasher,
 } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import type { AdapterScenario } from './scenario.js'
 
 export const ORIGIN = 'https://app.example'
@@ -63,6 +64,7 @@ export async function accountWorld(
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     ...overrides,
   })

@@ -21,6 +21,7 @@ import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
 import { localSessionOf } from '@portcullis/http'
 import { PasskeyService } from '@portcullis/passkeys'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
 import { ORIGIN, scryptHasher } from './account-world.js'
 import type { AdapterScenario } from './scenario.js'
@@ -81,6 +82,7 @@ export async function factorWorld() {
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     secondFactor: new TotpSecondFactor({ totp, pending: new MemoryStepUpStore() }),
   })

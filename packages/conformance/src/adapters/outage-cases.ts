@@ -7,6 +7,7 @@ import {
   type SessionStore,
 } from '@portcullis/core/local-accounts'
 import { anyOf, required } from '@portcullis/core/policy'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import { ORIGIN, PASSWORD, SAME_ORIGIN, SESSION_COOKIE, scryptHasher } from './account-world.js'
 import { call } from './http-client.js'
@@ -55,6 +56,7 @@ export function outageWorld() {
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
   })
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({

@@ -46,6 +46,8 @@ export interface OptionRule {
    * `configuration.unknown_option`.
    */
   readonly code?: string
+  /** Said after "is required" when the option is missing: what to pass (never a value). */
+  readonly hint?: string
 }
 
 /** Allowed keys of an options object and their rules (the untyped form nested shapes use). */
@@ -180,7 +182,11 @@ class OptionReader {
       const item = value[key]
       if (item === undefined) {
         if (rule.required === true) {
-          this.fail(rule.code ?? OptionErrorCodes.missingOption, path, 'is required')
+          this.fail(
+            rule.code ?? OptionErrorCodes.missingOption,
+            path,
+            rule.hint === undefined ? 'is required' : `is required: ${rule.hint}`,
+          )
         }
         continue
       }

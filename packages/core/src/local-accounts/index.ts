@@ -24,11 +24,7 @@ export {
   newOpaqueToken,
 } from './opaque-token.js'
 export type { BlocklistPasswordScreenOptions } from './passwords/blocklist-screen.js'
-export {
-  BUNDLED_BLOCKLIST_SOURCE,
-  blocklistPasswordScreen,
-  bundledBlocklist,
-} from './passwords/blocklist-screen.js'
+export { blocklistPasswordScreen } from './passwords/blocklist-screen.js'
 export type {
   BoundedPasswordHasher,
   BoundedPasswordHasherOptions,

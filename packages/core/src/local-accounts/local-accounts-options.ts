@@ -132,10 +132,11 @@ export interface LocalAccountsOptions {
   readonly passwordRules?: PasswordRules
   /**
    * Screens every new password (sign-up, change, reset, adding one) after `passwordRules` and before
-   * hashing (NIST SP 800-63B-4 §3.1.1.2). Default `blocklistPasswordScreen()`: the bundled list of common
-   * passwords and the account's own name, offline. `rangePasswordScreen()` adds a breach-corpus lookup.
+   * hashing (NIST SP 800-63B-4 §3.1.1.2). Required, so no deployment runs unscreened by omission:
+   * `commonPasswordScreen()` of `@portcullis/password-blocklist` refuses the common passwords and the
+   * account's own name, offline; `rangePasswordScreen()` adds a breach-corpus lookup.
    */
-  readonly passwordScreen?: PasswordScreen
+  readonly passwordScreen: PasswordScreen
   /** Default `closed`. */
   readonly registration?: RegistrationPolicy
   /**
@@ -209,7 +210,12 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
   hasher: { required: true, kind: 'object', code: CODE },
   hashing: { kind: 'object', code: CODE },
   passwordRules: { kind: 'object', code: CODE },
-  passwordScreen: { kind: 'object', code: CODE },
+  passwordScreen: {
+    required: true,
+    kind: 'object',
+    code: CODE,
+    hint: 'commonPasswordScreen() of @portcullis/password-blocklist, or a PasswordScreen of your own',
+  },
   registration: {
     kind: 'string',
     code: CODE,

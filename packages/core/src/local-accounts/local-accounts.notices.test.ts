@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { cookiePair, localFixture, requestSource, scryptHasher } from '../../test/support/local-accounts.js'
+import {
+  cookiePair,
+  localFixture,
+  requestSource,
+  scryptHasher,
+  testPasswordScreen,
+} from '../../test/support/local-accounts.js'
 import { MemoryAccountStore } from '../accounts/memory-store.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
@@ -92,6 +98,7 @@ async function twoInstances(notices: RevocationNotices, revocation: LocalAccount
     rateLimits: a.rateLimits,
     hasher: a.hasher,
     publicOrigin: 'https://app.example',
+    passwordScreen: testPasswordScreen(),
     tokens: {
       ring: a.ring,
       issuer: 'https://app.example',
@@ -210,6 +217,7 @@ describe('revocation notices across instances', () => {
       rateLimits: a.rateLimits,
       hasher: a.hasher,
       publicOrigin: 'https://app.example',
+      passwordScreen: testPasswordScreen(),
       revocation: { notices, maxStalenessSeconds: 60 },
       clock: a.clock,
     })
@@ -305,6 +313,7 @@ describe('strict mode in one statement', () => {
       hasher: scryptHasher(),
       registration: 'open',
       publicOrigin: 'https://app.example',
+      passwordScreen: testPasswordScreen(),
       revocation: { maxStalenessSeconds: 0 },
     })
     const { accountId } = await local.register(credentials)

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { cookiePair, localFixture, requestSource } from '../../test/support/local-accounts.js'
+import {
+  cookiePair,
+  localFixture,
+  requestSource,
+  testPasswordScreen,
+} from '../../test/support/local-accounts.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { AUTH_TIME_ATTRIBUTE, authenticatedWithin } from '../authorization/user-authentication.js'
@@ -188,6 +193,7 @@ describe('revocation bounds across instances', () => {
       rateLimits: a.rateLimits,
       hasher: a.hasher,
       publicOrigin: 'https://app.example',
+      passwordScreen: testPasswordScreen(),
       tokens: {
         ring: a.ring,
         issuer: 'https://app.example',
@@ -225,6 +231,7 @@ describe('revocation bounds across instances', () => {
       rateLimits: a.rateLimits,
       hasher: a.hasher,
       publicOrigin: 'https://app.example',
+      passwordScreen: testPasswordScreen(),
       revocation: { maxStalenessSeconds: 0 },
       clock: a.clock,
     })

@@ -397,8 +397,8 @@ describe('security events', () => {
 
 describe('configuration', () => {
   it('refuses a profile without its stores, unknown options and a non-http origin', async () => {
-    const { accounts, rateLimits, hasher } = await localFixture()
-    const base = { accounts, rateLimits, hasher, publicOrigin: ORIGIN }
+    const { accounts, rateLimits, hasher, local } = await localFixture()
+    const base = { accounts, rateLimits, hasher, publicOrigin: ORIGIN, passwordScreen: local.passwordScreen }
     const { LocalAccounts } = await import('./local-accounts.js')
     expect(() => new LocalAccounts({ ...base, profile: 'session' })).toThrow(/sessions store/)
     expect(() => new LocalAccounts({ ...base, profile: 'tokens' })).toThrow(/tokens options/)
@@ -409,6 +409,29 @@ describe('configuration', () => {
     expect(
       () => new LocalAccounts({ ...base, profile: 'hybrid', publicOrigin: 'ftp://x' } as never),
     ).toThrow()
+  })
+
+  it('refuses to run without a password screen: strict by default, never unscreened by omission', async () => {
+    const { accounts, sessions, rateLimits, hasher } = await localFixture()
+    const { LocalAccounts } = await import('./local-accounts.js')
+    const unscreened = { profile: 'session', accounts, sessions, rateLimits, hasher, publicOrigin: ORIGIN }
+    let thrown: unknown
+    try {
+      new LocalAccounts(unscreened as never)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toMatchObject({
+      code: 'local.invalid_config',
+      option: 'LocalAccounts.passwordScreen',
+      message: expect.stringContaining('commonPasswordScreen() of @portcullis/password-blocklist'),
+    })
+    expect(() => new LocalAccounts({ ...unscreened, passwordScreen: undefined } as never)).toThrow(
+      /passwordScreen is required/,
+    )
+    expect(() => new LocalAccounts({ ...unscreened, passwordScreen: 'strict' } as never)).toThrow(
+      /passwordScreen must be/,
+    )
   })
 })
 

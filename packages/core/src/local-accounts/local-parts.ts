@@ -5,7 +5,6 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import { AccountEpochs } from './account-epochs.js'
 import type { LocalAccountsOptions } from './local-accounts-options.js'
 import { localSettings } from './local-accounts-options.js'
-import { blocklistPasswordScreen } from './passwords/blocklist-screen.js'
 import { type BoundedPasswordHasher, boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
 import { dummyHash } from './passwords/dummy-hash.js'
 import { passwordRules } from './passwords/password.js'
@@ -29,12 +28,6 @@ import { TokenManager } from './tokens/token-manager.js'
  */
 function defaultHashingConcurrency(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2))
-}
-
-/** The default screen keeps as many characters beyond the account's name as the rules ask for. */
-function screenLength(options: LocalAccountsOptions): { readonly minRemainingLength?: number } {
-  const minLength = options.passwordRules?.minLength
-  return minLength === undefined ? {} : { minRemainingLength: minLength }
 }
 
 /** What `LocalAccounts` is built from: the runtime, the password flows, and the profile's mechanisms. */
@@ -85,7 +78,7 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
       clock,
     }),
     rules: passwordRules(options.passwordRules ?? {}),
-    screen: options.passwordScreen ?? blocklistPasswordScreen(screenLength(options)),
+    screen: options.passwordScreen,
     runtime,
   }
   const names = options.mechanismNames ?? {}

@@ -4,7 +4,7 @@ import { AccountService } from '../../src/accounts/service.js'
 import { LocalAccounts } from '../../src/local-accounts/local-accounts.js'
 import { MemoryRateLimitStore } from '../../src/local-accounts/rate-limits/memory-rate-limit-store.js'
 import { MemorySessionStore } from '../../src/local-accounts/sessions/memory-session-store.js'
-import { scryptHasher } from '../support/local-accounts.js'
+import { scryptHasher, testPasswordScreen } from '../support/local-accounts.js'
 import { OidcFixture, PROVIDER } from './support/fixture.js'
 
 describe('deleting an account that retains provider tokens, against a real OpenID Provider', () => {
@@ -28,6 +28,7 @@ describe('deleting an account that retains provider tokens, against a real OpenI
       rateLimits: new MemoryRateLimitStore(),
       hasher: scryptHasher(),
       publicOrigin: 'https://app.example',
+      passwordScreen: testPasswordScreen(),
     })
     const service = new AccountService({
       accounts: fixture.accountStore,

@@ -16,7 +16,7 @@ import type { SessionSignIn } from '../../src/local-accounts/sign-in.js'
 import { BackchannelLogout } from '../../src/oidc/backchannel-logout.js'
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/oidc/logout-token.js'
 import { MemoryRevocationNotices } from '../../src/revocation/memory-revocation-notices.js'
-import { cookiePair, requestSource, scryptHasher } from '../support/local-accounts.js'
+import { cookiePair, requestSource, scryptHasher, testPasswordScreen } from '../support/local-accounts.js'
 import { OidcFixture, PROVIDER } from './support/fixture.js'
 import { DEFAULT_CLIENT } from './support/test-idp.js'
 
@@ -37,6 +37,7 @@ const instance = () =>
     rateLimits,
     hasher: scryptHasher(),
     publicOrigin: 'https://app.example',
+    passwordScreen: testPasswordScreen(),
     revocation: { notices, maxStalenessSeconds: 60 },
   })
 const a = instance()

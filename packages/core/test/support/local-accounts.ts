@@ -2,6 +2,7 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { MemoryAccountStore } from '../../src/accounts/memory-store.js'
 import type { CredentialSource } from '../../src/authentication/mechanism.js'
 import {
+  blocklistPasswordScreen,
   generateLocalSigningKey,
   LocalAccounts,
   type LocalAccountsOptions,
@@ -10,8 +11,33 @@ import {
   MemoryRefreshTokenStore,
   MemorySessionStore,
   type PasswordHasher,
+  type PasswordScreen,
   type SecurityEvent,
 } from '../../src/local-accounts/index.js'
+
+/**
+ * Common passwords for core's own tests (core cannot ship or import the maintained list; the
+ * `@portcullis/password-blocklist` tests cover that list): what the tests type as "a common password".
+ */
+export const TEST_COMMON_PASSWORDS: readonly string[] = Object.freeze([
+  'password',
+  'password1',
+  '123456',
+  '12345678',
+  'qwerty',
+  'qwerty123',
+  'qwertyuiop',
+  'iloveyou',
+  'iloveyou2',
+  'sunshine',
+  'sunshine1',
+  'letmein',
+])
+
+/** The offline screen over `TEST_COMMON_PASSWORDS`, as an application passes `commonPasswordScreen()`. */
+export function testPasswordScreen(): PasswordScreen {
+  return blocklistPasswordScreen({ passwords: TEST_COMMON_PASSWORDS })
+}
 
 /**
  * A real (if cheap) password hasher for tests: scrypt with a random salt, `$test-scrypt$N$salt$hash`.
@@ -94,6 +120,7 @@ export async function localFixture(overrides: Partial<LocalAccountsOptions> = {}
     hasher,
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: testPasswordScreen(),
     tokens: { ring, issuer: ISSUER, audience: AUDIENCE, jwksUri: JWKS_URI },
     events: (event) => {
       events.push(event)

@@ -9,6 +9,7 @@ import {
   type SecurityEvent,
 } from '@portcullis/core/local-accounts'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
@@ -41,6 +42,7 @@ async function accountApp(options: { cookies?: boolean } = {}) {
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     events: (event) => {
       events.push(event)
     },

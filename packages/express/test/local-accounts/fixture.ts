@@ -12,6 +12,7 @@ import {
   type PasswordHasher,
   type SecurityEvent,
 } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express, { type Express } from 'express'
 import type { Response } from 'supertest'
 import { createSecurity, localAccountRoutes } from '../../src/index.js'
@@ -71,6 +72,7 @@ export async function localApp(
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
     tokens: {
       ring,
       issuer: ORIGIN,

@@ -4,6 +4,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { rangePasswordScreen } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
 import { localApp, PASSWORD, SAME_ORIGIN } from './fixture.js'
@@ -44,6 +45,7 @@ describe('password screening over HTTP', () => {
           allowLoopback: true,
           whenUnavailable: 'refuse',
           retryAfterSeconds: 9,
+          fallback: commonPasswordScreen(),
         }),
       })
       const answer = await request(app)

@@ -10,6 +10,7 @@ import {
   MemorySessionStore,
   type SecurityEvent,
 } from '@portcullis/core/local-accounts'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OidcFixture, PROVIDER } from '../../../core/test/oidc/support/fixture.js'
@@ -40,6 +41,7 @@ describe('OAuth routes with real local-account sessions', () => {
       hasher: scryptHasher(),
       registration: 'open',
       publicOrigin: ORIGIN,
+      passwordScreen: commonPasswordScreen(),
       events: (event) => {
         events.push(event)
       },

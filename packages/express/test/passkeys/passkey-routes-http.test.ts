@@ -9,6 +9,7 @@ import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcu
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { PasskeyService } from '@portcullis/passkeys'
+import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
@@ -37,6 +38,7 @@ async function passkeyApp() {
     hasher: scryptHasher(),
     registration: 'open',
     publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
   })
   const stepUp = new StepUpService({ store: stepUpStore })
   const passkeys = new PasskeyService({

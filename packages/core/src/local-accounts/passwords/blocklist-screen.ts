@@ -10,27 +10,22 @@ import {
   withoutContext,
 } from './password-screen.js'
 
-/**
- * Where the bundled list comes from: the `passwords-common` dictionary of `@zxcvbn-ts/language-common`
- * 4.1.3 (MIT), 49,233 common passwords, most frequent first.
- */
-export const BUNDLED_BLOCKLIST_SOURCE = '@zxcvbn-ts/language-common@4.1.3 passwords-common'
-
 /** Separators and symbols at the ends of what is left once the name is taken out (`-`, ` `, `!`). */
 const EDGES = /^[\p{P}\p{S}\p{Z}]+|[\p{P}\p{S}\p{Z}]+$/gu
 
-let bundled: Promise<ReadonlySet<string>> | undefined
+/** Lists already built into screening form, by the list object: the same list given twice is built once. */
+const built = new WeakMap<object, ReadonlySet<string>>()
 
-/** The bundled list in screening form, loaded and built into a `Set` once per process, on first use. */
-export function bundledBlocklist(): Promise<ReadonlySet<string>> {
-  bundled ??= import('@zxcvbn-ts/language-common').then((module) => {
-    const words = module.dictionary['passwords-common']
-    if (!Array.isArray(words) || words.length === 0) {
-      throw new ConfigurationError('local.invalid_config', 'the bundled password blocklist is missing')
-    }
-    return new Set(words.map((word) => screeningForm(String(word))))
-  })
-  return bundled
+function screeningSet(list: Iterable<string>): ReadonlySet<string> {
+  const known = built.get(list)
+  if (known !== undefined) return known
+  const set = new Set(Array.from(list, (word) => screeningForm(String(word))))
+  built.set(list, set)
+  return set
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<Iterable<string>> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 export interface BlocklistPasswordScreenOptions {
@@ -39,8 +34,12 @@ export interface BlocklistPasswordScreenOptions {
    * (NFKC, lower case). They are also refused as parts of a password, as the username is.
    */
   readonly words?: readonly string[]
-  /** Replaces the bundled list (an iterable of passwords); default the bundled list. */
-  readonly passwords?: Iterable<string>
+  /**
+   * The common passwords to refuse: an iterable, or a promise of one (a list still loading; the first
+   * screen waits for it). `commonPasswords()` of `@portcullis/password-blocklist` is the maintained list;
+   * `commonPasswordScreen()` there is this screen over it. Built into a `Set` once per list object.
+   */
+  readonly passwords: Iterable<string> | PromiseLike<Iterable<string>>
   /**
    * The length a password must keep once the username, addresses and `words` are taken out of it.
    * Default 8, as `passwordRules().minLength`.
@@ -49,12 +48,19 @@ export interface BlocklistPasswordScreenOptions {
 }
 
 /**
- * The offline screen: refuses a password that is on the blocklist (the bundled list of common passwords
- * unless `passwords` replaces it, plus `words`), compared case-insensitively after NFKC normalisation,
- * and one made of the account's username or address. The lookup is a `Set` built once; nothing leaves
- * the process.
+ * The offline screen: refuses a password that is on the blocklist (`passwords`, plus `words`), compared
+ * case-insensitively after NFKC normalisation, and one made of the account's username or address. The
+ * lookup is a `Set` built once; nothing leaves the process. Without `passwords` it is `local.invalid_config`:
+ * a screen that silently refused nothing would not be a screen.
  */
-export function blocklistPasswordScreen(options: BlocklistPasswordScreenOptions = {}): PasswordScreen {
+export function blocklistPasswordScreen(options: BlocklistPasswordScreenOptions): PasswordScreen {
+  const given = (options as Partial<BlocklistPasswordScreenOptions> | undefined)?.passwords
+  if (given === undefined || given === null || (typeof given !== 'object' && typeof given !== 'function')) {
+    throw new ConfigurationError(
+      'local.invalid_config',
+      'blocklistPasswordScreen needs passwords (commonPasswords() of @portcullis/password-blocklist, or a list of your own)',
+    )
+  }
   const words = (options.words ?? []).map((word) => {
     if (typeof word !== 'string' || word.trim() === '') {
       throw new ConfigurationError('local.invalid_config', 'blocklist words must be non-empty strings')
@@ -66,11 +72,12 @@ export function blocklistPasswordScreen(options: BlocklistPasswordScreenOptions 
     throw new ConfigurationError('local.invalid_config', 'minRemainingLength must be a positive integer')
   }
   const extra = new Set(words.map(screeningForm))
-  const given = options.passwords
-  const listed: Promise<ReadonlySet<string>> =
-    given === undefined
-      ? bundledBlocklist()
-      : Promise.resolve(new Set(Array.from(given, (word) => screeningForm(String(word)))))
+  if (!isPromiseLike(given) && typeof (given as Iterable<string>)[Symbol.iterator] !== 'function') {
+    throw new ConfigurationError('local.invalid_config', 'passwords must be an iterable of strings')
+  }
+  const listed: Promise<ReadonlySet<string>> = isPromiseLike(given)
+    ? Promise.resolve(given).then(screeningSet)
+    : Promise.resolve(screeningSet(given))
   // A failed load surfaces on the first screen, not as an unhandled rejection at startup.
   listed.catch(() => undefined)
   return {

@@ -1,10 +1,10 @@
-// The offline password screen (NIST SP 800-63B-4 §3.1.1.2): the bundled blocklist, compared after NFKC and
+// The offline password screen (NIST SP 800-63B-4 §3.1.1.2): a blocklist it is given, compared after NFKC and
 // case folding, the username and address rule, and the flows that set a password (sign-up, change, reset,
 // the `screenPassword` hook) refusing with `local.password_screened` before anything is hashed or stored.
 import { describe, expect, it } from 'vitest'
-import { localFixture } from '../../../test/support/local-accounts.js'
+import { localFixture, TEST_COMMON_PASSWORDS } from '../../../test/support/local-accounts.js'
 import { isPortcullisError } from '../../errors/portcullis-error.js'
-import { blocklistPasswordScreen, bundledBlocklist } from './blocklist-screen.js'
+import { blocklistPasswordScreen } from './blocklist-screen.js'
 import type { PasswordScreen } from './password-screen.js'
 import { refusedByContext } from './password-screen.js'
 
@@ -21,15 +21,27 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; text:
 const STRONG = 'a slow heron over the quarry'
 
 describe('blocklistPasswordScreen', () => {
-  const screen = blocklistPasswordScreen()
+  const screen = blocklistPasswordScreen({ passwords: TEST_COMMON_PASSWORDS })
 
-  it('bundles tens of thousands of common passwords, built into a Set once', async () => {
-    const list = await bundledBlocklist()
-    expect(list.size).toBeGreaterThan(40_000)
-    expect(list.size).toBeLessThan(100_000)
-    expect(await bundledBlocklist()).toBe(list)
-    for (const common of ['password', '123456', 'qwerty', 'iloveyou', 'password1', 'sunshine'])
-      expect(list.has(common)).toBe(true)
+  it('needs its list: no list is local.invalid_config, never a screen that refuses nothing', () => {
+    for (const options of [undefined, {}, { words: ['Portcullis'] }, { passwords: 'password' }])
+      expect(() => blocklistPasswordScreen(options as never)).toThrow(
+        expect.objectContaining({ code: 'local.invalid_config' }),
+      )
+    expect(() => blocklistPasswordScreen({ passwords: 7 } as never)).toThrow(/passwords/)
+  })
+
+  it('takes a list still loading: the first screen waits for it; the same list object is built once', async () => {
+    let resolve: (list: readonly string[]) => void = () => undefined
+    const loading = new Promise<readonly string[]>((done) => {
+      resolve = done
+    })
+    const waiting = blocklistPasswordScreen({ passwords: loading })
+    const verdict = waiting.screen('Hunter2hunter2', { purpose: 'sign-up' })
+    resolve(['hunter2hunter2'])
+    expect(await verdict).toEqual({ accepted: false, reason: 'common' })
+    const failing = blocklistPasswordScreen({ passwords: Promise.reject(new Error('list gone')) })
+    await expect(failing.screen('anything at all here', { purpose: 'sign-up' })).rejects.toThrow(/list gone/)
   })
 
   it('refuses a listed password in any case and in compatibility forms (NFKC)', async () => {
@@ -64,7 +76,7 @@ describe('blocklistPasswordScreen', () => {
     expect(refusedByContext('almond orchard path', { purpose: 'sign-up', username: 'al' }, 8)).toBe(false)
   })
 
-  it('refuses words of the service, and can replace the bundled list', async () => {
+  it('refuses words of the service and the passwords of a list of its own', async () => {
     const own = blocklistPasswordScreen({ words: ['Portcullis'], passwords: ['hunter22hunter'] })
     expect(await own.screen('portcullis', { purpose: 'sign-up' })).toEqual({
       accepted: false,
@@ -79,8 +91,8 @@ describe('blocklistPasswordScreen', () => {
       reason: 'common',
     })
     expect(await own.screen('password', { purpose: 'sign-up' })).toEqual({ accepted: true })
-    expect(() => blocklistPasswordScreen({ words: [''] })).toThrow(/non-empty/)
-    expect(() => blocklistPasswordScreen({ minRemainingLength: 0 })).toThrow(/positive/)
+    expect(() => blocklistPasswordScreen({ words: [''], passwords: [] })).toThrow(/non-empty/)
+    expect(() => blocklistPasswordScreen({ minRemainingLength: 0, passwords: [] })).toThrow(/positive/)
   })
 })
 

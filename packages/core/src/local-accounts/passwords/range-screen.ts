@@ -9,7 +9,6 @@ import {
   OutboundHttpClient,
 } from '../../oidc/outbound-http.js'
 import { LocalAuthError } from '../auth-errors.js'
-import { blocklistPasswordScreen } from './blocklist-screen.js'
 import { DEFAULT_MIN_PASSWORD_LENGTH } from './password.js'
 import {
   PASSWORD_ACCEPTED,
@@ -40,8 +39,12 @@ export interface RangePasswordScreenOptions {
    * `local.password_screen_unavailable` (503 with `Retry-After`), so no password is set unscreened.
    */
   readonly whenUnavailable?: 'fallback' | 'refuse'
-  /** The screen used when the service is unavailable, and before it. Default `blocklistPasswordScreen()`. */
-  readonly fallback?: PasswordScreen
+  /**
+   * The offline screen, run before the lookup and used alone when the service is unavailable: required
+   * (`commonPasswordScreen()` of `@portcullis/password-blocklist`, or `blocklistPasswordScreen` over a
+   * list of your own), so an outage never lets a common password through.
+   */
+  readonly fallback: PasswordScreen
   /** `Retry-After` of `local.password_screen_unavailable`. Default 5. */
   readonly retryAfterSeconds?: number
   /** Told of each lookup that gave no answer (count outages; it gets no prefix). */
@@ -112,7 +115,14 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
  * bound and a body bound). The username and address rule and the offline `fallback` run first, so the
  * service is asked only about passwords the offline list let through.
  */
-export function rangePasswordScreen(options: RangePasswordScreenOptions = {}): PasswordScreen {
+export function rangePasswordScreen(options: RangePasswordScreenOptions): PasswordScreen {
+  const fallback = (options as Partial<RangePasswordScreenOptions> | undefined)?.fallback
+  if (typeof fallback?.screen !== 'function') {
+    throw new ConfigurationError(
+      'local.invalid_config',
+      'rangePasswordScreen needs fallback, the offline screen (commonPasswordScreen() of @portcullis/password-blocklist)',
+    )
+  }
   const endpoint = options.endpoint ?? DEFAULT_RANGE_ENDPOINT
   let parsed: URL
   try {
@@ -140,7 +150,6 @@ export function rangePasswordScreen(options: RangePasswordScreenOptions = {}): P
     throw new ConfigurationError('local.invalid_config', 'whenUnavailable must be fallback or refuse')
   }
   const padding = options.padding ?? true
-  const fallback = options.fallback ?? blocklistPasswordScreen({ minRemainingLength: minRemaining })
   const client = new OutboundHttpClient(
     {
       allowLoopback: options.allowLoopback ?? false,
