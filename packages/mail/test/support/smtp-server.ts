@@ -71,6 +71,8 @@ export interface TestSmtpServerOptions {
   readonly users?: Readonly<Record<string, string>>
   /** An SMTP reply code to answer RCPT TO with (451, 550). */
   readonly rcptReply?: number
+  /** The loopback port to listen on (a server coming back where it was); default a free one. */
+  readonly port?: number
 }
 
 function smtpError(code: number, text: string): Error {
@@ -137,7 +139,7 @@ export async function startSmtpServer(options: TestSmtpServerOptions = {}): Prom
   const tlsMaterial = { key: certificate.key, cert: certificate.cert }
   const server = new SMTPServer({ ...serverOptions, ...tlsMaterial } as SMTPServerOptions)
   server.on('error', () => {})
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
   return {
     port,
