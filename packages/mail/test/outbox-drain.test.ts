@@ -35,7 +35,7 @@ function mailerTo(port: number): SmtpMailer {
     appName: 'Example',
     timeouts: { connectionMs: 1_000, greetingMs: 1_000, socketMs: 5_000 },
   })
-  cleanups.push(() => mailer.close())
+  cleanups.push(async () => mailer.close())
   return mailer
 }
 
