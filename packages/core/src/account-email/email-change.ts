@@ -205,26 +205,35 @@ export class EmailChange {
       { type: 'address-changed', address: newAddress },
       { to: old },
     )
-    const verified = await storeCall(() =>
-      parts.accounts.verifyEmailAddress({
-        accountId: session.accountId,
-        address: newAddress,
-        now,
-        makePrimary: true,
-        outbox,
-      }),
-    )
+    // An address this step added and could not verify goes again: nothing of the change is left.
+    const forget = async () => {
+      if (added.outcome !== 'added') return
+      await parts.accounts
+        .removeEmailAddress({
+          accountId: session.accountId,
+          address: newAddress,
+          now,
+          signInWith: parts.signInWith,
+        })
+        .catch(() => {})
+    }
+    let verified: Awaited<ReturnType<typeof parts.accounts.verifyEmailAddress>>
+    try {
+      verified = await storeCall(() =>
+        parts.accounts.verifyEmailAddress({
+          accountId: session.accountId,
+          address: newAddress,
+          now,
+          makePrimary: true,
+          outbox,
+        }),
+      )
+    } catch (error) {
+      await forget()
+      throw error
+    }
     if (verified.outcome !== 'verified') {
-      if (added.outcome === 'added') {
-        await parts.accounts
-          .removeEmailAddress({
-            accountId: session.accountId,
-            address: newAddress,
-            now,
-            signInWith: parts.signInWith,
-          })
-          .catch(() => {})
-      }
+      await forget()
       throw verified.outcome === 'taken'
         ? addressTaken()
         : emailFlowError('account_email.account_gone', 'no such account')
