@@ -68,14 +68,18 @@ interface Definition {
   readonly sql: string
 }
 
-/** Indexes not backing a constraint, and constraints with an index or a foreign key, of `tables`. */
+/**
+ * Indexes not backing a constraint, and constraints with an index or a foreign key, of `tables`; and the
+ * foreign keys of other tables that reference them (they would keep a key of `tables` from being dropped).
+ */
 async function definitionsOf(client: pg.ClientBase, tables: readonly string[]): Promise<Definition[]> {
   const constraints = await client.query<Definition>(
     `select c.conrelid::regclass::text as table, c.conname as name, 'constraint' as kind,
             'alter table ' || c.conrelid::regclass::text || ' add constraint ' || quote_ident(c.conname) || ' '
               || pg_get_constraintdef(c.oid) as sql
        from pg_constraint c
-      where c.conrelid = any($1::regclass[]) and c.contype in ('p', 'u', 'f')
+      where (c.conrelid = any($1::regclass[]) and c.contype in ('p', 'u', 'f'))
+         or (c.contype = 'f' and c.confrelid = any($1::regclass[]))
       order by case c.contype when 'f' then 1 else 0 end, c.conname`,
     [tables],
   )

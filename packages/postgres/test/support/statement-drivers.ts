@@ -8,6 +8,7 @@ import {
   apiKeyStoreConformanceSuite,
 } from '@portcullis/conformance/api-keys'
 import { oauthServerStoreSuite } from '@portcullis/conformance/authorization-server'
+import { oneTimeCodeStoreSuite } from '@portcullis/conformance/codes'
 import {
   rateLimitStoreSuite,
   refreshTokenStoreSuite,
@@ -39,6 +40,7 @@ import {
   purgeExpiredOAuthTransactions,
   sweepExpired,
 } from '../../src/index.js'
+import { postgresCodeFixture } from './codes.js'
 import { type MigratedDatabase, realProtector } from './database.js'
 
 export interface StatementDriver {
@@ -180,6 +182,10 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
         }),
       ),
     ],
+  },
+  {
+    name: 'PostgresOneTimeCodeStore',
+    suites: (db) => [suite(oneTimeCodeStoreSuite(postgresCodeFixture(db.client, db.connect(4))))],
   },
   {
     name: 'PostgresStepUpStore',

@@ -190,6 +190,23 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
       select 'retry-' || i, 'scale-idp', 'scale-client', 'provider-account-' || i, array['refresh_token'],
              ${now} - (i % 86400) * interval '1 second', $4::text ${accounts('i % 100 = 7')}`,
   },
+  {
+    // One-time codes: a live password-reset code for one account in ten (one in a hundred of them expired,
+    // the sweep's work) and a sign-in code to an address without an account per hundred accounts.
+    table: 'portcullis_one_time_codes',
+    perAccount: 0.11,
+    insert: `insert into portcullis_one_time_codes (id, purpose, account_id, address, digest, key_version,
+        attempts, max_attempts, created_at, expires_at, payload)
+      select ${hex(`'code-' || i`, 22)}, 'password-reset', 'account-' || i, 'Person.' || i || '@mail.scale.example',
+             ${sha256(`'code-digest-' || i`)}, 1, 0, 5, ${now} - interval '10 minutes',
+             ${now} + case when i % 1000 = 3 then interval '-1 minute' else interval '50 minutes' end, null
+        ${accounts('i % 10 = 3')}
+      union all
+      select ${hex(`'code-unknown-' || i`, 22)}, 'sign-in', null, 'nobody.' || i || '@other.scale.example',
+             ${sha256(`'code-unknown-digest-' || i`)}, 1, 0, 5, ${now} - interval '1 minute',
+             ${now} + interval '9 minutes', null
+        ${accounts('i % 100 = 5')}`,
+  },
 ])
 
 /**
