@@ -21,3 +21,20 @@ function json(this: HonoRequest): Promise<unknown> {
 export function refuseMalformedJson(c: Context): void {
   ;(c.req as { json: unknown }).json = json
 }
+
+/**
+ * Makes `request.json()` of a Web `Request` (what a fetch-form handler receives) answer a body that is
+ * not JSON with the same 400 problem: its own property over the prototype's method, so the request
+ * stays a real `Request` (brand checks, `new Request(request)`, `fetch(request)` keep working).
+ */
+export function refuseMalformedRequestJson(request: Request): Request {
+  const declared = request.json
+  Object.defineProperty(request, 'json', {
+    configurable: true,
+    writable: true,
+    value: function json(): Promise<unknown> {
+      return declared.call(request).catch(refuseMalformed)
+    },
+  })
+  return request
+}

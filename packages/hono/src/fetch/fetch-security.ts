@@ -11,6 +11,7 @@ import { problemResponse, type WebClientAddress } from '@portcullis/http/web'
 import { type Context, Hono } from 'hono'
 import { accountEmailRoutes } from '../account-email/routes.js'
 import { createAccountRoutes } from '../accounts/routes.js'
+import { refuseMalformedRequestJson } from '../body/json-body.js'
 import { healthRoute } from '../health/health-route.js'
 import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
 import { mcpEndpoint } from '../mcp/endpoint.js'
@@ -117,7 +118,8 @@ function declaredWhileServing(method: string, path: string): ConfigurationError 
 /**
  * The fetch form of Portcullis, for frameworks without middleware (Next.js App Router route handlers,
  * `Bun.serve`, `Deno.serve`): every entry point is `(request: Request) => Promise<Response>`, the
- * security context reaches each handler as an argument, errors are problem+json. It is a Hono app
+ * security context reaches each handler as an argument, errors are problem+json (a body that is not JSON
+ * makes the handler's `request.json()` throw the 400 problem, not a 500). It is a Hono app
  * underneath; you write no Hono code.
  */
 export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurity {
@@ -167,7 +169,10 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
       if (serving) throw declaredWhileServing(method, path)
       const guard = security.route(routeOptions)
       const serve = (c: Context) =>
-        handler(c.req.raw, { security: securityOf(c), params: c.req.param() as Record<string, string> })
+        handler(refuseMalformedRequestJson(c.req.raw), {
+          security: securityOf(c),
+          params: c.req.param() as Record<string, string>,
+        })
       // compiled and recorded before Hono sees it: a route that throws here is not left on the app to
       // make every later declaration throw again
       security.ready({
