@@ -192,6 +192,12 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     budget: 0.5,
     bench: 'apps/reference/bench',
   },
+  {
+    id: 'outbox-drain',
+    what: 'Mail outbox drain (Postgres outbox) to a loopback SMTP server, as its rate over 200 messages/s',
+    budget: 1,
+    bench: 'apps/reference/bench/outbox-drain.bench.ts',
+  },
 ])
 
 /**
