@@ -101,7 +101,7 @@ export const codeMaintenanceCases: readonly Case[] = [
       const badOutbox = await codeOf(
         store.issue({ code: good, outbox: [{ ...outboxEntry(accountId), id: 'x' }] }),
       )
-      check(badOutbox === INVALID, `a malformed outbox entry answered ${badOutbox}`)
+      check(badOutbox === 'mail.invalid_outbox_entry', `a malformed outbox entry answered ${badOutbox}`)
       const consumes: Record<string, unknown>[] = [
         { id: 'short' },
         { purpose: 'admin' },

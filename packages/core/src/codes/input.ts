@@ -1,5 +1,5 @@
-import { MAIL_MESSAGE_KINDS } from '../mail/messages.js'
 import type { OutboxEntry } from '../mail/outbox.js'
+import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { invalidCodeInput } from './errors.js'
 import type {
   CodeCandidate,
@@ -36,10 +36,7 @@ const MAX_ACCOUNT_ID_LENGTH = 255
 const MAX_ADDRESS_LENGTH = 254
 const MAX_PAYLOAD_LENGTH = 16_384
 const MAX_CANDIDATES = 16
-const MAX_OUTBOX_ENTRIES = 16
-const MAX_ENVELOPE_LENGTH = 262_144
 export const MAX_SWEEP_LIMIT = 10_000
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
 
 function fieldsOf(value: unknown, field: string): Record<string, unknown> {
@@ -135,36 +132,12 @@ export function validateNewCode(value: unknown): NewOneTimeCode {
   return Object.freeze(copy)
 }
 
-/** Outbox entries written with a code, checked and copied; at most 16. */
+/**
+ * Outbox entries written with a code, checked as every outbox store checks them (a malformed entry is
+ * `mail.invalid_outbox_entry`); none when omitted.
+ */
 export function validateCodeOutbox(value: unknown): readonly OutboxEntry[] {
-  if (value === undefined) return []
-  if (!Array.isArray(value) || value.length > MAX_OUTBOX_ENTRIES) {
-    throw invalidCodeInput(`outbox must be an array of at most ${MAX_OUTBOX_ENTRIES} entries`)
-  }
-  const ids = new Set<string>()
-  const entries = value.map((item, index): OutboxEntry => {
-    const entry = fieldsOf(item, `outbox[${index}]`)
-    if (typeof entry.id !== 'string' || !UUID.test(entry.id) || ids.has(entry.id)) {
-      throw invalidCodeInput(`outbox[${index}].id must be a distinct lower-case UUID`)
-    }
-    ids.add(entry.id)
-    if (!MAIL_MESSAGE_KINDS.includes(entry.kind as OutboxEntry['kind'])) {
-      throw invalidCodeInput(`outbox[${index}].kind is not a mail message kind`)
-    }
-    const envelope = entry.envelope
-    if (typeof envelope !== 'string' || envelope === '' || envelope.length > MAX_ENVELOPE_LENGTH) {
-      throw invalidCodeInput(`outbox[${index}].envelope must be a sealed envelope`)
-    }
-    return Object.freeze({
-      id: entry.id,
-      kind: entry.kind as OutboxEntry['kind'],
-      accountId:
-        entry.accountId === null ? null : requireCodeAccountId(entry.accountId, `outbox[${index}].accountId`),
-      envelope,
-      createdAt: requireCodeDate(entry.createdAt, `outbox[${index}].createdAt`),
-    })
-  })
-  return Object.freeze(entries)
+  return value === undefined ? [] : validateOutboxEntries(value, 'outbox')
 }
 
 export interface ValidIssueRequest {
