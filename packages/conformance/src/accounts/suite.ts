@@ -2,6 +2,7 @@ import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
 import { deletionCases } from './deletion-cases.js'
 import { emailCases } from './email-cases.js'
+import { emailLifecycleCases } from './email-lifecycle-cases.js'
 import { epochCases } from './epoch-cases.js'
 import type { AccountStoreFactory, AccountStoreFixture } from './fixture.js'
 import { methodCases } from './method-cases.js'
@@ -30,6 +31,7 @@ export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuit
       ...deletionCases,
       ...epochCases,
       ...emailCases,
+      ...emailLifecycleCases,
       ...outboxCases,
     ],
     createContext: () => factory(),
