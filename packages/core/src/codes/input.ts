@@ -70,9 +70,9 @@ export function requireCodeAccountId(value: unknown, field = 'accountId'): strin
 
 function requireAddress(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '' || value.trim() !== value || CONTROL.test(value)) {
-    throw invalidCodeInput('address must be a non-blank address without control characters')
+    throw invalidCodeInput('code.address must be a non-blank address without control characters')
   }
-  if (Buffer.byteLength(value, 'utf8') > MAX_ADDRESS_LENGTH) throw invalidCodeInput('address is too long')
+  if (Buffer.byteLength(value, 'utf8') > MAX_ADDRESS_LENGTH) throw invalidCodeInput('code.address is too long')
   return value
 }
 
