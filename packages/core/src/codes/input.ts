@@ -72,7 +72,8 @@ function requireAddress(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '' || value.trim() !== value || CONTROL.test(value)) {
     throw invalidCodeInput('code.address must be a non-blank address without control characters')
   }
-  if (Buffer.byteLength(value, 'utf8') > MAX_ADDRESS_LENGTH) throw invalidCodeInput('code.address is too long')
+  if (Buffer.byteLength(value, 'utf8') > MAX_ADDRESS_LENGTH)
+    throw invalidCodeInput('code.address is too long')
   return value
 }
 
