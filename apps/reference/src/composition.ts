@@ -7,6 +7,7 @@ import { BackchannelLogout } from '@portcullis/core/oidc'
 import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
+  accountEmailRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
@@ -28,7 +29,10 @@ import {
   PostgresRevocationNotices,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
+import { createMailFlows, createMailStores } from './account-email/account-email-wiring.js'
+import { recoveryRoutes } from './account-email/recovery-pages.js'
 import { accountRoutes } from './accounts/account-routes.js'
+import { formBody } from './accounts/forms.js'
 import {
   createLocalAccounts,
   isInsecureLoopback,
@@ -115,8 +119,12 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   // One account store: passwords, provider identities, the security epoch; local accounts and OAuth share it.
   const accountStore = new PostgresAccountStore({ client: postgres })
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
+  // The mail outbox and notification settings in Postgres; the notifier turns the security events of
+  // TOTP, passkeys and provider links into notifications, then hands every event to the app's log.
+  const mailStores = createMailStores({ postgres, accounts: accountStore, keys, publicOrigin })
+  const sink = mailStores.notifier.sink(events.sink)
   // Passkeys and the TOTP second factor (its gate makes password sign-ins of enrolled accounts two-step).
-  const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: events.sink })
+  const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: sink })
   const local = createLocalAccounts({
     postgres,
     accounts: accountStore,
@@ -124,9 +132,23 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     publicOrigin,
     trustedOrigins: options.trustedOrigins,
     trustedProxies: options.trustedProxies,
-    events: events.sink,
+    events: sink,
     notices,
     secondFactor: factors.secondFactor,
+  })
+  // Password reset, verification, email change and notification settings; the drain sends their mail
+  // after commit (at once when a page wakes it, otherwise at the next poll).
+  const mailFlows = createMailFlows({
+    postgres,
+    accounts: accountStore,
+    local,
+    stores: mailStores,
+    keys,
+    publicOrigin,
+    stepUp,
+    secondFactor: factors.secondFactor,
+    mailer: options.mail.mailer,
+    pollIntervalMs: options.mail.mailbox === undefined ? 5_000 : 1_000,
   })
   // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
   const cookies = isInsecureLoopback(publicOrigin)
@@ -217,7 +239,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         })
       },
       ...(cookies === undefined ? {} : { cookies }),
-      events: events.sink,
+      events: sink,
     })
   const accounts = new AccountService({
     accounts: accountStore,
@@ -283,6 +305,10 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       totpRoutes({ totp: factors.totp, stepUp, local, security }),
       // Where an authorization that asks for a fresh sign-in (`prompt=login`, `max_age`) confirms it.
       reauthenticationRoutes(security, context, accounts, authorizationServerModule.OAUTH_AUTHORIZE_PURPOSE),
+      // The JSON routes of the mail flows under /auth/ (reset, verification, email change, settings),
+      // then their pages: "Forgot password?", the code entry page the mail links to.
+      accountEmailRoutes({ security, accountEmail: mailFlows.accountEmail, local, stepUp }),
+      recoveryRoutes(security, context, { ...mailFlows, local }, formBody()),
       accountRoutes(security, context, {
         local,
         service: accounts,
@@ -319,6 +345,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       return seeded
     },
     async close() {
+      await mailFlows.close()
       await authorizationServer.close()
       await notices.close()
       await oauth?.close()

@@ -47,6 +47,10 @@ export function retryHint(response: Response, error: unknown): void {
   if (value !== undefined) response.setHeader('Retry-After', value)
 }
 
+/** A flow's client-safe detail as a sentence of the page. */
+const sentence = (detail: unknown, fallback: string) =>
+  typeof detail === 'string' ? (detail.endsWith('.') ? detail : `${detail}.`) : fallback
+
 /** A refusal of the service shown on the form again: status and a sentence (never the input). */
 export function refusal(error: unknown): { status: number; message: string } {
   if (!isPortcullisError(error)) throw error
@@ -86,6 +90,24 @@ export function refusal(error: unknown): { status: number; message: string } {
     case 'local.invalid_password':
     case 'local.password_screened':
       return { status: 400, message: typeof detail === 'string' ? detail : error.message }
+    case 'account_email.invalid_code':
+      return { status: 400, message: 'That code is wrong, expired or already used.' }
+    case 'account_email.rate_limited':
+      return { status: 429, message: 'Too many requests for now. Wait a while and try again.' }
+    case 'account_email.invalid_input':
+      return { status: 400, message: 'Enter an email address such as ada@example.com.' }
+    case 'account_email.unavailable':
+      return { status: 503, message: 'A dependency did not answer. Try again in a moment.' }
+    case 'account_email.account_gone':
+      return { status: 401, message: 'The account is no longer there: sign in again.' }
+    case 'account_email.second_factor_required':
+      return { status: 403, message: sentence(detail, error.message) }
+    case 'account_email.reset_pending_invalid':
+    case 'account_email.same_address':
+      return { status: 400, message: sentence(detail, error.message) }
+    case 'account_email.address_taken':
+    case 'account_email.too_many_addresses':
+      return { status: 409, message: sentence(detail, error.message) }
     default:
       throw error
   }

@@ -128,7 +128,7 @@ export function signInRoutes(
           <label>Username <input name="username" autocomplete="${place === undefined ? 'username' : 'username webauthn'}" required value="${state.username ?? ''}"></label>
           <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
           <div><button type="submit">Sign in</button></div>
-          <p class="muted">No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
+          <p class="muted"><a href="/forgot-password" data-testid="forgot-password">Forgot password?</a> · No account? <a href="${SIGN_UP_PATH}">Sign up</a>.</p>
         </form>
         ${
           place === undefined

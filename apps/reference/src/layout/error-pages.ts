@@ -4,6 +4,7 @@ import type { Request, RequestHandler } from 'express'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
 import {
+  CODE_LINK_SCRIPT_PATH,
   COPY_SCRIPT_PATH,
   layout,
   PASSKEYS_SCRIPT_PATH,
@@ -20,6 +21,10 @@ const ASSETS: ReadonlyMap<string, { readonly type: string; readonly text: string
   [
     COPY_SCRIPT_PATH,
     { type: 'text/javascript', text: readFileSync(new URL('./copy.js', import.meta.url), 'utf8') },
+  ],
+  [
+    CODE_LINK_SCRIPT_PATH,
+    { type: 'text/javascript', text: readFileSync(new URL('./code-link.js', import.meta.url), 'utf8') },
   ],
   [
     PASSKEYS_SCRIPT_PATH,

@@ -14,6 +14,8 @@ export const ACCOUNT_PATH = '/account'
 export const STYLESHEET_PATH = '/assets/portcullis.css'
 /** The one script: passkey ceremonies (WebAuthn needs JavaScript); every other page works without it. */
 export const PASSKEYS_SCRIPT_PATH = '/assets/passkeys.js'
+/** Fills a code field from a mail link's fragment (`#code=`); without it the person types the code. */
+export const CODE_LINK_SCRIPT_PATH = '/assets/code-link.js'
 /** Copy buttons (shown only where the script runs; the text stays selectable without it). */
 export const COPY_SCRIPT_PATH = '/assets/copy.js'
 

@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto'
 import { ApiKeyPepperRing, decodeApiKeyPepper } from '@portcullis/core/api-keys'
+import type { CodeKey } from '@portcullis/core/codes'
 import { importLocalSigningKeyRing, type LocalSigningKeyRing } from '@portcullis/core/local-accounts'
 import {
   AESGCMOAuthTransactionProtector,
@@ -26,6 +27,12 @@ export interface KeyMaterial {
     readonly retained: readonly { readonly version: string; readonly secret: Uint8Array }[]
   }
   readonly demoSessionKey: Uint8Array
+  /**
+   * The HMAC key of the one-time codes sent by mail (reset, verification, email change), version 1:
+   * derived from `oauthTransactionPepper` (HKDF, its own label), so every document has it and every
+   * instance digests codes alike.
+   */
+  readonly emailCodeKey: CodeKey
   /**
    * Seals the pages' short-lived cookies (a notice after a redirect, a TOTP enrollment in progress): derived
    * from the active protector key, so every instance of the app opens what another sealed.
@@ -103,6 +110,7 @@ export async function buildKeyMaterial(secrets: ReferenceSecrets): Promise<KeyMa
             retained: secrets.recoveryCodePepper.retained.map(recoveryPepper),
           },
     demoSessionKey: bytes(secrets.demoSessionKey),
+    emailCodeKey: { version: 1, secret: derived(secrets.oauthTransactionPepper, 'email-code-key') },
     pageCookieKey: derived(secrets.protector.active.value, 'page-cookies'),
     demoIdp: secrets.demoIdp,
   }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type BrowserContext, chromium } from 'playwright-core'
+import { type BrowserContext, chromium, type Browser as PlaywrightBrowser } from 'playwright-core'
 
 /** Debian's `chromium` package (never a browser downloaded by a test tool). */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
@@ -22,6 +22,25 @@ export interface Browser {
   close(): Promise<void>
 }
 
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+
+/**
+ * Headless Chromium for tests that need several people at once: each `newContext()` is a browser profile
+ * of its own (its own cookies), all in one browser process.
+ */
+export async function launchChromiumBrowser(): Promise<PlaywrightBrowser> {
+  if (chromiumPath === undefined) throw new Error('no Chromium binary')
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: ARGS })
+}
+
 /** Headless Chromium with a fresh profile, no network side traffic, no sandbox (CI runs as root). */
 export async function launchChromium(): Promise<Browser> {
   if (chromiumPath === undefined) throw new Error('no Chromium binary')
@@ -30,15 +49,7 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: chromiumPath,
     headless: true,
     viewport: { width: 1200, height: 800 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
+    args: ARGS,
   })
   return {
     context,
