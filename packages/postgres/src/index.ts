@@ -64,6 +64,8 @@ export type {
   RevocationListenerProblem,
   RevocationListenerState,
 } from './revocation/options.js'
+export type { PostgresSecurityLogOptions } from './security-log/store.js'
+export { PostgresSecurityLog } from './security-log/store.js'
 export type { PostgresStepUpStoreOptions } from './step-up/store.js'
 export { PostgresStepUpStore } from './step-up/store.js'
 export type { PostgresTotpStoreOptions } from './totp/store.js'

@@ -50,6 +50,7 @@ describe('generated migrations', () => {
       { version: 12, name: 'email-addresses' },
       { version: 13, name: 'one-time-codes' },
       { version: 14, name: 'mail-outbox' },
+      { version: 15, name: 'security-log' },
     ])
   })
 

@@ -92,6 +92,37 @@ describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`,
     }
   })
 
+  it('reads the security log by account and by type and time with one ordered range scan of its index', async () => {
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
+    const reads = [...captured.values()].filter(
+      (each) =>
+        each.source === 'PostgresSecurityLog' && /^select .* from "portcullis_security_log"/i.test(each.text),
+    )
+    const byAccount = reads.filter((each) => /"account_id" = \$1/.test(each.text))
+    const byType = reads.filter((each) => /"type" = \$1/.test(each.text))
+    // The first page and the pages after a cursor, of each read.
+    expect(byAccount.length).toBeGreaterThanOrEqual(2)
+    expect(byType.length).toBeGreaterThanOrEqual(2)
+    for (const [statements, index] of [
+      [byAccount, 'portcullis_security_log_account_idx'],
+      [byType, 'portcullis_security_log_type_idx'],
+    ] as const) {
+      for (const statement of statements) {
+        const { problems, plan } = await judge(statement)
+        expect(problems, statement.text).toEqual([])
+        const scans = nodes(plan).filter((node) => node['Relation Name'] === 'portcullis_security_log')
+        expect(
+          scans.map((node) => [node['Node Type'], node['Index Name']]),
+          statement.text,
+        ).toEqual([['Index Scan', index]])
+        expect(
+          nodes(plan).some((node) => node['Node Type'] === 'Sort'),
+          statement.text,
+        ).toBe(false)
+      }
+    }
+  })
+
   describe('fails, naming the table, on', () => {
     it('a statement without an index', async () => {
       const { problems } = await judge(

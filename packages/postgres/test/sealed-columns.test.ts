@@ -13,6 +13,7 @@ import {
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
+import { securityLogSuite } from '@portcullis/conformance/security-log'
 import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { totpStoreSuite } from '@portcullis/conformance/totp'
 import { transactions } from '@portcullis/core/oauth'
@@ -32,6 +33,7 @@ import {
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresRevocationNotices,
+  PostgresSecurityLog,
   PostgresSessionStore,
   PostgresStepUpStore,
   PostgresTotpStore,
@@ -113,6 +115,10 @@ const suites: ConformanceSuite<never>[] = [
   passkeyStoreSuite(() => ({ store: new PostgresPasskeyStore({ client }) })),
   passkeyChallengeStoreSuite(() => ({ store: new PostgresPasskeyChallengeStore({ client }) })),
   stepUpStoreSuite(() => ({ store: new PostgresStepUpStore({ client }) })),
+  securityLogSuite(() => ({
+    log: new PostgresSecurityLog({ client }),
+    peer: new PostgresSecurityLog({ client }),
+  })),
   oauthAccountStoreSuite(() => {
     const accountStore = new PostgresAccountStore({ client })
     return {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@portcullis/core'
+import { SECURITY_LOG_RETENTION_DAYS } from '@portcullis/core/security-log'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement } from '../client/transaction.js'
 
@@ -59,6 +60,16 @@ export const EXPIRING_TABLES: readonly ExpiringTable[] = Object.freeze([
 
 const SWEEP_OPTIONS = 'postgres.sweep_options'
 
+/**
+ * The security log keeps entries for a retention period (`securityLogRetentionDays`, default 180), not
+ * until an expiry of their own: its batches delete entries before `now` minus the retention.
+ */
+export const SECURITY_LOG_RETENTION: ExpiringTable = {
+  table: 'portcullis_security_log',
+  expired: 'occurred_at < $1',
+  order: 'occurred_at',
+}
+
 export interface SweepOptions {
   /** Rows past this instant are deleted. Default: now. */
   readonly now?: Date
@@ -66,6 +77,8 @@ export interface SweepOptions {
   readonly batchSize?: number
   /** Statements per table per call, 1-1000. Default 100. */
   readonly maxBatches?: number
+  /** Days the security log keeps its entries, 1-36500. Default 180. */
+  readonly securityLogRetentionDays?: number
 }
 
 export interface SweepReport {
@@ -129,6 +142,13 @@ export async function sweepExpired(
   }
   const batchSize = boundedCount(options.batchSize, 500, 10_000, 'batchSize', SWEEP_OPTIONS)
   const maxBatches = boundedCount(options.maxBatches, 100, 1000, 'maxBatches', SWEEP_OPTIONS)
+  const retentionDays = boundedCount(
+    options.securityLogRetentionDays,
+    SECURITY_LOG_RETENTION_DAYS,
+    36_500,
+    'securityLogRetentionDays',
+    SWEEP_OPTIONS,
+  )
   const deleted: Record<string, number> = {}
   let more = false
   for (const table of EXPIRING_TABLES) {
@@ -136,5 +156,9 @@ export async function sweepExpired(
     deleted[table.table] = outcome.deleted
     more ||= outcome.more
   }
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000)
+  const logged = await deleteExpiredRows(client, SECURITY_LOG_RETENTION, cutoff, batchSize, maxBatches)
+  deleted[SECURITY_LOG_RETENTION.table] = logged.deleted
+  more ||= logged.more
   return { deleted, more }
 }

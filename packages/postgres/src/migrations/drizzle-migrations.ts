@@ -482,4 +482,28 @@ CREATE TABLE "portcullis_notification_settings" (
 ALTER TABLE "portcullis_notification_settings" ADD CONSTRAINT "portcullis_notification_settings_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "portcullis_accounts"("account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "portcullis_mail_outbox_claim_idx" ON "portcullis_mail_outbox" USING btree ("state","next_attempt_at");`,
   },
+  {
+    idx: 10,
+    tag: '0010_security-log',
+    sql: `CREATE TABLE "portcullis_security_log" (
+	"occurred_at" timestamp with time zone NOT NULL,
+	"id" text NOT NULL,
+	"type" text NOT NULL,
+	"account_id" text,
+	"actor_id" text,
+	"reason" text,
+	"session_handle" text,
+	"client_address" text,
+	"client_address_hash" text,
+	"browser" text,
+	"os" text,
+	"platform" text,
+	"details" jsonb NOT NULL,
+	CONSTRAINT "portcullis_security_log_pkey" PRIMARY KEY("occurred_at","id"),
+	CONSTRAINT "portcullis_security_log_details_check" CHECK (jsonb_typeof("portcullis_security_log"."details") = 'object')
+);
+--> statement-breakpoint
+CREATE INDEX "portcullis_security_log_account_idx" ON "portcullis_security_log" USING btree ("account_id","occurred_at","id");--> statement-breakpoint
+CREATE INDEX "portcullis_security_log_type_idx" ON "portcullis_security_log" USING btree ("type","occurred_at","id");`,
+  },
 ]

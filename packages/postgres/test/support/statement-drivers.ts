@@ -17,6 +17,7 @@ import {
 import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
+import { securityLogSuite } from '@portcullis/conformance/security-log'
 import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { totpResealingSuite, totpStoreSuite } from '@portcullis/conformance/totp'
 import type { RevocationNotice } from '@portcullis/core/revocation'
@@ -34,6 +35,7 @@ import {
   PostgresRateLimitStore,
   PostgresRefreshTokenStore,
   PostgresRevocationNotices,
+  PostgresSecurityLog,
   PostgresSessionStore,
   PostgresStepUpStore,
   PostgresTotpStore,
@@ -235,6 +237,20 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
       ),
     ],
     run: (db) => purgeExpiredOAuthTransactions(db.client, { now: new Date() }),
+  },
+  {
+    name: 'PostgresSecurityLog',
+    suites: (db) => {
+      const other = db.connect(4)
+      return [
+        suite(
+          securityLogSuite(() => ({
+            log: new PostgresSecurityLog({ client: db.client }),
+            peer: new PostgresSecurityLog({ client: other }),
+          })),
+        ),
+      ]
+    },
   },
   {
     name: 'maintenance',

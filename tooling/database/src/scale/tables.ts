@@ -207,6 +207,21 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
              ${now} + interval '9 minutes', null
         ${accounts('i % 100 = 5')}`,
   },
+  {
+    // The security log: ten entries per account (10^7 at 10^6 accounts) spread over the 180 days of
+    // retention: four sign-ins, three sessions created, two failed sign-ins, a password change.
+    table: 'portcullis_security_log',
+    perAccount: 10,
+    insert: `insert into portcullis_security_log (occurred_at, id, type, account_id, reason, session_handle,
+        client_address_hash, browser, os, platform, details)
+      select ${now} - ((i * 7919 + n * 104729) % 15552000) * interval '1 second', ${hex(`'log-' || i || '-' || n`, 32)},
+             case when n <= 4 then 'login.succeeded' when n <= 7 then 'session.created'
+                  when n <= 9 then 'login.failed' else 'password.changed' end,
+             'account-' || i, case when n in (8, 9) then 'bad_password' end,
+             case when n between 5 and 7 then ${hex(`'handle-' || i || '-' || (n - 4)`, 22)} end,
+             'v1.' || ${hex(`'address-' || (i % 5000)`, 43)}, 'Chrome 131', 'Windows 10', 'desktop', '{}'::jsonb
+        ${accounts('true', 'cross join generate_series(1, 10) as n')}`,
+  },
 ])
 
 /**
