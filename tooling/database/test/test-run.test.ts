@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { readDurations, slowestFiles } from '../src/test-run/durations.js'
+import { latestRunSummary, slowestTasks } from '../src/test-run/task-times.js'
 
 const bin = (name: string) =>
   new URL(
@@ -119,6 +120,37 @@ describe('the summary of recorded durations', () => {
     ])
     expect(slowestFiles([])).toEqual([])
     await expect(readDurations(join(folder, 'missing'))).resolves.toEqual([])
+  })
+})
+
+describe('the longest tasks of a turbo run summary', () => {
+  it('lists executed tasks longest first, leaves cache hits out, marks failures, and reads only a summary written since the start', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'portcullis-runs-'))
+    const task = (taskId: string, ms: number, status = 'MISS', exitCode = 0) => ({
+      taskId,
+      cache: { status },
+      execution: { startTime: 1_000, endTime: 1_000 + ms, exitCode },
+    })
+    await writeFile(
+      join(folder, 'run.json'),
+      JSON.stringify({
+        tasks: [
+          task('a#lint', 2_000),
+          task('b#test', 90_000, 'MISS', 1),
+          task('c#typecheck', 40_000),
+          task('d#build', 60_000, 'HIT'),
+          { taskId: 'e#test' },
+        ],
+      }),
+    )
+    const summary = await latestRunSummary(folder, Date.now() - 60_000)
+    expect(slowestTasks(summary, 2)).toEqual([
+      'The 2 longest tasks of 3 run:',
+      '  90.0 s  b#test  (failed)',
+      '  40.0 s  c#typecheck',
+    ])
+    await expect(latestRunSummary(folder, Date.now() + 60_000)).resolves.toBeUndefined()
+    expect(slowestTasks(undefined)).toEqual([])
   })
 })
 

@@ -9,6 +9,7 @@ import { dockerEngineAnswers } from '../docker.js'
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded.js'
 import { EMBEDDED_SERVER_VARIABLE } from '../global-setup.js'
 import { DURATIONS_VARIABLE, readDurations, slowestFiles } from './durations.js'
+import { latestRunSummary, slowestTasks } from './task-times.js'
 
 const REPOSITORY_ROOT = new URL('../../../../', import.meta.url).pathname
 
@@ -61,12 +62,17 @@ async function main(): Promise<number> {
   const server = await runServer()
   const env: NodeJS.ProcessEnv = { ...process.env, [DURATIONS_VARIABLE]: durations }
   if (server) env[EMBEDDED_SERVER_VARIABLE] = server.connectionString
+  const startedAt = Date.now()
   let status: number
   try {
     status = await run(command, args, env)
   } finally {
     await server?.stop()
   }
+  // With --summarize, turbo's own record of the run (typecheck and docs tasks are not test files): the
+  // newest summary written since the start, which is this run's unless another ran beside it.
+  const tasks = slowestTasks(await latestRunSummary(join(REPOSITORY_ROOT, '.turbo', 'runs'), startedAt))
+  if (tasks.length > 0) console.log(`\n${tasks.join('\n')}`)
   const lines = slowestFiles(await readDurations(durations))
   if (lines.length > 0) console.log(`\n${lines.join('\n')}`)
   return status
