@@ -2,7 +2,6 @@ import { normalizeEmailAddress } from '../accounts/email-address.js'
 import type { PendingSecondFactor, SecondFactorGate } from '../local-accounts/second-factor.js'
 import type { LocalSignIn, SignInOptions } from '../local-accounts/sign-in.js'
 import { storeCall } from './errors.js'
-import type { EmailFlowLimiter } from './flow-context.js'
 import { codeRefusal, consumeFlowCode, emailFlowError } from './flow-errors.js'
 import { codeLink, type EmailFlowParts } from './flow-parts.js'
 
@@ -25,6 +24,11 @@ export interface SignInCodeSettings {
   readonly path: string
 }
 
+/** The per-address and per-client limits of requests that send mail (`EmailFlowLimiter`). */
+export interface RequestLimiter {
+  attempt(flow: string, address: string, clientAddress: string | undefined): Promise<void>
+}
+
 export const DEFAULT_SIGN_IN_CODE_SETTINGS: SignInCodeSettings = Object.freeze({
   enabled: false,
   codeMinutes: 10,
@@ -42,13 +46,13 @@ export interface RequestedSignInCode {
 export class SignInCode {
   readonly #parts: EmailFlowParts
   readonly #settings: SignInCodeSettings
-  readonly #limiter: EmailFlowLimiter
+  readonly #limiter: RequestLimiter
   readonly #secondFactor: SecondFactorGate | undefined
 
   constructor(
     parts: EmailFlowParts,
     settings: SignInCodeSettings,
-    limiter: EmailFlowLimiter,
+    limiter: RequestLimiter,
     secondFactor: SecondFactorGate | undefined,
   ) {
     this.#parts = parts

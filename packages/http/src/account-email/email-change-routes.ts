@@ -5,7 +5,7 @@ import { sessionBody, tokenBody } from '../local-accounts/routes.js'
 import { stepUpTokenOf } from '../oauth/http.js'
 import { requireLocalSession } from '../oauth/session.js'
 import { EMAIL_CHANGE_ROUTE_DOCS } from './email-change-openapi.js'
-import type { AccountEmailRouteContext } from './routes.js'
+import type { AccountEmailRouteContext } from './route-context.js'
 
 /** The step-up purpose an email change consumes (as `AccountEmail` checks it). */
 const EMAIL_CHANGE_STEP_UP_PURPOSE = 'email-change'

@@ -2,7 +2,7 @@ import { anyOf } from '@portcullis/core/policy'
 import { type HttpExchange, jsonAnswer } from '../exchange/exchange.js'
 import { requireLocalSession } from '../oauth/session.js'
 import { EMAIL_CHANGE_ROUTE_DOCS } from './email-change-openapi.js'
-import type { AccountEmailRouteContext } from './routes.js'
+import type { AccountEmailRouteContext } from './route-context.js'
 
 /** `GET notifications` and `POST notifications` (`{ optOuts }`): the account's notification settings. */
 export function notificationRoutes(context: AccountEmailRouteContext): void {

@@ -5,7 +5,7 @@ import { type HttpAnswer, type HttpExchange, jsonAnswer, problemAnswer } from '.
 import { localCsrf } from '../local-accounts/csrf.js'
 import { sessionBody, tokenBody } from '../local-accounts/routes.js'
 import { ACCOUNT_EMAIL_ROUTE_DOCS } from './openapi.js'
-import type { AccountEmailRouteContext } from './routes.js'
+import type { AccountEmailRouteContext } from './route-context.js'
 
 /** `POST password/forgot`, `POST password/reset`, `POST password/reset/second-factor`. */
 export function passwordResetRoutes(context: AccountEmailRouteContext): void {

@@ -1,39 +1,20 @@
 import { AccountEmail } from '@portcullis/core/account-email'
 import { integerBetween, type OptionsShape } from '@portcullis/core/errors'
 import { LocalAccounts } from '@portcullis/core/local-accounts'
-import type { StepUpService } from '@portcullis/core/step-up'
 import { LOCAL_ACCOUNTS_MAX_BODY_BYTES } from '../body/body.js'
-import {
-  authRouteTable,
-  type HttpAnswer,
-  type HttpExchange,
-  type NeutralRoute,
-} from '../exchange/exchange.js'
+import { authRouteTable, type HttpAnswer, type NeutralRoute } from '../exchange/exchange.js'
 import { localProblem } from '../local-accounts/problem.js'
 import { localPath } from '../local-accounts/routes.js'
 import type { StepUpTransport } from '../oauth/options.js'
 import { HttpProblem } from '../problem/problem.js'
-import type { RouteOptions } from '../routing/route-options.js'
-import type { HttpMethod } from '../routing/route-registry.js'
 import { emailChangeRoutes } from './email-change-routes.js'
 import { notificationRoutes } from './notification-routes.js'
 import { passwordResetRoutes } from './password-reset-routes.js'
+import type { AccountEmailRouteContext, AccountEmailRouteTableOptions } from './route-context.js'
 import { signInCodeRoutes } from './sign-in-code-routes.js'
 import { signUpRoutes } from './sign-up-routes.js'
 
-/** What every adapter's account email routes take besides its own `security` and `onError`. */
-export interface AccountEmailRouteTableOptions {
-  /** The flows (`new AccountEmail({ accounts, local, codes, outbox, ... })`). */
-  readonly accountEmail: AccountEmail
-  /** The local sign-ins of the same accounts: CSRF, sessions, and the routes that need a signed-in caller. */
-  readonly local: LocalAccounts
-  /** Consumes the step-up credentials of the flows that need one (email change). */
-  readonly stepUp?: StepUpService
-  /** Prefix before `/auth/...`. Default none. */
-  readonly base?: string
-  /** Largest accepted request body. Default 16 KiB; at most 1 MiB. */
-  readonly maxBodyBytes?: number
-}
+export type { AccountEmailRouteContext, AccountEmailRouteTableOptions } from './route-context.js'
 
 export const ACCOUNT_EMAIL_ROUTE_TABLE_OPTIONS: OptionsShape<AccountEmailRouteTableOptions> = {
   accountEmail: {
@@ -56,23 +37,6 @@ export const ACCOUNT_EMAIL_HEADERS: Readonly<Record<string, string>> = Object.fr
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
 })
-
-/** What each flow's route file receives to add its routes. */
-export interface AccountEmailRouteContext {
-  readonly accountEmail: AccountEmail
-  readonly local: LocalAccounts
-  readonly options: AccountEmailRouteTableOptions
-  readonly stepUp: StepUpTransport
-  /** Largest accepted body. */
-  readonly limit: number
-  /** Adds a route under `{base}/auth`: its answers and its problems carry `ACCOUNT_EMAIL_HEADERS`. */
-  add(
-    method: HttpMethod,
-    path: string,
-    options: RouteOptions,
-    handle: (exchange: HttpExchange) => Promise<HttpAnswer>,
-  ): void
-}
 
 function withHeaders(answer: HttpAnswer): HttpAnswer {
   return { ...answer, headers: { ...answer.headers, ...ACCOUNT_EMAIL_HEADERS } }

@@ -4,7 +4,7 @@ import { jsonAnswer, problemAnswer } from '../exchange/exchange.js'
 import { localCsrf } from '../local-accounts/csrf.js'
 import { sessionBody, tokenBody } from '../local-accounts/routes.js'
 import { EMAIL_CHANGE_ROUTE_DOCS } from './email-change-openapi.js'
-import type { AccountEmailRouteContext } from './routes.js'
+import type { AccountEmailRouteContext } from './route-context.js'
 
 /**
  * `POST sign-in/code` (`{ email }`: 202 `{ flow }` for every address) and `POST sign-in/code/verify`

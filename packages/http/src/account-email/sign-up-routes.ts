@@ -1,7 +1,7 @@
 import { anonymous } from '@portcullis/core/policy'
 import { jsonAnswer } from '../exchange/exchange.js'
 import { ACCOUNT_EMAIL_ROUTE_DOCS } from './openapi.js'
-import type { AccountEmailRouteContext } from './routes.js'
+import type { AccountEmailRouteContext } from './route-context.js'
 
 /** `POST email/sign-up`, `POST email/verify`, `POST email/verify/resend`. */
 export function signUpRoutes(context: AccountEmailRouteContext): void {
