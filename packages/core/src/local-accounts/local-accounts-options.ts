@@ -7,6 +7,7 @@ import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
 import type { PasswordScreen } from './passwords/password-screen.js'
+import type { SecurityNoticeSource } from './passwords/security-notices.js'
 import { DEFAULT_IPV6_PREFIX_LENGTH } from './rate-limits/rate-limit-key.js'
 import type { RateLimitStore } from './rate-limits/rate-limit-store.js'
 import type { SecondFactorGate } from './second-factor.js'
@@ -168,6 +169,11 @@ export interface LocalAccountsOptions {
   readonly secondFactor?: SecondFactorGate
   /** Receives security events; a failing sink never fails a request. */
   readonly events?: SecurityEventSink
+  /**
+   * Writes a security notification with a password change (and the administrator's reset) in the same
+   * store transaction: pass the application's `SecurityNotifier` (`@portcullis/core/account-email`).
+   */
+  readonly securityNotices?: SecurityNoticeSource
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
   /** Mechanism names for route policy. Default `session` and `bearer`. */
   readonly mechanismNames?: { readonly session?: string; readonly bearer?: string }
@@ -295,6 +301,11 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
         : 'must have begin and complete',
   },
   events: { kind: 'function' },
+  securityNotices: {
+    kind: 'object',
+    check: (value) =>
+      typeof (value as SecurityNoticeSource).entries === 'function' ? undefined : 'must have entries',
+  },
   onEventSinkError: { kind: 'function' },
   mechanismNames: {
     kind: 'object',

@@ -80,6 +80,7 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     rules: passwordRules(options.passwordRules ?? {}),
     screen: options.passwordScreen,
     runtime,
+    notices: options.securityNotices,
   }
   const names = options.mechanismNames ?? {}
   const mechanisms: AuthenticationMechanism[] = []

@@ -11,6 +11,7 @@ import { defined, type LocalRuntime } from '../runtime.js'
 import type { DummyHash } from './dummy-hash.js'
 import { type PasswordHasher, type PasswordRules, validatePassword } from './password.js'
 import { type PasswordScreen, screenNewPassword } from './password-screen.js'
+import { noticesOf, type SecurityNoticeSource } from './security-notices.js'
 import { findByIdentifier, readIdentifier } from './sign-in-identifier.js'
 import { normalizeUsername } from './username.js'
 
@@ -24,6 +25,8 @@ export interface PasswordFlowParts {
   /** Screens every new password after `rules` and before hashing. */
   readonly screen: PasswordScreen
   readonly runtime: LocalRuntime
+  /** The notifier whose entries a password change writes in its own transaction. */
+  readonly notices?: SecurityNoticeSource | undefined
 }
 
 const OPAQUE = /^[A-Za-z0-9_-]{22,512}$/
@@ -188,6 +191,7 @@ export async function changeAccountPassword(
   }
   await screenNewPassword(parts.screen, next, { purpose: 'change', username: account.username })
   const passwordHash = await parts.hasher.hash(next)
+  const outbox = await noticesOf(parts.notices, accountId, { type: 'password-changed' })
   const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
     accountId,
@@ -195,6 +199,7 @@ export async function changeAccountPassword(
     now: new Date(parts.runtime.clock()),
     expectedPasswordHash: account.passwordHash,
     bumpEpoch: true,
+    ...outbox,
   })
   if (updated === null) {
     throw new LocalAuthError('local.password_changed_concurrently', 'the password was changed concurrently')
@@ -255,12 +260,14 @@ export async function resetAccountPassword(
   if (existing === null) return null
   await screenNewPassword(parts.screen, password, { purpose: 'reset', username: existing.username })
   const passwordHash = await parts.hasher.hash(password)
+  const outbox = await noticesOf(parts.notices, accountId, { type: 'password-reset' })
   const generation = parts.runtime.epochs.generation
   const updated = await parts.accounts.setPassword({
     accountId,
     passwordHash,
     now: new Date(parts.runtime.clock()),
     bumpEpoch: true,
+    ...outbox,
   })
   if (updated === null) return null
   parts.runtime.epochs.remember(accountId, updated.securityEpoch, generation)
