@@ -70,6 +70,8 @@ const local = new LocalAccounts({
   passwordScreen: commonPasswordScreen(),
   signInWith: ['username', 'email'],
   events: securityEvents,
+  // A password change (and the administrator's reset) writes its notification in its own transaction.
+  securityNotices: notifier,
 })
 const stepUp = new StepUpService({ store: stepUpStore })
 
