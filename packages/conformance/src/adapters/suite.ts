@@ -1,6 +1,7 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountCases } from './account-cases.js'
+import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
@@ -52,6 +53,7 @@ export function adapterSuite(
       ...passkeyCases,
       ...totpCases,
       ...accountEmailCases,
+      ...accountEmailChangeCases,
       ...mcpCases,
       ...mcpHostCases,
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),
