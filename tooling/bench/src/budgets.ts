@@ -193,10 +193,28 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'apps/reference/bench',
   },
   {
+    id: 'security-log-sign-in',
+    what: 'Sign-in route with the security log on (Postgres, batched writer) vs off',
+    budget: 0.95,
+    bench: 'apps/reference/bench/security-log.bench.ts',
+  },
+  {
     id: 'outbox-drain',
     what: 'Mail outbox drain (Postgres outbox) to a loopback SMTP server, as its rate over 200 messages/s',
     budget: 1,
     bench: 'apps/reference/bench/outbox-drain.bench.ts',
+  },
+  {
+    id: 'account-email-sign-up',
+    what: 'Email sign-up with an address that has an account vs a new address (each way >= 0.95x: medians within 5%)',
+    budget: 0.95,
+    bench: 'packages/core/bench/account-email.bench.ts',
+  },
+  {
+    id: 'account-email-reset',
+    what: 'Password reset request for an unknown vs a known address (each way >= 0.95x: medians within 5%)',
+    budget: 0.95,
+    bench: 'packages/core/bench/account-email.bench.ts',
   },
 ])
 
