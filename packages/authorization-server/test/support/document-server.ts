@@ -1,49 +1,12 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loopbackCertificate } from '@portcullis/test-support/certificates'
 
-/**
- * A self-signed P-256 certificate for 127.0.0.1, [::1], localhost and the test host names, made by
- * `openssl` when the tests load (no key is ever committed) and valid for two days.
- */
-function selfSignedLoopbackCertificate(): { readonly key: string; readonly cert: string } {
-  const folder = mkdtempSync(join(tmpdir(), 'portcullis-cimd-cert-'))
-  try {
-    const key = join(folder, 'key.pem')
-    const cert = join(folder, 'cert.pem')
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=portcullis test loopback',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,DNS:docs.test,DNS:private.test,DNS:mapped.test',
-      ],
-      { stdio: 'ignore' },
-    )
-    return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') }
-  } finally {
-    rmSync(folder, { recursive: true, force: true })
-  }
-}
-
-const certificate = selfSignedLoopbackCertificate()
+/** The test hosts' certificate: 127.0.0.1, [::1], localhost and the test host names (made at run time). */
+const certificate = loopbackCertificate({
+  commonName: 'portcullis test loopback',
+  extraNames: ['IP:::1', 'DNS:docs.test', 'DNS:private.test', 'DNS:mapped.test'],
+})
 
 /** The test certificate's PEM (trusted by the servers under test through `clientIdMetadataDocuments.ca`). */
 export const TEST_CA = certificate.cert

@@ -1,51 +1,15 @@
 // A real SMTP server in the test process (smtp-server), with a certificate made by openssl at run time
 // (no key is ever committed): what it receives is parsed with mailparser.
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loopbackCertificate } from '@portcullis/test-support/certificates'
 import { type ParsedMail, simpleParser } from 'mailparser'
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
 
-/** A self-signed P-256 certificate for 127.0.0.1 and localhost, valid for two days. */
-function loopbackCertificate(): { readonly key: string; readonly cert: string } {
-  const folder = mkdtempSync(join(tmpdir(), 'portcullis-smtp-cert-'))
-  try {
-    const key = join(folder, 'key.pem')
-    const cert = join(folder, 'cert.pem')
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=portcullis smtp test',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    )
-    return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') }
-  } finally {
-    rmSync(folder, { recursive: true, force: true })
-  }
-}
+const loopback = () => loopbackCertificate({ commonName: 'portcullis smtp test' })
 
-export const CERTIFICATE = loopbackCertificate()
+export const CERTIFICATE = loopback()
 /** Another certificate that nobody trusts (a server impersonating the real one). */
-export const UNTRUSTED = loopbackCertificate()
+export const UNTRUSTED = loopback()
 
 export interface Received {
   readonly envelope: { readonly from: string; readonly to: readonly string[] }

@@ -1,0 +1,3 @@
+import { portcullisTestConfig } from '../../vitest.shared.ts'
+
+export default portcullisTestConfig()
