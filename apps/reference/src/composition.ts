@@ -315,6 +315,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         recoverySeed: keys.demoSessionKey,
         stepUp,
         factors,
+        accountEmail: mailFlows.accountEmail,
       }),
     ],
     signer: keys.workloadSigner,

@@ -1,3 +1,4 @@
+import { PostgresNotificationSettings } from '@portcullis/postgres'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
@@ -130,6 +131,30 @@ describe.skipIf(chromiumPath === undefined)('a forgotten password, by mail, in a
     )
     await signIn(page, NEW_PASSWORD)
     await page.waitForURL(`${app.url}/`)
+  })
+
+  it('the account page shows the address and turns a kind of notification off, and on again', async () => {
+    await page.goto(`${app.url}/account`)
+    await expect(words(page.locator('[data-address="bob@demo.portcullis.invalid"]'))).resolves.toBe(
+      'bob@demo.portcullis.invalid primary verified',
+    )
+    const box = page.getByRole('checkbox', { name: 'an identity provider was linked' })
+    await expect(box.isChecked()).resolves.toBe(true)
+    await box.uncheck()
+    await page.getByRole('button', { name: 'Save the notification settings' }).click()
+    await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toBe(
+      'Notification settings saved.',
+    )
+    await expect(box.isChecked()).resolves.toBe(false)
+    const stored = await new PostgresNotificationSettings({ client: app.postgres }).getOptOuts('demo-bob')
+    expect(stored).toEqual(['identity-linked'])
+    await box.check()
+    await page.getByRole('button', { name: 'Save the notification settings' }).click()
+    await page.waitForURL(`${app.url}/account`)
+    expect(await new PostgresNotificationSettings({ client: app.postgres }).getOptOuts('demo-bob')).toEqual(
+      [],
+    )
   })
 
   it('the new pages and the mailbox fit a 390 px phone', async () => {

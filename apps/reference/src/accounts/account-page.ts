@@ -17,6 +17,8 @@ export interface AccountPageInput {
   readonly notice?: SafeHtml
   /** The passkey and two-step sign-in sections. */
   readonly factors?: SafeHtml
+  /** The addresses and the notification settings. */
+  readonly email?: SafeHtml
   readonly now?: Date
 }
 
@@ -89,6 +91,8 @@ export function accountPage(input: AccountPageInput): SafeHtml {
     }
 
     ${input.factors ?? ''}
+
+    ${input.email ?? ''}
 
     <h2>Active sessions</h2>
     <table data-testid="sessions"><thead><tr><th>Started</th><th>Last seen</th><th>Browser</th><th></th></tr></thead><tbody>

@@ -1,8 +1,10 @@
+import type { AccountEmail } from '@portcullis/core/account-email'
 import type { AccountService } from '@portcullis/core/accounts'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import { emailSection, notificationRoutes } from '../account-email/notification-pages.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH } from '../layout/layout.js'
@@ -27,6 +29,8 @@ export interface AccountRoutesOptions {
   readonly stepUp: StepUpService
   /** Passkeys and the TOTP second factor. */
   readonly factors: SecondFactors
+  /** The mail flows: the account's addresses and notification settings on its page. */
+  readonly accountEmail?: AccountEmail
 }
 
 /**
@@ -68,6 +72,14 @@ export function accountRoutes(
       password,
       methods: methods.length,
     })
+    const mail = options.accountEmail
+    const email =
+      mail === undefined
+        ? undefined
+        : emailSection({
+            addresses: await mail.parts.accounts.listEmailAddresses(accountId),
+            optOuts: (await mail.notificationSettings(accountId)).optOuts,
+          })
     const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     // A link or an unlink ends at the provider's routes, which return here: say what came of it.
     const outcome =
@@ -93,6 +105,7 @@ export function accountRoutes(
         idp,
         notice: flashNotice(outcome),
         factors: factors.html,
+        ...(email === undefined ? {} : { email }),
       }),
     )
   })
@@ -342,5 +355,6 @@ export function accountRoutes(
 
   linkRoutes(router, security, { service, kit, methodsOf }, form)
   factorRoutes(router, security, context, { ...options, kit }, form)
+  if (options.accountEmail !== undefined) notificationRoutes(router, options.accountEmail, kit, form)
   return router
 }
