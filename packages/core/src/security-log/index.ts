@@ -1,3 +1,5 @@
+export type { ActivityItem, ActivityKind, ActivityPage } from './activity.js'
+export { activityOf, recentActivity } from './activity.js'
 export type {
   ClientAddressRecording,
   LoggableEvent,
