@@ -9,15 +9,19 @@ export type {
   AccountEmailErrorOptions,
   AccountEmailOptions,
   AccountEmailParts,
+  CompletedEmailChange,
+  EmailChangeOptions,
   EmailFlowPages,
   EmailFlowRateLimit,
   EmailFlowRateLimits,
   NotificationRecipients,
+  NotificationSettingsView,
   PasswordResetSettings,
   ResetCompleted,
   ResetOptions,
   ResetPendingSecondFactor,
   SecurityNotifierOptions,
+  SignInCodeOptions,
   SignUpAccepted,
 } from './account-email/index.js'
 export {
@@ -25,6 +29,7 @@ export {
   AccountEmail,
   AccountEmailError,
   AccountEmailErrorCodes,
+  EMAIL_CHANGE_STEP_UP_PURPOSE,
   SecurityNotifier,
 } from './account-email/index.js'
 export type { ProviderTokenRevocations } from './accounts/deletion.js'

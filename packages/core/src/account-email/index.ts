@@ -10,10 +10,17 @@ export type {
   PasswordResetSettings,
 } from './account-email-options.js'
 export { ACCOUNT_EMAIL_OPTIONS } from './account-email-options.js'
+export type { EmailChangeOptions, SignInCodeOptions } from './change-options.js'
+export type { CompletedEmailChange } from './email-change.js'
+export { EMAIL_CHANGE_STEP_UP_PURPOSE } from './email-change.js'
 export type { AccountEmailErrorCode, AccountEmailErrorOptions } from './errors.js'
 export { AccountEmailError, AccountEmailErrorCodes } from './errors.js'
 export type { AccountEmailParts } from './flow-context.js'
-export type { NotificationRecipients, SecurityNotifierOptions } from './notifications.js'
+export type {
+  NotificationRecipients,
+  NotificationSettingsView,
+  SecurityNotifierOptions,
+} from './notifications.js'
 export { SecurityNotifier } from './notifications.js'
 export type { ResetCompleted, ResetOptions, ResetPendingSecondFactor } from './password-reset.js'
 export type { SignUpAccepted } from './sign-up.js'
