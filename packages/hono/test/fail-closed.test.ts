@@ -1,19 +1,10 @@
-import { type AuthenticationMechanism, authenticated, none } from '@portcullis/core/authentication'
 import { requiresScope, requiresTenant } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import { anonymous, required } from '@portcullis/core/policy'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { createSecurity, type HonoSecurity, securityOf } from '../src/index.js'
-
-const apiKey: AuthenticationMechanism = {
-  name: 'api-key',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-  authenticate: (source) =>
-    source.header('x-api-key') === 'alice-key'
-      ? authenticated({ id: 'alice', kind: 'user' }, { mechanism: 'api-key', credentialType: 'api-key' })
-      : none(),
-}
+import { apiKey } from './support/api-key.js'
 
 const CREDENTIALS: readonly Record<string, string>[] = [
   {},

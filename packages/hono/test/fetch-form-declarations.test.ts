@@ -1,18 +1,9 @@
-import { type AuthenticationMechanism, authenticated, none } from '@portcullis/core/authentication'
 import { requiresTenant } from '@portcullis/core/authorization'
 import { ConfigurationError } from '@portcullis/core/errors'
 import { anonymous, required } from '@portcullis/core/policy'
 import { describe, expect, it } from 'vitest'
 import { createFetchSecurity, type FetchSecurity } from '../src/index.js'
-
-const apiKey: AuthenticationMechanism = {
-  name: 'api-key',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-  authenticate: (source) =>
-    source.header('x-api-key') === 'alice-key'
-      ? authenticated({ id: 'alice', kind: 'user' }, { mechanism: 'api-key', credentialType: 'api-key' })
-      : none(),
-}
+import { apiKey } from './support/api-key.js'
 
 function form(): FetchSecurity {
   return createFetchSecurity({

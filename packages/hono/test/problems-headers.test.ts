@@ -4,7 +4,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AdapterApp } from '@portcullis/conformance/adapters'
-import { type AuthenticationMechanism, authenticated, none } from '@portcullis/core/authentication'
 import { InvalidInputError, PortcullisError } from '@portcullis/core/errors'
 import { anonymous, required } from '@portcullis/core/policy'
 import { Hono } from 'hono'
@@ -13,6 +12,7 @@ import { HTTPException } from 'hono/http-exception'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSecurity, HttpProblem, healthRoute, securityOf } from '../src/index.js'
 import { listen } from './conformance/hono-app.js'
+import { apiKey } from './support/api-key.js'
 
 const BASELINE: Readonly<Record<string, string>> = {
   'content-security-policy':
@@ -27,15 +27,6 @@ const BASELINE: Readonly<Record<string, string>> = {
 
 /** A secret in an error message: it must never reach a response. */
 const SECRET = 'postgres://app:hunter2@db.internal/prod'
-
-const apiKey: AuthenticationMechanism = {
-  name: 'api-key',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-  authenticate: (source) =>
-    source.header('x-api-key') === 'alice-key'
-      ? authenticated({ id: 'alice', kind: 'user' }, { mechanism: 'api-key', credentialType: 'api-key' })
-      : none(),
-}
 
 class QuotaExceededError extends PortcullisError {
   readonly retryAfterSeconds = 30

@@ -1,4 +1,3 @@
-import { type AuthenticationMechanism, authenticated, none } from '@portcullis/core/authentication'
 import { anonymous, required } from '@portcullis/core/policy'
 import { Hono } from 'hono'
 import { basicAuth } from 'hono/basic-auth'
@@ -7,18 +6,11 @@ import { validator } from 'hono/validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSecurity, securityOf } from '../../src/index.js'
 import { listen } from '../conformance/hono-app.js'
+import { apiKey } from '../support/api-key.js'
 
 // A Hono application written the way its users write one, served by `@hono/node-server`: JSON bodies
 // read with `c.req.json()`, a handler's own `Cache-Control`, Hono's own `HTTPException` and
 // `hono/basic-auth`, a sub-app with its own `onError` mounted with `app.route()`.
-const apiKey: AuthenticationMechanism = {
-  name: 'api-key',
-  securityScheme: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-  authenticate: (source) =>
-    source.header('x-api-key') === 'alice-key'
-      ? authenticated({ id: 'alice', kind: 'user' }, { mechanism: 'api-key', credentialType: 'api-key' })
-      : none(),
-}
 const KEY = { 'x-api-key': 'alice-key' }
 const JSON_TYPE = { 'content-type': 'application/json' }
 const observed: unknown[] = []
