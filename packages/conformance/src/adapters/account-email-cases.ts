@@ -297,7 +297,10 @@ export const accountEmailCases: readonly Case[] = [
         code: again.code,
         password: NEW_PASSWORD,
       })
-      check(second.status === 202, `the reset after a spent pending step answered ${second.status}: ${second.text}`)
+      check(
+        second.status === 202,
+        `the reset after a spent pending step answered ${second.status}: ${second.text}`,
+      )
       const step = second.json() as { pendingToken?: string; resetToken?: string }
       world.clock.advance(30_000)
       const done = await visitor.post('/auth/password/reset/second-factor', {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { CodeKeyRing } from '../codes/code-keys.js'
 import { type CodeRandomSource, generateCode, generateFlowId } from '../codes/generate.js'
-import type { CodePurpose } from '../codes/port.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { clientRateLimitKey } from '../local-accounts/rate-limits/rate-limit-key.js'
 import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-store.js'
@@ -158,9 +157,4 @@ export function accountEmailParts(options: AccountEmailOptions): AccountEmailPar
     verificationMinutes: options.verificationCodeMinutes ?? 1440,
     maxAttempts: options.maxAttempts ?? 5,
   }
-}
-
-/** The digest and candidates of a code, bound to its flow and purpose. */
-export function digestOf(parts: AccountEmailParts, id: string, purpose: CodePurpose, code: string) {
-  return parts.arithmetic.digest({ id, purpose, code })
 }
