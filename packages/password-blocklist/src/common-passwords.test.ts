@@ -45,16 +45,10 @@ describe('commonPasswordScreen', () => {
     })
   })
 
-  it('refuses the username, its derivatives, a listed password around it and the address', async () => {
-    const context = { purpose: 'change' as const, username: 'marguerite', addresses: ['m.quill@example.org'] }
-    for (const typed of [
-      'marguerite',
-      'Marguerite2024!',
-      'm.quill@example.org',
-      'marguerite-password',
-      'qwerty123-marguerite',
-      '12345678marguerite',
-    ])
+  it('refuses a password of this list around the account name', async () => {
+    const context = { purpose: 'change' as const, username: 'marguerite' }
+    // Long enough to pass the length rule alone; refused because what is left is on this list.
+    for (const typed of ['football-marguerite', 'superman!marguerite', 'Marguerite starwars'])
       expect(await screen.screen(typed, context)).toEqual({ accepted: false, reason: 'context' })
     expect(await screen.screen('marguerite rides a red bicycle', context)).toEqual({ accepted: true })
   })
