@@ -221,3 +221,41 @@ describe('email verification', () => {
     expect(notices).toHaveLength(2)
   })
 })
+
+describe('sign-up when a store fails', () => {
+  it('answers account_email.unavailable (retry later) and deletes the account it made when the code cannot be written', async () => {
+    const base = await accountEmailWorld()
+    const created: string[] = []
+    const accounts = new Proxy(base.accounts, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target)
+        if (typeof value !== 'function') return value
+        if (property !== 'createAccount') return value.bind(target)
+        return async (request: { accountId: string }) => {
+          created.push(request.accountId)
+          return value.call(target, request)
+        }
+      },
+    })
+    const codes = new Proxy(base.codes, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target)
+        if (typeof value !== 'function') return value
+        if (property !== 'issue') return value.bind(target)
+        return async () => {
+          throw new Error('connection refused')
+        }
+      },
+    })
+    const world = await accountEmailWorld({ email: { codes, accounts, local: base.local } })
+    await expect(world.email.signUp({ email: 'down@example.com', password: PASSWORD })).rejects.toMatchObject(
+      {
+        code: 'account_email.unavailable',
+        retryAfterSeconds: 1,
+      },
+    )
+    expect(created).toHaveLength(1)
+    expect(await base.accounts.getAccount(created[0] as string)).toBeNull()
+    expect(base.events.filter((event) => event.type === 'sign_up.created')).toHaveLength(0)
+  })
+})
