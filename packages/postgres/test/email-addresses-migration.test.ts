@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
   MIGRATIONS,
-  MIGRATIONS_TABLE,
   migrate,
   PostgresAccountStore,
   type PostgresClient,
   PostgresSessionStore,
 } from '../src/index.js'
-import { checksumOf } from '../src/migrations/migrate.js'
 import { realProtector } from './support/database.js'
+import { everyRow, migrateThrough } from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'email-addresses')?.version ?? -1
 const NOW = new Date('2026-11-30T12:00:00.000Z')
@@ -29,39 +28,6 @@ afterAll(async () => {
   await database.close()
 })
 
-/** Applies the migrations up to `version` exactly as `migrate` records them. */
-async function migrateThrough(version: number): Promise<void> {
-  await client.pool.query(`create table ${MIGRATIONS_TABLE} (
-    version integer primary key, name text not null, checksum text not null,
-    applied_at timestamptz not null default now())`)
-  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
-    await client.pool.query(migration.sql)
-    await client.pool.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
-      migration.version,
-      migration.name,
-      checksumOf(migration),
-    ])
-  }
-}
-
-/** Every row of every Portcullis table (but the migrations table), as JSON, in a stable order. */
-async function everyRow(): Promise<Record<string, unknown[]>> {
-  const tables = await client.pool.query<{ name: string }>(
-    `select table_name as name from information_schema.tables
-      where table_schema = current_schema() and table_name like 'portcullis_%' and table_name <> $1
-      order by table_name`,
-    [MIGRATIONS_TABLE],
-  )
-  const rows: Record<string, unknown[]> = {}
-  for (const { name } of tables.rows) {
-    const result = await client.pool.query<{ rows: unknown[] }>(
-      `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
-    )
-    rows[name] = result.rows[0]?.rows ?? []
-  }
-  return rows
-}
-
 const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
 let before: Record<string, unknown[]> = {}
 let after: Record<string, unknown[]> = {}
@@ -70,7 +36,7 @@ const session = newOpaqueToken(32)
 describe(`migration ${VERSION} (email addresses) on a database at version ${VERSION - 1}`, () => {
   beforeAll(async () => {
     expect(VERSION).toBeGreaterThan(1)
-    await migrateThrough(VERSION - 1)
+    await migrateThrough(client, VERSION - 1)
     const accounts = new PostgresAccountStore({ client })
     for (const name of ['alice', 'bob', 'carol']) {
       const created = await accounts.createAccount({
@@ -102,10 +68,10 @@ describe(`migration ${VERSION} (email addresses) on a database at version ${VERS
         absoluteExpiresAt: new Date(Date.now() + 7_200_000),
       },
     })
-    before = await everyRow()
+    before = await everyRow(client)
     const later = MIGRATIONS.filter((migration) => migration.version >= VERSION).map(({ version }) => version)
     expect(await migrate(client)).toEqual({ applied: later, current: later.at(-1) })
-    after = await everyRow()
+    after = await everyRow(client)
   })
 
   it('keeps every row of every table, the identity links gaining only null email columns', () => {

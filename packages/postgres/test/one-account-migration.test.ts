@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
   MIGRATIONS,
-  MIGRATIONS_TABLE,
   migrate,
   migrationStatus,
   PostgresAccountStore,
@@ -21,8 +20,8 @@ import {
   PostgresRateLimitStore,
   PostgresSessionStore,
 } from '../src/index.js'
-import { checksumOf } from '../src/migrations/migrate.js'
 import { realProtector } from './support/database.js'
+import { migrateThrough } from './support/migration-database.js'
 import { V5LocalAccountStore, V5OAuthAccountStore } from './support/schema-v5.js'
 
 /** A real (cheap) hasher: scrypt, `$scrypt$salt$hash`. */
@@ -61,21 +60,6 @@ afterAll(async () => {
   await database.close()
 })
 
-/** Applies the migrations up to `version` exactly as `migrate` records them. */
-async function migrateThrough(version: number): Promise<void> {
-  await client.pool.query(`create table ${MIGRATIONS_TABLE} (
-    version integer primary key, name text not null, checksum text not null,
-    applied_at timestamptz not null default now())`)
-  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
-    await client.pool.query(migration.sql)
-    await client.pool.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
-      migration.version,
-      migration.name,
-      checksumOf(migration),
-    ])
-  }
-}
-
 const identity = (provider: keyof typeof ISSUERS, subject: string): accounts.ProviderIdentity => ({
   provider,
   issuer: ISSUERS[provider],
@@ -101,7 +85,7 @@ let aliceSession = ''
 
 describe('migration 6 merges password accounts and OAuth accounts into one account model', () => {
   beforeAll(async () => {
-    await migrateThrough(5)
+    await migrateThrough(client, 5)
     const local = new V5LocalAccountStore(client)
     const google = new V5OAuthAccountStore(client, 'google', 'google-client', protector)
     const github = new V5OAuthAccountStore(client, 'github', 'github-client', protector)

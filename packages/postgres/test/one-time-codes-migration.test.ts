@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createPostgresClient,
   MIGRATIONS,
-  MIGRATIONS_TABLE,
   migrate,
   PostgresAccountStore,
   type PostgresClient,
@@ -16,7 +15,7 @@ import {
   PostgresSessionStore,
   sweepExpired,
 } from '../src/index.js'
-import { checksumOf } from '../src/migrations/migrate.js'
+import { everyRow, migrateThrough } from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'one-time-codes')?.version ?? -1
 const NOW = new Date('2026-12-01T12:00:00.000Z')
@@ -30,38 +29,6 @@ afterAll(async () => {
   await database.close()
 })
 
-async function migrateThrough(version: number): Promise<void> {
-  await client.pool.query(`create table ${MIGRATIONS_TABLE} (
-    version integer primary key, name text not null, checksum text not null,
-    applied_at timestamptz not null default now())`)
-  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
-    await client.pool.query(migration.sql)
-    await client.pool.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
-      migration.version,
-      migration.name,
-      checksumOf(migration),
-    ])
-  }
-}
-
-/** Every row of every Portcullis table (but the migrations table), as JSON, in a stable order. */
-async function everyRow(): Promise<Record<string, unknown[]>> {
-  const tables = await client.pool.query<{ name: string }>(
-    `select table_name as name from information_schema.tables
-      where table_schema = current_schema() and table_name like 'portcullis_%' and table_name <> $1
-      order by table_name`,
-    [MIGRATIONS_TABLE],
-  )
-  const rows: Record<string, unknown[]> = {}
-  for (const { name } of tables.rows) {
-    const result = await client.pool.query<{ rows: unknown[] }>(
-      `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
-    )
-    rows[name] = result.rows[0]?.rows ?? []
-  }
-  return rows
-}
-
 const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
 const ring = new CodeKeyRing({ version: 1, secret: new Uint8Array(32).fill(9) })
 let before: Record<string, unknown[]> = {}
@@ -72,7 +39,7 @@ const session = newOpaqueToken(32)
 describe(`migration ${VERSION} (one-time codes) on a database at version ${VERSION - 1}`, () => {
   beforeAll(async () => {
     expect(VERSION).toBe(13)
-    await migrateThrough(VERSION - 1)
+    await migrateThrough(client, VERSION - 1)
     const accounts = new PostgresAccountStore({ client })
     for (const name of ['alice', 'bob']) {
       const created = await accounts.createAccount({
@@ -101,10 +68,10 @@ describe(`migration ${VERSION} (one-time codes) on a database at version ${VERSI
         absoluteExpiresAt: new Date(Date.now() + 7_200_000),
       },
     })
-    before = await everyRow()
+    before = await everyRow(client)
     const report = await migrate(client)
     applied = report.applied
-    after = await everyRow()
+    after = await everyRow(client)
   })
 
   it('applies version 13 (and any later) and keeps every row of every table', () => {

@@ -1,0 +1,38 @@
+import { MIGRATIONS, MIGRATIONS_TABLE, type PostgresClient } from '../../src/index.js'
+import { checksumOf } from '../../src/migrations/migrate.js'
+
+/**
+ * Applies the migrations up to `version` exactly as `migrate` records them: a database as an older
+ * release left it, for a migration test to upgrade.
+ */
+export async function migrateThrough(client: PostgresClient, version: number): Promise<void> {
+  await client.pool.query(`create table ${MIGRATIONS_TABLE} (
+    version integer primary key, name text not null, checksum text not null,
+    applied_at timestamptz not null default now())`)
+  for (const migration of MIGRATIONS.filter((each) => each.version <= version)) {
+    await client.pool.query(migration.sql)
+    await client.pool.query(`insert into ${MIGRATIONS_TABLE} (version, name, checksum) values ($1, $2, $3)`, [
+      migration.version,
+      migration.name,
+      checksumOf(migration),
+    ])
+  }
+}
+
+/** Every row of every Portcullis table (but the migrations table), as JSON, in a stable order. */
+export async function everyRow(client: PostgresClient): Promise<Record<string, unknown[]>> {
+  const tables = await client.pool.query<{ name: string }>(
+    `select table_name as name from information_schema.tables
+      where table_schema = current_schema() and table_name like 'portcullis_%' and table_name <> $1
+      order by table_name`,
+    [MIGRATIONS_TABLE],
+  )
+  const rows: Record<string, unknown[]> = {}
+  for (const { name } of tables.rows) {
+    const result = await client.pool.query<{ rows: unknown[] }>(
+      `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
+    )
+    rows[name] = result.rows[0]?.rows ?? []
+  }
+  return rows
+}
