@@ -46,8 +46,11 @@ export interface ResetCompleted {
 export interface ResetPendingSecondFactor {
   readonly outcome: 'second-factor'
   readonly pending: PendingSecondFactor
-  /** Carries the reset to the second step (shown once; only its digest is stored). */
-  readonly resetToken: string
+  /**
+   * The token that carries the reset to the second step, for the one response that hands it to the
+   * client (only its digest is stored; `JSON.stringify` and `util.inspect` of this object never show it).
+   */
+  revealResetToken(): string
 }
 
 /** Asks for a reset code for `{ email }`: the same answer for every address. */
@@ -204,7 +207,7 @@ export async function resetPassword(
   }
   const resetToken = await pendingReset(parts, record, passwordHash)
   local.emit('password_reset.second_factor_required', defined({ accountId, clientAddress }))
-  return { outcome: 'second-factor', pending, resetToken }
+  return Object.freeze({ outcome: 'second-factor' as const, pending, revealResetToken: () => resetToken })
 }
 
 /** Stores the reset that waits for its second factor: a short-lived code holding the sealed hash. */

@@ -53,7 +53,7 @@ export function passwordResetRoutes(context: AccountEmailRouteContext): void {
         {
           secondFactorRequired: true,
           pendingToken: result.pending.reveal(),
-          resetToken: result.resetToken,
+          resetToken: result.revealResetToken(),
           methods: result.pending.methods,
           expiresAt: result.pending.expiresAt.toISOString(),
         },
