@@ -210,7 +210,7 @@ export function recoveryRoutes(
       )
       if (outcome.outcome === 'second-factor') {
         return secondFactorPage(request, response, {
-          resetToken: outcome.resetToken,
+          resetToken: outcome.revealResetToken(),
           pendingToken: outcome.pending.reveal(),
         })
       }
