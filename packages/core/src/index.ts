@@ -325,6 +325,12 @@ export type {
 } from './iap/index.js'
 export { GOOGLE_IAP_HEADER, GOOGLE_IAP_ISSUER, GOOGLE_IAP_JWKS_URI, googleIap } from './iap/index.js'
 export type {
+  AuthenticationDecision,
+  DecisionOutcome,
+  Instrumentation,
+} from './instrumentation/index.js'
+export { noopInstrumentation } from './instrumentation/index.js'
+export type {
   CachedJWKSProviderOptions,
   FetchFunction,
   FetchJWKSFetcherOptions,

@@ -15,7 +15,7 @@ const packages = publishedPackages(repoRoot)
 const surfaces = exportSurfaces(packages.map((pkg) => pkg.root))
 
 describe('the published export surface', () => {
-  it('covers the thirteen published packages', () => {
+  it('covers the fourteen published packages', () => {
     expect(packages.map((pkg) => pkg.name)).toEqual([
       '@portcullis/argon2',
       '@portcullis/authorization-server',
@@ -26,6 +26,7 @@ describe('the published export surface', () => {
       '@portcullis/hono',
       '@portcullis/http',
       '@portcullis/mail',
+      '@portcullis/opentelemetry',
       '@portcullis/passkeys',
       '@portcullis/password-blocklist',
       '@portcullis/postgres',

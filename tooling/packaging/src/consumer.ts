@@ -12,7 +12,14 @@ export interface ConsumerProject {
 }
 
 /** Third-party packages the consumer app and the examples import themselves. */
-const THIRD_PARTY = { express: '5.2.1', fastify: '5.12.8', hono: '4.13.19' }
+const THIRD_PARTY = {
+  express: '5.2.1',
+  fastify: '5.12.8',
+  hono: '4.13.19',
+  // the OpenTelemetry package's peer and the SDK its README example registers
+  '@opentelemetry/api': '1.9.1',
+  '@opentelemetry/sdk-trace-base': '2.12.1',
+}
 
 /**
  * What a project's manifest needs to install every tarball: each as a `file:` dependency, and each pinned

@@ -27,6 +27,7 @@ describe('every published package', () => {
       '@portcullis/hono',
       '@portcullis/http',
       '@portcullis/mail',
+      '@portcullis/opentelemetry',
       '@portcullis/passkeys',
       '@portcullis/password-blocklist',
       '@portcullis/postgres',

@@ -3,6 +3,7 @@ import type { SignInIdentifier } from '../accounts/email-requests.js'
 import type { AccountStore } from '../accounts/port.js'
 import { integerBetween, type OptionsShape } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { Instrumentation } from '../instrumentation/instrumentation.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { BoundedPasswordHasherOptions } from './passwords/bounded-password-hasher.js'
 import type { PasswordHasher, PasswordRules } from './passwords/password.js'
@@ -175,6 +176,11 @@ export interface LocalAccountsOptions {
    */
   readonly securityNotices?: SecurityNoticeSource
   readonly onEventSinkError?: SecurityEventSinkErrorHandler
+  /**
+   * Counts sign-in attempts refused by a rate limit (`rateLimitHit('login.address' | 'login.account')`),
+   * e.g. `openTelemetryInstrumentation()` from `@portcullis/opentelemetry`. Default: nothing recorded.
+   */
+  readonly instrumentation?: Instrumentation
   /** Mechanism names for route policy. Default `session` and `bearer`. */
   readonly mechanismNames?: { readonly session?: string; readonly bearer?: string }
   /** Milliseconds since the epoch. Default `Date.now`. */
@@ -307,6 +313,11 @@ export const LOCAL_ACCOUNTS_OPTIONS: OptionsShape<LocalAccountsOptions> = {
       typeof (value as SecurityNoticeSource).entries === 'function' ? undefined : 'must have entries',
   },
   onEventSinkError: { kind: 'function' },
+  instrumentation: {
+    kind: 'object',
+    check: (value) =>
+      typeof (value as Instrumentation).rateLimitHit === 'function' ? undefined : 'must have rateLimitHit',
+  },
   mechanismNames: {
     kind: 'object',
     shape: { session: { kind: 'string', code: CODE }, bearer: { kind: 'string', code: CODE } },

@@ -76,6 +76,7 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
       perAddress: settings.perAddress,
       ipv6PrefixLength: settings.ipv6PrefixLength,
       clock,
+      instrumentation: options.instrumentation,
     }),
     rules: passwordRules(options.passwordRules ?? {}),
     screen: options.passwordScreen,

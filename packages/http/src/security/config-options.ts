@@ -49,6 +49,17 @@ export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityOptions<unknown>> = {
   noStoreAuthenticated: { kind: 'boolean' },
   openapi: { kind: ['false', 'object'], shape: OPENAPI_OPTIONS },
   onRejection: { kind: 'function' },
+  instrumentation: {
+    kind: 'object',
+    check: (value) => {
+      const candidate = value as Partial<Record<'decision' | 'refusal' | 'rateLimitHit', unknown>>
+      return typeof candidate.decision === 'function' &&
+        typeof candidate.refusal === 'function' &&
+        typeof candidate.rateLimitHit === 'function'
+        ? undefined
+        : 'must have decision, refusal and rateLimitHit methods'
+    },
+  },
   onError: { kind: 'function' },
   routeOptions: {
     kind: 'array',

@@ -1,5 +1,6 @@
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import type { AuthorizationResolver, StepUpVerifier } from '@portcullis/core/authorization'
+import type { Instrumentation } from '@portcullis/core/instrumentation'
 import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type { StepUpCookies } from '../cookies/cookies.js'
@@ -65,6 +66,11 @@ export interface SecurityOptions<R> {
   readonly openapi?: OpenApiConfig | false
   /** Observes every 401/403/503 Portcullis answers (logging, metrics). Must not throw. */
   readonly onRejection?: (event: RejectionEvent) => void
+  /**
+   * Metrics and traces of every route decision (a decision per request, a refusal by code): for example
+   * `openTelemetryInstrumentation()` from `@portcullis/opentelemetry`. Absent: nothing is timed or recorded.
+   */
+  readonly instrumentation?: Instrumentation
   /** Observes every error rendered by the problem error handler. Must not throw. */
   readonly onError?: (error: unknown, request: R) => void
   /**

@@ -4,10 +4,12 @@ import type {
   RouteParameters,
   SecurityContext,
 } from '@portcullis/core/authorization'
+import type { Instrumentation } from '@portcullis/core/instrumentation'
 import type { CompiledPolicy, PolicyOutcome, RequestEvaluation } from '@portcullis/core/policy'
 import type { StepUpCookies } from '../cookies/cookies.js'
 import { type ProblemInit, problems } from '../problem/problem.js'
 import type { RejectionEvent } from './config.js'
+import { recordDecision } from './decision-instrumentation.js'
 import { dpopProblem } from './dpop-challenge.js'
 import { insufficientUserAuthentication, isBearerRequest } from './user-authentication-challenge.js'
 
@@ -22,6 +24,10 @@ export interface RouteRuntime {
   /** Called after a guard consumed a step-up credential (emits `step_up.consumed`). */
   readonly onStepUpConsumed: ((context: SecurityContext, purpose: string) => void) | undefined
   readonly onRejection: ((event: RejectionEvent) => void) | undefined
+  /** Receives every decision and refusal; undefined: nothing is timed or recorded. */
+  readonly instrumentation?: Instrumentation | undefined
+  /** Names of every registered mechanism (a refusal's mechanism attribute is one of them or `none`). */
+  readonly mechanismNames?: ReadonlySet<string> | undefined
 }
 
 export interface RouteSecurity {
@@ -190,10 +196,38 @@ export function routeAuthorizer(runtime: RouteRuntime, route: RouteSecurity): Ro
     return { granted: true, context, noStore, setCookie: undefined }
   }
 
+  const instrumentation = runtime.instrumentation
+  if (instrumentation === undefined) {
+    return (evaluation, request) => {
+      const outcome = evaluation.evaluate(route.policy)
+      return outcome instanceof Promise
+        ? outcome.then((settled) => proceed(request, settled))
+        : proceed(request, outcome)
+    }
+  }
+  const mechanisms = runtime.mechanismNames ?? new Set<string>()
   return (evaluation, request) => {
+    const startedAt = Date.now()
+    const start = performance.now()
+    const finish = (policy: PolicyOutcome, decided: RouteOutcome): RouteOutcome => {
+      recordDecision(
+        instrumentation,
+        mechanisms,
+        route,
+        policy,
+        decided,
+        startedAt,
+        performance.now() - start,
+      )
+      return decided
+    }
+    const observed = (policy: PolicyOutcome): RouteOutcome | Promise<RouteOutcome> => {
+      const decided = proceed(request, policy)
+      return decided instanceof Promise
+        ? decided.then((settled) => finish(policy, settled))
+        : finish(policy, decided)
+    }
     const outcome = evaluation.evaluate(route.policy)
-    return outcome instanceof Promise
-      ? outcome.then((settled) => proceed(request, settled))
-      : proceed(request, outcome)
+    return outcome instanceof Promise ? outcome.then(observed) : observed(outcome)
   }
 }

@@ -1,6 +1,7 @@
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import { compileGuards, type GuardPipeline } from '@portcullis/core/authorization'
 import { ConfigurationError, type OptionShapeDescription, readOptions } from '@portcullis/core/errors'
+import { noopInstrumentation } from '@portcullis/core/instrumentation'
 import {
   type AuthPolicy,
   anonymous,
@@ -111,6 +112,8 @@ function runtimeOf<R>(config: SecurityOptions<R>): RouteRuntime {
     ),
     onStepUpConsumed: stepUpConsumedEvents(config.stepUp),
     onRejection: config.onRejection,
+    instrumentation: config.instrumentation === noopInstrumentation ? undefined : config.instrumentation,
+    mechanismNames: new Set(config.mechanisms.map((m) => m.name)),
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Instrumentation } from '../../instrumentation/instrumentation.js'
 import { LocalAuthError } from '../auth-errors.js'
 import type { LoginRateLimit } from '../local-accounts-options.js'
 import { clientRateLimitKey } from './rate-limit-key.js'
@@ -16,6 +17,8 @@ export interface LoginThrottleLimits {
   /** How many leading bits of an IPv6 address name one client (`clientRateLimitKey`). */
   readonly ipv6PrefixLength: number
   readonly clock: () => number
+  /** Told of every limit a refused attempt was over (`login.address`, `login.account`). */
+  readonly instrumentation?: Instrumentation | undefined
 }
 
 /**
@@ -49,12 +52,22 @@ export class LoginThrottle {
     }
     const decisions = await Promise.all(checks)
     let resetAt = 0
-    for (const decision of decisions) {
-      if (!decision.allowed) resetAt = Math.max(resetAt, decision.resetAt.getTime())
+    for (const [index, decision] of decisions.entries()) {
+      if (decision.allowed) continue
+      resetAt = Math.max(resetAt, decision.resetAt.getTime())
+      this.#hit(index === 0 ? 'login.address' : 'login.account')
     }
     if (resetAt === 0) return
     const retryAfterSeconds = Math.max(1, Math.ceil((resetAt - now.getTime()) / 1000))
     throw new LocalAuthError('local.rate_limited', 'too many sign-in attempts', { retryAfterSeconds })
+  }
+
+  #hit(limiter: string): void {
+    try {
+      this.#limits.instrumentation?.rateLimitHit(limiter)
+    } catch {
+      // Instrumentation must not change what a sign-in answers.
+    }
   }
 
   /** After a successful sign-in: the username's counter starts again (the address's does not). */
