@@ -68,34 +68,30 @@ export async function requestPasswordReset(
   const code = parts.arithmetic.code()
   const now = new Date(parts.clock())
   const locale = await parts.locale(accountId)
-  const entries: OutboxEntry[] = []
-  if (accountId !== null) {
-    entries.push(
-      await parts.seal(
-        {
-          kind: 'password-reset',
-          to: { address },
-          locale,
-          code,
-          link: codeLink(parts.publicOrigin, parts.pages.resetPassword, id, code),
-          validForMinutes: parts.reset.codeMinutes,
-        },
-        accountId,
-      ),
-    )
-  } else if (parts.reset.unknownAddress === 'notify') {
-    entries.push(
-      await parts.seal(
-        {
-          kind: 'unknown-account-reset',
-          to: { address },
-          locale,
-          signUpLink: new URL(parts.pages.signUp, parts.publicOrigin).toString(),
-        },
-        null,
-      ),
-    )
-  }
+  // Both messages are built, checked and sealed for every address, known or not, and the one that
+  // does not apply is dropped: the same links, the same validation and the same sealing either way.
+  const resetMessage = await parts.seal(
+    {
+      kind: 'password-reset',
+      to: { address },
+      locale,
+      code,
+      link: codeLink(parts.publicOrigin, parts.pages.resetPassword, id, code),
+      validForMinutes: parts.reset.codeMinutes,
+    },
+    accountId,
+  )
+  const unknownMessage = await parts.seal(
+    {
+      kind: 'unknown-account-reset',
+      to: { address },
+      locale,
+      signUpLink: new URL(parts.pages.signUp, parts.publicOrigin).toString(),
+    },
+    null,
+  )
+  const entries: OutboxEntry[] =
+    accountId !== null ? [resetMessage] : parts.reset.unknownAddress === 'notify' ? [unknownMessage] : []
   // An unknown address gets a record too (bound to no account, its code sent to nobody): the same
   // store work, and nothing it could ever unlock.
   await storeCall(() =>

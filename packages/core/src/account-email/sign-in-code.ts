@@ -85,22 +85,20 @@ export class SignInCode {
     const { keyVersion, digest } = parts.arithmetic.digest({ id, purpose: 'sign-in', code })
     const expiresAt = new Date(now + this.#settings.codeMinutes * 60_000)
     const accountId = account?.accountId ?? null
-    const outbox =
-      account === null
-        ? []
-        : [
-            await parts.seal(
-              {
-                kind: 'sign-in-code',
-                to: { address },
-                locale: await parts.locale(account.accountId),
-                code,
-                link: codeLink(parts.publicOrigin, this.#settings.path, id, code),
-                validForMinutes: this.#settings.codeMinutes,
-              },
-              account.accountId,
-            ),
-          ]
+    // The message is built, checked and sealed for every address (bound to no account when it is
+    // unknown) and written only for a known one: the same links, validation and sealing either way.
+    const message = await parts.seal(
+      {
+        kind: 'sign-in-code',
+        to: { address },
+        locale: await parts.locale(accountId),
+        code,
+        link: codeLink(parts.publicOrigin, this.#settings.path, id, code),
+        validForMinutes: this.#settings.codeMinutes,
+      },
+      accountId,
+    )
+    const outbox = accountId === null ? [] : [message]
     await storeCall(() =>
       parts.codes.issue({
         code: {
