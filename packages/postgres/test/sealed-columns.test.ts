@@ -16,8 +16,15 @@ import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { securityLogSuite } from '@portcullis/conformance/security-log'
 import { stepUpStoreSuite } from '@portcullis/conformance/step-up'
 import { totpStoreSuite } from '@portcullis/conformance/totp'
+import { CodeKeyRing, generateFlowId } from '@portcullis/core/codes'
+import { type PasswordResetMessage, sealOutboxMessage } from '@portcullis/core/mail'
 import { transactions } from '@portcullis/core/oauth'
-import type { OAuthTransactionProtector, ProtectedEnvelope } from '@portcullis/core/protection'
+import {
+  associatedData,
+  type OAuthTransactionProtector,
+  type ProtectedEnvelope,
+  serializeProtectedEnvelope,
+} from '@portcullis/core/protection'
 import type { RevocationNotice } from '@portcullis/core/revocation'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -26,8 +33,10 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   PostgresMailOutbox,
+  PostgresNotificationSettings,
   PostgresOAuthServerStore,
   PostgresOAuthTransactionStore,
+  PostgresOneTimeCodeStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
@@ -157,12 +166,98 @@ async function portcullisColumns(): Promise<ColumnInfo[]> {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
+/**
+ * Columns that hold protector envelopes the envelope inventory does not count (no `EnvelopeHolding`
+ * names them yet): the sealed mail of the outbox and the sealed flow data of a one-time code. Both are
+ * short-lived (an outbox row until it is sent, a code until it expires), but a key retired while they
+ * live leaves them unopenable; listed here so the search still proves they are sealed, and so adding
+ * them to SEALED_COLUMNS is the one change that makes this list empty.
+ */
+const SEALED_OUTSIDE_INVENTORY = ['portcullis_mail_outbox.envelope', 'portcullis_one_time_codes.payload']
+
+/** A one-time code issued with a sealed payload and its sealed mail, and the outbox driven through claim,
+ * retry and failure, so every column of the code, outbox and notification tables is written. Answers
+ * the secrets that must appear in no column in the clear. */
+async function writeCodeAndMail(now: Date): Promise<string[]> {
+  const accounts = new PostgresAccountStore({ client })
+  const accountId = `account-${randomUUID()}`
+  const created = await accounts.createAccount({
+    accountId,
+    username: `sealed-${accountId}`,
+    passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+    now,
+  })
+  if (created.outcome !== 'created') throw new Error(`account fixture: ${created.outcome}`)
+  const settings = new PostgresNotificationSettings({ client })
+  expect(await settings.setOptOuts({ accountId, optOuts: ['password-changed'], now })).toBe(true)
+
+  const code = randomBytes(6).readUIntBE(0, 6).toString().padStart(15, '7')
+  const linkToken = randomBytes(24).toString('base64url')
+  const payloadSecret = randomBytes(24).toString('base64url')
+  const id = generateFlowId()
+  const purpose = 'password-reset'
+  const ring = new CodeKeyRing({ version: 1, secret: randomBytes(32) })
+  const { keyVersion, digest } = ring.issueDigest({ id, purpose, code })
+  const message = (address: string): PasswordResetMessage => ({
+    kind: 'password-reset',
+    to: { address, name: 'Sealed Person' },
+    locale: 'en',
+    code,
+    link: `https://app.example/reset?flow=${id}#code=${code}&t=${linkToken}`,
+    validForMinutes: 30,
+  })
+  const earlier = new Date(now.getTime() - 2_000)
+  const address = `sealed-${randomUUID()}@example.com`
+  const payload = serializeProtectedEnvelope(
+    await protector.protect(
+      new TextEncoder().encode(JSON.stringify({ pendingToken: payloadSecret })),
+      associatedData('portcullis.account-email.payload.v1', purpose, id, accountId),
+    ),
+  )
+  const leased = await sealOutboxMessage(protector, message(address), { now: earlier, accountId })
+  await new PostgresOneTimeCodeStore({ client }).issue({
+    code: {
+      id,
+      purpose,
+      accountId,
+      address,
+      digest,
+      keyVersion,
+      maxAttempts: 5,
+      createdAt: earlier,
+      expiresAt: new Date(now.getTime() + 1_800_000),
+      payload,
+    },
+    outbox: [leased],
+  })
+  const outbox = new PostgresMailOutbox({ client })
+  const retried = await sealOutboxMessage(protector, message(address), { now: earlier, accountId })
+  const failed = await sealOutboxMessage(protector, message(address), { now: earlier, accountId: null })
+  await outbox.enqueue([retried, failed])
+  const claimed = await outbox.claim({ now, limit: 10, leaseSeconds: 60 })
+  expect(claimed.map((record) => record.id).sort()).toEqual([leased.id, retried.id, failed.id].sort())
+  await outbox.reschedule({
+    id: retried.id,
+    nextAttemptAt: new Date(now.getTime() + 60_000),
+    error: 'smtp.timeout',
+  })
+  await outbox.fail({ id: failed.id, error: 'smtp.rejected', now })
+  // The claimed code's digest is a keyed digest, not the code: it must not be the code in any encoding.
+  return [
+    code,
+    linkToken,
+    payloadSecret,
+    Buffer.from(code).toString('base64url'),
+    Buffer.from(code).toString('hex'),
+  ]
+}
+
 describe('SEALED_COLUMNS', () => {
   it('names exactly the columns that hold protector envelopes after every store has written', async () => {
     for (const suite of suites) {
       const results = await runSuite(splitRaceCases(suite).others)
       const failed = results.filter((result) => !result.passed).map((result) => result.id)
-      expect(failed, suite.name).toEqual([])
+      expect(failed, `${suite.name}: ${JSON.stringify(results.filter((r) => !r.passed))}`).toEqual([])
     }
     // Both suites end by consuming what they create: one row each that stays.
     const digest = () => createHash('sha256').update(randomUUID()).digest('base64url')
@@ -210,6 +305,7 @@ describe('SEALED_COLUMNS', () => {
         expiresAt: later,
       }),
     )
+    const secrets = await writeCodeAndMail(now)
     expect(protector.ciphertexts.length).toBeGreaterThan(10)
     const needles = protector.ciphertexts.flatMap((bytes) => {
       const buffer = Buffer.from(bytes)
@@ -219,6 +315,7 @@ describe('SEALED_COLUMNS', () => {
     const empty: string[] = []
     const sealed: string[] = []
     const unwritten: string[] = []
+    const plaintext: string[] = []
     for (const table of new Set(columns.map((column) => column.table))) {
       const rows = await client.pool.query(`select count(*)::int as n from ${quote(table)}`)
       if (rows.rows[0].n === 0) empty.push(table)
@@ -232,12 +329,17 @@ describe('SEALED_COLUMNS', () => {
         ({ value }) => value.includes('pe1.') || needles.some((needle) => value.includes(needle)),
       )
       if (holdsEnvelopes) sealed.push(`${table}.${column}`)
+      if (values.rows.some(({ value }) => secrets.some((secret) => value.includes(secret)))) {
+        plaintext.push(`${table}.${column}`)
+      }
     }
     // Every table and column was written, so a new one cannot hide from the search.
-    expect({ empty, unwritten, sealed: sealed.sort() }).toEqual({
+    // No code, link or sealed flow secret is readable in any column (digests included).
+    expect({ empty, unwritten, plaintext, sealed: sealed.sort() }).toEqual({
       empty: [],
       unwritten: [],
-      sealed: SEALED_COLUMNS.map(sealedColumnName).sort(),
+      plaintext: [],
+      sealed: [...SEALED_COLUMNS.map(sealedColumnName), ...SEALED_OUTSIDE_INVENTORY].sort(),
     })
   }, 300_000)
 })
