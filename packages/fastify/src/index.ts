@@ -8,6 +8,8 @@ export type { ProblemBody, ProblemInit } from '@portcullis/http/problem'
 export { HttpProblem, problemBody, problemFor, problems, retryAfterFor } from '@portcullis/http/problem'
 export type { OperationDocumentation, RegisteredRoute, RouteOptions } from '@portcullis/http/routing'
 export type { OpenApiConfig, RejectionEvent, StepUpConfig } from '@portcullis/http/security'
+export type { AccountEmailRoutesOptions } from './account-email/index.js'
+export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
 export { healthRoute } from './health/health-route.js'
@@ -48,8 +50,6 @@ export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/s
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
-export type { AccountEmailRoutesOptions } from './account-email/index.js'
-export { accountEmailRoutes } from './account-email/index.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,
