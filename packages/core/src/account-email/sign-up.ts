@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { generateCode } from '../codes/generate.js'
 import { digestOpaqueToken } from '../local-accounts/opaque-token.js'
 import { validatePassword } from '../local-accounts/passwords/password.js'
 import { readAddress, readFields } from './bodies.js'
 import { AccountEmailError, AccountEmailErrorCodes, invalidEmailFlowInput, storeCall } from './errors.js'
 import type { AccountEmailParts } from './flow-context.js'
+import { codeLink } from './flow-parts.js'
 import { defined, existingAccountMessage, issueVerification, sealVerificationFlow } from './verification.js'
 
 // Sign-up with verification. A new address gets an account (its password screened and hashed, the
@@ -61,9 +62,12 @@ export async function signUp(
     // The same number of store calls as a new account (create, add the address, issue): two reads.
     await storeCall(() => parts.accounts.findPassword({ accountId: owner.accountId }))
     await storeCall(() => parts.accounts.listEmailAddresses(owner.accountId))
-    const flow = await issueVerification(parts, { accountId: null, address }, () =>
-      existingAccountMessage(parts, owner.accountId, address),
-    )
+    // The same messages are sealed as for a new address: a verification of its size (dropped) and
+    // the message this address gets.
+    const flow = await issueVerification(parts, { accountId: null, address }, async () => {
+      await unsentVerification(parts, address)
+      return existingAccountMessage(parts, owner.accountId, address)
+    })
     local.emit('sign_up.existing_address', defined({ accountId: owner.accountId, clientAddress }))
     return { flow }
   }
@@ -88,7 +92,10 @@ export async function signUp(
   }
   try {
     await storeCall(() => parts.accounts.addEmailAddress({ accountId, address, now }))
+    // Sealed and dropped: the message a taken address gets, so both answers seal the same messages.
+    await existingAccountMessage(parts, accountId, address)
     const flow = await issueVerification(parts, { accountId, address })
+    flowLengths.set(parts, flow.length)
     local.emit('sign_up.created', defined({ accountId, clientAddress }))
     return { flow }
   } catch (error) {
@@ -105,4 +112,34 @@ function random(parts: AccountEmailParts) {
 /** A flow handle that names no code, looking like every other. */
 async function sealedNothing(parts: AccountEmailParts, address: string): Promise<string> {
   return sealVerificationFlow(parts, { id: parts.arithmetic.flowId(), accountId: null, address })
+}
+
+/** The length of a flow handle: one for every flow (its sealed data is padded), learnt once. */
+const flowLengths = new WeakMap<AccountEmailParts, number>()
+
+/**
+ * Seals, and drops, a verification message of the size a new address gets (a code, and a link holding
+ * a flow handle's worth of random characters), so a taken address costs the same sealing.
+ */
+async function unsentVerification(parts: AccountEmailParts, address: string): Promise<void> {
+  let length = flowLengths.get(parts)
+  if (length === undefined) {
+    length = (await sealedNothing(parts, address)).length
+    flowLengths.set(parts, length)
+  }
+  const flow = randomBytes(Math.ceil((length * 3) / 4))
+    .toString('base64url')
+    .slice(0, length)
+  const code = parts.arithmetic.code()
+  await parts.seal(
+    {
+      kind: 'verification',
+      to: { address },
+      locale: await parts.locale(null),
+      code,
+      link: codeLink(parts.publicOrigin, parts.pages.verifyEmail, flow, code),
+      validForMinutes: parts.verificationMinutes,
+    },
+    null,
+  )
 }
