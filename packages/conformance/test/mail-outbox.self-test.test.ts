@@ -8,7 +8,7 @@ function forwarding(inner: MemoryMailOutbox, override: Partial<MailOutboxStore> 
   return {
     enqueue: (entries) => inner.enqueue(entries),
     claim: (request) => inner.claim(request),
-    complete: (id) => inner.complete(id),
+    complete: (ids) => inner.complete(ids),
     reschedule: (request) => inner.reschedule(request),
     fail: (request) => inner.fail(request),
     ...override,
@@ -61,6 +61,21 @@ const broken: { name: string; make: (inner: MemoryMailOutbox) => MailOutboxStore
           }),
       }),
     caught: ['mail.outbox.settle'],
+  },
+  {
+    name: 'completes only the first of several ids',
+    make: (inner) => forwarding(inner, { complete: (ids) => inner.complete(ids.slice(0, 1)) }),
+    caught: ['mail.outbox.complete-many'],
+  },
+  {
+    name: 'completes id by id (a bad id leaves the ones before it removed)',
+    make: (inner) =>
+      forwarding(inner, {
+        complete: async (ids) => {
+          for (const id of ids) await inner.complete([id])
+        },
+      }),
+    caught: ['mail.outbox.complete-many'],
   },
   {
     name: 'writes a batch entry by entry (a duplicate leaves the others written)',

@@ -37,7 +37,7 @@ async function written(outbox: MailOutboxStore, ids: readonly string[]): Promise
     for (const row of rows) {
       if (!wanted.has(row.id)) continue
       found.add(row.id)
-      await outbox.complete(row.id)
+      await outbox.complete([row.id])
     }
     if (rows.length < 1000) break
   }

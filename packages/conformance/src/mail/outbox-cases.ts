@@ -100,6 +100,34 @@ export const outboxCases: readonly Case[] = [
     },
   ),
   conformanceCase(
+    'mail.outbox.complete-many',
+    'complete takes several ids in one call and removes exactly those (repeats and unknown ids are harmless); a bad id among good ones removes nothing',
+    async ({ store }, check) => {
+      const t = caseEpoch()
+      const entries = Array.from({ length: 5 }, (_, n) => outboxEntry(later(t, n)))
+      await store.enqueue(entries)
+      const claimed = await store.claim({ now: later(t, 10), limit: 10, leaseSeconds: 1 })
+      check(claimed.length === 5, `${claimed.length} of 5 were claimed`)
+      const [a, b, c, d, e] = entries as [OutboxEntry, OutboxEntry, OutboxEntry, OutboxEntry, OutboxEntry]
+      await expectCode(
+        check,
+        store.complete([b.id, 'not-a-uuid', d.id]),
+        'mail.invalid_outbox_request',
+        'complete with one bad id among good ones',
+      )
+      await store.complete([a.id, c.id, a.id, outboxEntry(t).id])
+      await store.complete([])
+      const left = await store.claim({ now: later(t, 60_000), limit: 10, leaseSeconds: 30 })
+      check(
+        JSON.stringify(ids(left)) === JSON.stringify([b.id, d.id, e.id]),
+        `after completing two of five, a claim answered ${left.length} rows, not the other three in order`,
+      )
+      await store.complete(ids(left))
+      const none = await store.claim({ now: later(t, 120_000), limit: 10, leaseSeconds: 30 })
+      check(none.length === 0, `${none.length} rows were left after completing all`)
+    },
+  ),
+  conformanceCase(
     'mail.outbox.settle',
     'complete removes a message; reschedule counts the attempt, keeps the error code and hides it until nextAttemptAt; fail removes it from the queue for good',
     async ({ store }, check) => {
@@ -110,7 +138,7 @@ export const outboxCases: readonly Case[] = [
         (await store.claim({ now: later(t, 10), limit: 10, leaseSeconds: 30 })).length === 3,
         'not all three were claimed',
       )
-      await store.complete(sent.id)
+      await store.complete([sent.id])
       await store.reschedule({
         id: retried.id,
         nextAttemptAt: later(t, 5 * 60_000),
@@ -205,7 +233,7 @@ export const outboxCases: readonly Case[] = [
       )
       await expectCode(
         check,
-        store.complete('not-a-uuid'),
+        store.complete(['not-a-uuid']),
         'mail.invalid_outbox_request',
         'complete with a bad id',
       )

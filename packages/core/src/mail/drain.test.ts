@@ -228,6 +228,42 @@ describe('MailOutboxDrain.drainOnce', () => {
     expect(peak).toBe(3)
   })
 
+  it('completes the messages a round sent in one write, without the ones that failed or wait for a retry', async () => {
+    const outbox = await filled(6)
+    const ids = outbox.pending().map((row) => row.id)
+    const writes: (readonly string[])[] = []
+    const counting: MailOutboxStore = {
+      enqueue: (entries) => outbox.enqueue(entries),
+      claim: (request) => outbox.claim(request),
+      complete: async (completed) => {
+        writes.push([...completed])
+        return outbox.complete(completed)
+      },
+      reschedule: (request) => outbox.reschedule(request),
+      fail: (request) => outbox.fail(request),
+    }
+    let calls = 0
+    const inner = memoryMailer()
+    const mailer: Mailer = {
+      async send(message, options) {
+        calls += 1
+        if (calls === 2) throw new MailError(MailErrorCodes.unavailable, 'busy')
+        if (calls === 4) throw new MailError(MailErrorCodes.rejected, 'no such mailbox')
+        return inner.send(message, options)
+      },
+    }
+    const drain = new MailOutboxDrain({
+      store: counting,
+      mailer,
+      protector,
+      clock: () => LATER,
+      concurrency: 1,
+    })
+    expect(await drain.drainOnce()).toEqual({ claimed: 6, sent: 4, rescheduled: 1, failed: 1, unrecorded: 0 })
+    expect(writes).toEqual([[ids[0], ids[2], ids[4], ids[5]]])
+    expect(outbox.pending().map((row) => row.id)).toEqual([ids[1]])
+  })
+
   it('reports an outcome it could not write as unrecorded; the lease hands the row out again', async () => {
     const outbox = await filled(1)
     const events: MailOutboxDrainEvent[] = []
@@ -331,7 +367,7 @@ describe('MailOutboxDrain loop', () => {
     const store: MailOutboxStore = {
       ...inner,
       enqueue: (e) => inner.enqueue(e),
-      complete: (id) => inner.complete(id),
+      complete: (ids) => inner.complete(ids),
       reschedule: (r) => inner.reschedule(r),
       fail: (r) => inner.fail(r),
       claim: async (request) => {

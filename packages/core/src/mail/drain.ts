@@ -16,9 +16,9 @@ import { openOutboxMessage } from './outbox-seal.js'
 
 // Sends what the outbox holds, after the changes that wrote it committed. One round (`drainOnce`)
 // claims a batch (leased, so other drains skip it), opens and sends each message with bounded
-// concurrency, then completes it, reschedules it (a retryable `MailError`: exponential backoff with
+// concurrency, reschedules a message that failed (a retryable `MailError`: exponential backoff with
 // jitter) or fails it (a permanent `MailError`, too many attempts, too old, or an envelope that does not
-// open). The loop (`start`) runs rounds back to back while there is work and polls otherwise; `wake`
+// open), and completes the sent ones in one write at the end of the round. The loop (`start`) runs rounds back to back while there is work and polls otherwise; `wake`
 // starts a round at once (call it after committing a change that wrote mail). Nothing the drain emits
 // carries a recipient, a code, a link or a body.
 
@@ -84,14 +84,24 @@ export class MailOutboxDrain {
       leaseSeconds: this.#leaseSeconds,
     })
     const counts: Record<Outcome, number> = { sent: 0, rescheduled: 0, failed: 0, unrecorded: 0 }
+    const sent: OutboxRecord[] = []
     let next = 0
     const worker = async (): Promise<void> => {
       while (next < rows.length) {
         const row = rows[next++] as OutboxRecord
-        counts[await this.#settle(row)] += 1
+        const outcome = await this.#settle(row)
+        if (outcome === 'sent') sent.push(row)
+        else counts[outcome] += 1
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, rows.length) }, worker))
+    // One write removes every message the round sent; if it fails, their lease hands them out again
+    // (a resend keeps its Message-ID: the row id is the idempotency key).
+    if (sent.length > 0) {
+      const ids = sent.map((row) => row.id)
+      const recorded = await this.#write('complete', () => this.#store.complete(ids))
+      counts[recorded ? 'sent' : 'unrecorded'] += sent.length
+    }
     return { claimed: rows.length, ...counts }
   }
 
@@ -183,7 +193,7 @@ export class MailOutboxDrain {
       return 'rescheduled'
     }
     this.#emit({ type: 'mail.sent', id: row.id, kind: row.kind, attempts })
-    return (await this.#write('complete', () => this.#store.complete(row.id))) ? 'sent' : 'unrecorded'
+    return 'sent'
   }
 
   async #fail(row: OutboxRecord, error: string, attempts: number): Promise<Outcome> {

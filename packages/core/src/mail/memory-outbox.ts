@@ -4,7 +4,7 @@ import {
   validateClaimOutbox,
   validateFailOutbox,
   validateOutboxEntries,
-  validateOutboxId,
+  validateOutboxIds,
   validateRescheduleOutbox,
 } from './outbox-input.js'
 
@@ -103,8 +103,8 @@ export class MemoryMailOutbox implements MailOutboxStore {
     return Object.freeze(ready.map(snapshot))
   }
 
-  async complete(id: string): Promise<void> {
-    this.#rows.delete(validateOutboxId(id))
+  async complete(ids: readonly string[]): Promise<void> {
+    for (const id of validateOutboxIds(ids)) this.#rows.delete(id)
   }
 
   async reschedule(request: Parameters<MailOutboxStore['reschedule']>[0]): Promise<void> {

@@ -147,9 +147,16 @@ export function validateClaimOutbox(request: unknown): ClaimOutboxRequest {
   return { now: instant(fields.now, 'now', invalidRequest), limit, leaseSeconds }
 }
 
-/** A `complete` id, validated. */
+/** An outbox id, validated. */
 export function validateOutboxId(id: unknown): string {
   return outboxId(id, 'id', invalidRequest)
+}
+
+/** `complete` ids, validated (all of them before anything is written) and copied without repeats. */
+export function validateOutboxIds(ids: unknown): readonly string[] {
+  if (!Array.isArray(ids)) throw invalidRequest('ids must be an array of outbox ids')
+  if (ids.length > MAX_OUTBOX_CLAIM) throw invalidRequest(`ids holds at most ${MAX_OUTBOX_CLAIM} ids`)
+  return [...new Set(ids.map((id: unknown, index) => outboxId(id, `ids[${index}]`, invalidRequest)))]
 }
 
 /** `reschedule` input, validated and copied. */

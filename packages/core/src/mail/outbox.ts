@@ -56,8 +56,8 @@ export interface MailOutboxStore {
   /** Writes entries on their own (for messages no stored change causes). */
   enqueue(entries: readonly OutboxEntry[]): Promise<void>
   claim(request: ClaimOutboxRequest): Promise<readonly OutboxRecord[]>
-  /** Sent: the row is removed. */
-  complete(id: string): Promise<void>
+  /** Sent: the rows are removed (one write for the lot; up to `MAX_OUTBOX_CLAIM` ids, unknown ids are skipped). */
+  complete(ids: readonly string[]): Promise<void>
   /** A retryable failure: `attempts` + 1, due again at `nextAttemptAt`. */
   reschedule(request: RescheduleOutboxRequest): Promise<void>
   /** A permanent failure: the row leaves the queue and is kept, without its envelope, for operators. */

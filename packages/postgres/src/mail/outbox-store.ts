@@ -1,9 +1,11 @@
-import { ConfigurationError } from '@portcullis/core'
+import { ConfigurationError, InvalidInputError } from '@portcullis/core'
 import {
   type ClaimOutboxRequest,
   type FailOutboxRequest,
+  MAX_OUTBOX_CLAIM,
   type MailOutboxStore,
   type OutboxEntry,
+  OutboxErrorCodes,
   type OutboxRecord,
   type RescheduleOutboxRequest,
   validateClaimOutbox,
@@ -12,7 +14,7 @@ import {
   validateOutboxId,
   validateRescheduleOutbox,
 } from '@portcullis/core/mail'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import type { PostgresClient } from '../client/postgres-client.js'
@@ -122,12 +124,19 @@ export class PostgresMailOutbox implements MailOutboxStore {
     return Object.freeze(rows.map((row) => row.record))
   }
 
-  async complete(id: string): Promise<void> {
-    const key = validateOutboxId(id)
+  async complete(ids: readonly string[]): Promise<void> {
+    if (!Array.isArray(ids) || ids.length > MAX_OUTBOX_CLAIM) {
+      throw new InvalidInputError(
+        OutboxErrorCodes.invalidRequest,
+        `ids must be an array of at most ${MAX_OUTBOX_CLAIM} outbox ids`,
+      )
+    }
+    const keys = [...new Set(ids.map((id: unknown) => validateOutboxId(id)))]
+    if (keys.length === 0) return
     await inStatement(() =>
       this.#db
         .delete(mailOutboxTable)
-        .where(and(eq(mailOutboxTable.id, key), eq(mailOutboxTable.state, 'pending'))),
+        .where(and(inArray(mailOutboxTable.id, keys), eq(mailOutboxTable.state, 'pending'))),
     )
   }
 
