@@ -1,7 +1,7 @@
 // Known and unknown addresses cost the same: sign-up with an address another account verified vs a new
-// address (one scrypt hash either way), and a reset request for an unknown vs a known address, each pair
-// measured against the other in the same run, both ways. Budget (DESIGN section 5): medians within 5%,
-// so each direction keeps >= 0.95x. Memory stores: what is compared is the flows' own work.
+// address (one scrypt hash either way), and a reset or sign-in code request for an unknown vs a known
+// address, each pair measured against the other in the same run, both ways. Budget (DESIGN section 5):
+// medians within 5%, so each direction keeps >= 0.95x. Memory stores: what is compared is the flows' own work.
 import { randomBytes, scrypt } from 'node:crypto'
 import { compareOps, finish } from '@portcullis/bench'
 import { AccountEmail } from '@portcullis/core/account-email'
@@ -65,6 +65,7 @@ const email = new AccountEmail({
   rateLimits,
   signInWith: ['username', 'email'],
   limits: { perAddress: unlimited, perClient: unlimited },
+  signInCode: { enabled: true },
 })
 const PASSWORD = 'a long and unusual passphrase'
 const { flow } = await email.signUp({ email: 'taken@example.com', password: PASSWORD })
@@ -81,6 +82,8 @@ const signUpNew = () => email.signUp({ email: 'new@example.com', password: PASSW
 const signUpTaken = () => email.signUp({ email: 'taken@example.com', password: PASSWORD })
 const resetKnown = () => email.requestPasswordReset({ email: 'taken@example.com' })
 const resetUnknown = () => email.requestPasswordReset({ email: 'nobody@example.com' })
+const codeKnown = () => email.requestSignInCode({ email: 'taken@example.com' })
+const codeUnknown = () => email.requestSignInCode({ email: 'nobody@example.com' })
 
 await compareOps({
   id: 'account-email-sign-up',
@@ -115,6 +118,23 @@ await compareOps({
   durationMs: 1500,
   baseline: { name: 'unknown address', fn: resetUnknown },
   candidate: { name: 'known address', fn: resetKnown },
+})
+await compareOps({
+  id: 'account-email-sign-in-code',
+  title: 'sign-in code request: an unknown vs a known address',
+  budget: 0.95,
+  rounds: 7,
+  durationMs: 1500,
+  baseline: { name: 'known address', fn: codeKnown },
+  candidate: { name: 'unknown address', fn: codeUnknown },
+})
+await compareOps({
+  title: 'sign-in code request: a known vs an unknown address (the other direction)',
+  budget: 0.95,
+  rounds: 7,
+  durationMs: 1500,
+  baseline: { name: 'unknown address', fn: codeUnknown },
+  candidate: { name: 'known address', fn: codeKnown },
 })
 
 finish()
