@@ -316,6 +316,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         stepUp,
         factors,
         accountEmail: mailFlows.accountEmail,
+        wake: mailFlows.wake,
       }),
     ],
     signer: keys.workloadSigner,

@@ -1,4 +1,4 @@
-import { PostgresNotificationSettings } from '@portcullis/postgres'
+import { PostgresAccountStore, PostgresNotificationSettings } from '@portcullis/postgres'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
@@ -39,9 +39,9 @@ async function mailTo(to: string, subject: RegExp) {
   }
 }
 
-async function signIn(on: Page, password: string) {
+async function signIn(on: Page, password: string, username = 'bob') {
   await on.goto(`${app.url}/sign-in`)
-  await on.fill('input[name="username"]', 'bob')
+  await on.fill('input[name="username"]', username)
   await on.fill('input[name="password"]', password)
   await on.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
@@ -155,6 +155,55 @@ describe.skipIf(chromiumPath === undefined)('a forgotten password, by mail, in a
     expect(await new PostgresNotificationSettings({ client: app.postgres }).getOptOuts('demo-bob')).toEqual(
       [],
     )
+  })
+
+  it('an email change waits for the new address’s code, and the old address can undo it', async () => {
+    const ALICE = 'alice@demo.portcullis.invalid'
+    const NEXT = 'alice@new.example'
+    await signIn(page, app.password('alice'), 'alice')
+    await page.waitForURL(`${app.url}/`)
+    await page.goto(`${app.url}/account`)
+    await page.getByRole('link', { name: 'Change the email address' }).click()
+    // A wrong password earns no step-up: the page says so beside the field, and nothing is written.
+    await page.fill('input[name="email"]', NEXT)
+    await page.fill('input[name="password"]', `${app.password('alice')}-wrong`)
+    await page.getByRole('button', { name: 'Send a code to the new address' }).click()
+    await page.waitForURL(`${app.url}/account/email/change`)
+    await expect(page.locator('input[name="password"]').getAttribute('aria-invalid')).resolves.toBe('true')
+    await page.fill('input[name="email"]', NEXT)
+    await page.fill('input[name="password"]', app.password('alice'))
+    await page.getByRole('button', { name: 'Send a code to the new address' }).click()
+    await page.waitForURL(/\/email\/change\/confirm\?flow=/)
+    const store = new PostgresAccountStore({ client: app.postgres })
+    const primary = async () =>
+      (await store.listEmailAddresses('demo-alice')).find((each) => each.primary)?.address
+    // Nothing changed yet: a mistyped address would take nothing over.
+    expect(await primary()).toBe(ALICE)
+
+    const code = await mailTo(NEXT, /^Confirm your new email address/)
+    await code.locator('[data-testid="mail-text"] a[href*="/email/change/confirm?"]').click()
+    await page.waitForURL(/\/email\/change\/confirm\?flow=/)
+    await page.getByRole('button', { name: 'Confirm the new address' }).click()
+    await page.waitForURL(`${app.url}/account`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain(
+      `Your email address is ${NEXT} now.`,
+    )
+    expect(await primary()).toBe(NEXT)
+
+    // The old address was told, with a link that undoes it (no session needed).
+    const notice = await mailTo(ALICE, /being changed/)
+    const undo =
+      (await notice
+        .locator('[data-testid="mail-text"] a[href*="/email/change/undo?"]')
+        .getAttribute('href')) ?? ''
+    const stranger = await (await browser.newContext()).newPage()
+    await stranger.goto(undo)
+    await stranger.getByRole('button', { name: 'Undo the change' }).click()
+    await expect(words(stranger.locator('[data-testid="undone"]'))).resolves.toContain(
+      `${ALICE} is the account's address again`,
+    )
+    expect(await primary()).toBe(ALICE)
+    await stranger.context().close()
   })
 
   it('the new pages and the mailbox fit a 390 px phone', async () => {

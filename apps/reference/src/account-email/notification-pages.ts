@@ -7,6 +7,7 @@ import type { Request, RequestHandler } from 'express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { AccountKit } from '../accounts/page-kit.js'
 import { html, type SafeHtml } from '../layout/html.js'
+import { EMAIL_CHANGE_PATH } from './email-change-pages.js'
 
 /** Where the account page's notification settings post. */
 export const NOTIFICATIONS_PATH = '/account/notifications'
@@ -45,6 +46,7 @@ export function emailSection(input: {
               ${address.verified ? html`<span class="badge">verified</span>` : html`<span class="badge expired">not verified</span>`}</li>`,
           )}</ul>`
     }
+    <p><a href="${EMAIL_CHANGE_PATH}">Change the email address</a></p>
     <form method="post" action="${NOTIFICATIONS_PATH}" class="stack card" aria-label="Security notifications">
       <fieldset class="plain"><legend>Tell me by mail when</legend>
         ${SECURITY_CHANGE_TYPES.map(

@@ -4,6 +4,7 @@ import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import { emailChangeRoutes } from '../account-email/email-change-pages.js'
 import { emailSection, notificationRoutes } from '../account-email/notification-pages.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
@@ -31,6 +32,8 @@ export interface AccountRoutesOptions {
   readonly factors: SecondFactors
   /** The mail flows: the account's addresses and notification settings on its page. */
   readonly accountEmail?: AccountEmail
+  /** Sends the mail a page just wrote to the outbox now, instead of at the next poll. */
+  readonly wake?: () => void
 }
 
 /**
@@ -355,6 +358,22 @@ export function accountRoutes(
 
   linkRoutes(router, security, { service, kit, methodsOf }, form)
   factorRoutes(router, security, context, { ...options, kit }, form)
-  if (options.accountEmail !== undefined) notificationRoutes(router, options.accountEmail, kit, form)
+  if (options.accountEmail !== undefined) {
+    notificationRoutes(router, options.accountEmail, kit, form)
+    emailChangeRoutes(
+      router,
+      security,
+      context,
+      {
+        accountEmail: options.accountEmail,
+        service,
+        local,
+        kit,
+        setSession,
+        ...(options.wake === undefined ? {} : { wake: options.wake }),
+      },
+      form,
+    )
+  }
   return router
 }
