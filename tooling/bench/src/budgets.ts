@@ -205,6 +205,12 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'apps/reference/bench/outbox-drain.bench.ts',
   },
   {
+    id: 'smtp-stall',
+    what: 'Mail-request route (POST /auth/password/forgot) while the outbox drain sends to a stalled SMTP server vs a healthy one',
+    budget: 0.9,
+    bench: 'apps/reference/bench/smtp-stall.bench.ts',
+  },
+  {
     id: 'account-email-sign-up',
     what: 'Email sign-up with an address that has an account vs a new address (each way >= 0.95x: medians within 5%)',
     budget: 0.95,
