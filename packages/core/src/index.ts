@@ -857,6 +857,54 @@ export {
   revocationNotice,
   revocationNoticePrefix,
 } from './revocation/index.js'
+export type { ActivityItem, ActivityKind, ActivityPage } from './security-log/activity.js'
+export { activityOf, recentActivity } from './security-log/activity.js'
+export type {
+  ClientAddressRecording,
+  LoggableEvent,
+  SecurityLogEntryOptions,
+  UserAgentDescriber,
+} from './security-log/entries.js'
+export { SECURITY_LOG_DETAIL_FIELDS, SecurityLogEntries } from './security-log/entries.js'
+export type {
+  SecurityLogDetail,
+  SecurityLogDevice,
+  SecurityLogEntry,
+  SecurityLogPosition,
+} from './security-log/entry.js'
+export {
+  decodeSecurityLogCursor,
+  encodeSecurityLogCursor,
+  newerFirst,
+  requireSecurityLogDate,
+  SECURITY_LOG_LIMITS,
+  validateSecurityLogEntry,
+} from './security-log/entry.js'
+export type { SecurityLogErrorCode } from './security-log/errors.js'
+export { SecurityLogError, SecurityLogErrorCodes } from './security-log/errors.js'
+export { MemorySecurityLog } from './security-log/memory.js'
+export type {
+  AccountLogRequest,
+  SecurityLog,
+  SecurityLogPage,
+  SweepLogRequest,
+  TypeLogRequest,
+} from './security-log/port.js'
+export {
+  checkAccountRequest,
+  checkAppend,
+  checkSweepRequest,
+  checkTypeRequest,
+  SECURITY_LOG_BATCH_MAX,
+} from './security-log/requests.js'
+export type { SecurityLogRetentionOptions } from './security-log/retention.js'
+export { SECURITY_LOG_RETENTION_DAYS, securityLogCutoff, sweepSecurityLog } from './security-log/retention.js'
+export type {
+  SecurityLogWriterOptions,
+  SecurityLogWriterReport,
+  SecurityLogWriterStats,
+} from './security-log/writer.js'
+export { SecurityLogWriter } from './security-log/writer.js'
 export type {
   MemoryStepUpStoreOptions,
   StepUpBinding,

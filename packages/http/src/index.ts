@@ -169,6 +169,7 @@ export {
   TOTP_ROUTE_TABLE_OPTIONS,
   totpRouteTable,
 } from './totp/routes.js'
+export { describeUserAgent } from './user-agents/index.js'
 export type {
   FetchHandler,
   FetchReadLimits,
