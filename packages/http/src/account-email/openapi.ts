@@ -1,30 +1,12 @@
 import { withBodyLimitResponses } from '../body/body-limit.js'
+import {
+  formOrJsonBody as body,
+  jsonResponse as json,
+  objectSchema as object,
+  problemResponse as problem,
+  stringSchema as string,
+} from '../openapi/schema-parts.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
-
-type Json = Readonly<Record<string, unknown>>
-
-const problem = (description: string): Json => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-})
-const string = (description?: string): Json => ({
-  type: 'string',
-  ...(description === undefined ? {} : { description }),
-})
-const object = (properties: Record<string, Json>, required: readonly string[]): Json => ({
-  type: 'object',
-  additionalProperties: false,
-  required: [...required],
-  properties,
-})
-const body = (schema: Json): Json => ({
-  required: true,
-  content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
-})
-const json = (description: string, schema: Json): Json => ({
-  description,
-  content: { 'application/json': { schema } },
-})
 
 /** Shared pieces of the account email route documentation (the other flows' files use them too). */
 export const EMAIL_DOCS = {

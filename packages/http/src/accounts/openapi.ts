@@ -1,29 +1,12 @@
+import {
+  formOrJsonBody as body,
+  objectSchema as object,
+  jsonResponse as ok,
+  problemResponse as problem,
+  stringSchema as string,
+} from '../openapi/schema-parts.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
 
-type Json = Readonly<Record<string, unknown>>
-
-const problem = (description: string): Json => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-})
-const string = (description?: string): Json => ({
-  type: 'string',
-  ...(description === undefined ? {} : { description }),
-})
-const object = (properties: Record<string, Json>, required: readonly string[]): Json => ({
-  type: 'object',
-  additionalProperties: false,
-  required: [...required],
-  properties,
-})
-const body = (schema: Json): Json => ({
-  required: true,
-  content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
-})
-const ok = (description: string, schema: Json): Json => ({
-  description,
-  content: { 'application/json': { schema } },
-})
 const instant = { type: 'string', format: 'date-time' }
 
 const TAGS = ['accounts']

@@ -1,16 +1,7 @@
 import { withBodyLimitResponses } from '../body/body-limit.js'
+import { jsonResponse as json, problemResponse as problem } from '../openapi/schema-parts.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
 
-type Json = Readonly<Record<string, unknown>>
-
-const problem = (description: string): Json => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-})
-const json = (description: string, schema: Json): Json => ({
-  description,
-  content: { 'application/json': { schema } },
-})
 const TAGS = ['totp']
 const UNAUTHENTICATED = problem('Not signed in (`authentication.required`).')
 const UNAVAILABLE = problem(
