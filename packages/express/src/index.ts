@@ -16,6 +16,8 @@ export type {
   RouteOptions,
 } from '@portcullis/http/routing'
 export { parseRoutePath, RouteRegistry } from '@portcullis/http/routing'
+export type { AccountEmailRoutesOptions } from './account-email/index.js'
+export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
@@ -70,8 +72,6 @@ export type { Security } from './security/create-security.js'
 export { createSecurity } from './security/create-security.js'
 export { credentialSource } from './security/credential-source.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
-export type { AccountEmailRoutesOptions } from './account-email/index.js'
-export { accountEmailRoutes } from './account-email/index.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,

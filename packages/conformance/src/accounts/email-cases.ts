@@ -5,7 +5,6 @@ import { type AccountStoreFixture, passwordAccount } from './fixture.js'
 
 type Case = ConformanceCase<AccountStoreFixture>
 
-
 export const emailCases: readonly Case[] = [
   conformanceCase(
     'accounts.email.add-verify',

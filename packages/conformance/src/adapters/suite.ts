@@ -1,6 +1,6 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
-import { accountEmailCases } from './account-email-cases.js'
 import { accountCases } from './account-cases.js'
+import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
