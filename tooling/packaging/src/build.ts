@@ -15,7 +15,8 @@ export async function buildPackages(packages: readonly WorkspacePackage[]): Prom
     {
       cwd: WORKSPACE_ROOT,
       env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
-      timeoutMs: 280_000,
+      // Bounded, but generous: on a 2-core machine this runs beside the first wave of slow suites.
+      timeoutMs: 600_000,
     },
   )
 }
