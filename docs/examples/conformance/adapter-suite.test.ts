@@ -3,6 +3,7 @@
 import { type AdapterScenario, adapterSuite, type ScenarioRoute } from '@portcullis/conformance/adapters'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import {
+  accountEmailRoutes,
   createAccountRoutes,
   localAccountRoutes,
   mcpEndpoint,
@@ -40,6 +41,7 @@ async function fastifyApp(scenario: AdapterScenario) {
   if (scenario.accounts !== undefined) createAccountRoutes(app, scenario.accounts)
   if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
+  if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
   if (scenario.mcp !== undefined) {
     const { scheme, auth, listing, protectedResource } = scenario.mcp
     mcpEndpoint(app, {
