@@ -23,9 +23,9 @@ export function documentationFiles(repoRoot: string): string[] {
 }
 
 /**
- * Where blocks may copy from: docs/examples/ (typechecked by docs/examples/tsconfig.json), the reference
- * app's sources, which reference-app.md quotes, and the example applications under examples/ (each
- * typechecked, built and tested by its own package).
+ * Where blocks may copy from: docs/examples/ (typechecked with the workspace, tsconfig.typecheck.json),
+ * the reference app's sources, which reference-app.md quotes, and the example applications under
+ * examples/ (each typechecked, built and tested by its own package).
  */
 export function exampleSourceDirs(repoRoot: string): string[] {
   return [

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
@@ -16,6 +17,15 @@ const SLOW_FIRST = [
   '//#docs:api:check',
 ]
 
+/** The tasks the root `test` script hands to `turbo run` (the words between `turbo run` and the first flag). */
+function testScriptTasks(): string[] {
+  const manifest = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { test: string } }
+  const words = manifest.scripts.test.split(/\s+/)
+  const start = words.indexOf('run', words.indexOf('turbo')) + 1
+  const end = words.findIndex((word, index) => index >= start && word.startsWith('--'))
+  return words.slice(start, end)
+}
+
 interface DryTask {
   readonly taskId: string
   readonly task: string
@@ -25,7 +35,7 @@ interface DryTask {
 async function taskGraph(): Promise<DryTask[]> {
   const { stdout } = await promisify(execFile)(
     turbo,
-    ['run', 'lint', 'typecheck', 'test', 'deps:check', 'docs:api:check', '--dry=json'],
+    ['run', ...testScriptTasks(), '--dry=json'],
     { cwd: ROOT, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' }, maxBuffer: 64 * 1024 * 1024 },
   )
   return (JSON.parse(stdout) as { tasks: DryTask[] }).tasks
@@ -50,9 +60,12 @@ describe('the task graph of pnpm test', { timeout: 120_000 }, () => {
     }
     const rest = tasks.filter(
       (task) =>
-        ['lint', 'typecheck', 'test', 'deps:check'].includes(task.task) && !SLOW_FIRST.includes(task.taskId),
+        ['lint', 'typecheck', 'typecheck:workspace', 'test', 'deps:check'].includes(task.task) &&
+        !SLOW_FIRST.includes(task.taskId),
     )
     expect(rest.length).toBeGreaterThan(30)
+    // The whole workspace is typechecked by one program (tsconfig.typecheck.json), in the same queue.
+    expect(rest.map((task) => task.taskId)).toContain('//#typecheck:workspace')
     expect(rest.filter((task) => !task.dependencies.includes(GATE)).map((task) => task.taskId)).toEqual([])
     // The gate itself waits for nothing: it runs once its turn in the queue comes.
     expect(byId.get(GATE)?.dependencies).toEqual([])
