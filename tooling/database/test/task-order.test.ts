@@ -33,11 +33,11 @@ interface DryTask {
 }
 
 async function taskGraph(): Promise<DryTask[]> {
-  const { stdout } = await promisify(execFile)(
-    turbo,
-    ['run', ...testScriptTasks(), '--dry=json'],
-    { cwd: ROOT, env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' }, maxBuffer: 64 * 1024 * 1024 },
-  )
+  const { stdout } = await promisify(execFile)(turbo, ['run', ...testScriptTasks(), '--dry=json'], {
+    cwd: ROOT,
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  })
   return (JSON.parse(stdout) as { tasks: DryTask[] }).tasks
 }
 
