@@ -35,7 +35,14 @@ export type EpochBumpReason =
  * addresses and reason codes. Passwords, tokens, digests, usernames as typed and key material never do.
  */
 export interface SecurityEventFields {
-  'login.succeeded': { readonly accountId: string; readonly clientAddress?: string }
+  'login.succeeded': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /** The `User-Agent` of the sign-in, bounded as a session record keeps it. */
+    readonly userAgent?: string
+    /** How the person signed in: the RFC 8176 `amr` values, space-separated (`pwd`, `pwd otp`, `hwk user`). */
+    readonly amr?: string
+  }
   'login.failed': {
     readonly reason: LoginFailureReason
     /** Present when the account is known (never for `unknown_account`). */

@@ -9,6 +9,7 @@ import type { PendingSecondFactor, SecondFactorGate } from './second-factor.js'
 import type { SessionManager } from './sessions/session-manager.js'
 import type { EstablishSignInRequest, LocalRequestInfo, LocalSignIn, SignInOptions } from './sign-in.js'
 import { chooseTransport, refuseDisabled } from './sign-in-rules.js'
+import { MAX_SESSION_USER_AGENT_LENGTH } from './store-input.js'
 import type { TokenManager } from './tokens/token-manager.js'
 
 /** What the sign-in flows need of their `LocalAccounts`. */
@@ -36,6 +37,26 @@ function readAmr(value: unknown): readonly string[] {
     throw invalidLocalInput('amr must be 1-8 lower-case method names')
   }
   return Object.freeze([...value])
+}
+
+/** `login.succeeded`, with the request's user agent (bounded) and how the person signed in. */
+function emitSignedIn(
+  runtime: LocalRuntime,
+  accountId: string,
+  clientAddress: string | undefined,
+  info: LocalRequestInfo,
+  amr: readonly string[] | undefined,
+): void {
+  const userAgent = info.userAgent?.slice(0, MAX_SESSION_USER_AGENT_LENGTH)
+  runtime.emit(
+    'login.succeeded',
+    defined({
+      accountId,
+      clientAddress,
+      userAgent: userAgent === '' ? undefined : userAgent,
+      amr: amr === undefined || amr.length === 0 ? undefined : amr.join(' '),
+    }),
+  )
 }
 
 /** The profile's session manager, or `local.invalid_input` for a profile without sessions. */
@@ -80,7 +101,7 @@ export class SignIns {
       runtime.emit('second_factor.required', defined({ accountId: account.accountId, clientAddress }))
       return pending
     }
-    runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    emitSignedIn(runtime, account.accountId, clientAddress, info, ['pwd'])
     return this.#establish(account, generation, transport, options.replacesSessionId, info, ['pwd'])
   }
 
@@ -96,7 +117,7 @@ export class SignIns {
       throw new LocalAuthError('local.sign_in_required', 'the account changed during the sign-in')
     }
     refuseDisabled(runtime, account, clientAddress)
-    runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    emitSignedIn(runtime, account.accountId, clientAddress, info, done.amr)
     return this.#establish(account, generation, done.transport, options.replacesSessionId, info, done.amr)
   }
 
@@ -117,12 +138,12 @@ export class SignIns {
     const info = request.request ?? {}
     const clientAddress = this.#parts.clientAddress(info)
     refuseDisabled(runtime, account, clientAddress)
-    runtime.emit('login.succeeded', defined({ accountId: account.accountId, clientAddress }))
+    const amr = request.amr === undefined ? undefined : readAmr(request.amr)
+    emitSignedIn(runtime, account.accountId, clientAddress, info, amr)
     const tags =
       request.providerSession === undefined
         ? undefined
         : providerSessionTags(request.providerSession, runtime.random)
-    const amr = request.amr === undefined ? undefined : readAmr(request.amr)
     return this.#establish(account, generation, transport, request.replacesSessionId, info, amr, tags)
   }
 

@@ -18,7 +18,7 @@ const base = { accountId: 'acct-1', clientAddress: '203.0.113.9' }
  * names a type that has no sample here (it reads the type names from the source).
  */
 const SAMPLES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
-  'login.succeeded': base,
+  'login.succeeded': { ...base, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0', amr: 'pwd otp' },
   'login.failed': { ...base, reason: 'bad_password' },
   'login.rate_limited': { ...base, retryAfterSeconds: 30 },
   'session.created': { ...base, sessionHandle: 'h-1' },
@@ -119,6 +119,11 @@ describe('log entries from security events', () => {
       // Every field of the event is somewhere in the entry: a column or a detail.
       for (const [name, value] of Object.entries(fields)) {
         if (['type', 'at', 'accountId', 'sessionHandle', 'clientAddress'].includes(name)) continue
+        // The user agent becomes the parsed device (none without a parser), never a detail.
+        if (name === 'userAgent') {
+          expect(entry.details, event.type).not.toHaveProperty('userAgent')
+          continue
+        }
         const kept = name === 'reason' ? (entry.reason ?? entry.details.reasonText) : entry.details[name]
         expect(kept, `${event.type}.${name}`).toBe(value)
       }

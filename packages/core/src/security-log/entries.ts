@@ -82,6 +82,10 @@ export const SECURITY_LOG_DETAIL_FIELDS: readonly string[] = Object.freeze([
   'overlapSeconds',
   'grantId',
   'clientId',
+  // `oauth.client_connected`: the name the consent page showed.
+  'clientName',
+  // `login.succeeded`: how the person signed in (RFC 8176 values, space-separated).
+  'amr',
   'known',
   'signedIn',
   // `security_log.dropped`: how many events the writer could not keep, since when.
