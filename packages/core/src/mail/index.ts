@@ -27,7 +27,6 @@ export type {
   EmailChangeNoticeMessage,
   EmailChangeVerificationMessage,
   ExistingAccountSignUpMessage,
-  InvitationMessage,
   MailFactor,
   MailMessage,
   MailMessageKind,

@@ -1,0 +1,2 @@
+export type { OrganizationDomainStoreFactory, OrganizationDomainStoreFixture } from './fixture.js'
+export { assertOrganizationDomainStoreConformance, organizationDomainStoreSuite } from './suite.js'

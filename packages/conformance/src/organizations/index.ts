@@ -1,2 +1,0 @@
-export type { OrganizationStoresFactory, OrganizationStoresFixture } from './fixture.js'
-export { assertOrganizationStoresConformance, organizationStoresSuite } from './suite.js'

@@ -1,0 +1,75 @@
+import { Resolver } from 'node:dns/promises'
+import { integerBetween, type OptionsShape, readOptions } from '../errors/options.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import { OrganizationDomainError, OrganizationDomainErrorCodes } from './errors.js'
+
+/**
+ * Looks up TXT records: each record as the character strings it is made of (a record longer than 255
+ * octets arrives in pieces). A name with no TXT record, or that does not exist, answers an empty list;
+ * a resolver that cannot answer (timeout, refused, SERVFAIL) throws `organization_domains.unavailable`.
+ */
+export interface DnsTxtResolver {
+  resolveTxt(name: string): Promise<readonly (readonly string[])[]>
+}
+
+export interface SystemDnsTxtResolverOptions {
+  /**
+   * The DNS servers asked (`'192.0.2.53'`, `'[2001:db8::53]:5353'`, `'127.0.0.1:5353'`); the system's
+   * resolvers when omitted. A recursive resolver that validates DNSSEC is the better choice in production.
+   */
+  readonly servers?: readonly string[]
+  /** Milliseconds before one try gives up (100 to 30 000). Default 2 000. */
+  readonly timeoutMs?: number
+  /** Tries per server before the lookup fails (1 to 5). Default 2. */
+  readonly tries?: number
+}
+
+const OPTIONS: OptionsShape<SystemDnsTxtResolverOptions> = {
+  servers: { kind: 'array', elements: { kind: 'string' } },
+  timeoutMs: { kind: 'number', check: integerBetween(100, 30_000) },
+  tries: { kind: 'number', check: integerBetween(1, 5) },
+}
+
+/** What answers "no such record": the name has no TXT record (NODATA) or does not exist (NXDOMAIN). */
+const ABSENT = new Set(['ENODATA', 'ENOTFOUND'])
+
+/**
+ * The default `DnsTxtResolver`: a `node:dns/promises` `Resolver` of its own (never the process-wide
+ * one), on `servers` when given, with a bounded timeout and number of tries. No answer in time, a
+ * refused connection or a server failure is `organization_domains.unavailable` with a retry hint.
+ */
+export function systemDnsTxtResolver(options: SystemDnsTxtResolverOptions = {}): DnsTxtResolver {
+  readOptions(options, 'systemDnsTxtResolver', OPTIONS)
+  const timeout = options.timeoutMs ?? 2_000
+  const tries = options.tries ?? 2
+  const dns = new Resolver({ timeout, tries })
+  if (options.servers !== undefined) {
+    try {
+      dns.setServers([...options.servers])
+    } catch (error) {
+      throw new ConfigurationError(
+        'configuration.invalid_option',
+        'servers must be IP addresses, with an optional port',
+        {
+          option: 'systemDnsTxtResolver.servers',
+          cause: error,
+        },
+      )
+    }
+  }
+  return {
+    async resolveTxt(name: string): Promise<readonly (readonly string[])[]> {
+      try {
+        return await dns.resolveTxt(name)
+      } catch (error) {
+        const code = (error as { code?: unknown }).code
+        if (typeof code === 'string' && ABSENT.has(code)) return []
+        throw new OrganizationDomainError(
+          OrganizationDomainErrorCodes.unavailable,
+          'the DNS lookup of the challenge record failed',
+          { cause: error, retryAfterSeconds: 30 },
+        )
+      }
+    },
+  }
+}
