@@ -21,6 +21,7 @@ function everyKind(): RevocationNotice[] {
     { kind: 'account', accountId: unique('account') },
     { kind: 'refresh-family', familyId: unique('family') },
     { kind: 'api-key', keyId: unique('key') },
+    { kind: 'membership', accountId: unique('member') },
   ]
 }
 

@@ -73,6 +73,8 @@ export function identifierOf(notice: RevocationNotice): string {
       return notice.keyId
     case 'grant':
       return notice.grantId
+    case 'membership':
+      return notice.accountId
   }
 }
 

@@ -33,6 +33,12 @@ export async function deleteWithStagedRevocations(
     if (outcome.outcome === 'not-found') {
       throw new AccountError(AccountErrorCodes.notFound, 'the account does not exist')
     }
+    if (outcome.outcome === 'last-owner') {
+      throw new AccountError(
+        AccountErrorCodes.lastOwner,
+        'the account is the only owner of an organization that has other members',
+      )
+    }
     if (providerTokens === undefined) {
       throw new ConfigurationError(
         'account.provider_tokens_required',

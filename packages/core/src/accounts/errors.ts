@@ -8,7 +8,9 @@ import { type ErrorClass, PortcullisError, type PortcullisErrorOptions } from '.
  * - `account.disabled` (forbidden, 403): the account is disabled and cannot sign in;
  * - `account.not_found` (unauthenticated, 401): the signed-in account no longer exists;
  * - `account.deletion_raced` (unavailable, 503): provider tokens kept arriving while the account was
- *   being deleted; nothing was deleted and the request may be retried with a new step-up credential.
+ *   being deleted; nothing was deleted and the request may be retried with a new step-up credential;
+ * - `account.last_owner` (conflict, 409): the account is the only owner of an organization that has
+ *   other members; nothing was deleted (hand ownership over, or delete the organization, first).
  */
 export const AccountErrorCodes = {
   finalMethod: 'account.final_method',
@@ -17,6 +19,7 @@ export const AccountErrorCodes = {
   disabled: 'account.disabled',
   notFound: 'account.not_found',
   deletionRaced: 'account.deletion_raced',
+  lastOwner: 'account.last_owner',
 } as const
 
 export type AccountErrorCode = (typeof AccountErrorCodes)[keyof typeof AccountErrorCodes]
@@ -28,6 +31,7 @@ const CLASSES: Readonly<Record<AccountErrorCode, ErrorClass>> = {
   'account.disabled': 'forbidden',
   'account.not_found': 'unauthenticated',
   'account.deletion_raced': 'unavailable',
+  'account.last_owner': 'conflict',
 }
 
 /** A refusal of an account operation. Messages never carry a password, token or username. */

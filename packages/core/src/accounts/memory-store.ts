@@ -305,6 +305,10 @@ export class MemoryAccountStore implements AccountStore {
       }
       if (retained.length > 0)
         return { outcome: 'tokens-retained', providerAccountIds: Object.freeze(retained) }
+      for (const holder of tables.cascade) {
+        const refusal = holder.refuseDeletion?.(accountId)
+        if (refusal !== undefined) return refusal
+      }
       const password = tables.passwords.get(accountId)
       if (password !== undefined) tables.byUsername.delete(password.username)
       tables.passwords.delete(accountId)

@@ -4,6 +4,7 @@ import type { OutboxEntry } from '../mail/outbox.js'
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import type { AccountStatus, SignInMethod } from './records.js'
+import type { DeleteAccountOutcome } from './requests.js'
 
 /** One account in memory. */
 export interface AccountRow {
@@ -47,12 +48,19 @@ export interface MemoryAccountData {
   signInMethods?(accountId: string): readonly SignInMethod[]
   /** Called once by `MemoryAccountStore`: the store that can now count every method of an account. */
   joinAccountTables?(methods: MemorySignInMethods): void
+  /**
+   * Why the account may not be deleted now (an organization it is the only owner of), checked in the
+   * deleting step before anything goes; undefined when nothing stands in the way. Synchronous.
+   */
+  refuseDeletion?(accountId: string): DeleteAccountOutcome | undefined
 }
 
 /** What a cascaded store may ask the account tables: whether an account exists, and its method count. */
 export interface MemorySignInMethods {
   hasAccount(accountId: string): boolean
   methodCount(accountId: string): number
+  /** The account holding this normalized address verified, or undefined. */
+  verifiedHolderOf(address: string): string | undefined
 }
 
 /**
@@ -88,6 +96,10 @@ export class MemoryAccountTables implements MemorySignInMethods {
 
   hasAccount(accountId: string): boolean {
     return this.accounts.has(accountId)
+  }
+
+  verifiedHolderOf(address: string): string | undefined {
+    return this.byVerifiedEmail.get(address)
   }
 
   /**

@@ -107,12 +107,14 @@ export interface SetAccountStatusRequest {
 
 /**
  * `tokens-retained`: a linked identity still holds provider tokens (stage their revocation first, see
- * `OAuthRevocationRetries`); nothing was deleted.
+ * `OAuthRevocationRetries`); nothing was deleted. `last-owner`: the account is the only owner of
+ * organizations that have other members (hand ownership over first); nothing was deleted.
  */
 export type DeleteAccountOutcome =
   | { readonly outcome: 'deleted' }
   | { readonly outcome: 'not-found' }
   | { readonly outcome: 'tokens-retained'; readonly providerAccountIds: readonly string[] }
+  | { readonly outcome: 'last-owner'; readonly organizationIds: readonly string[] }
 
 export interface IssueInviteRequest {
   /** `digestOpaqueToken(code)`: the invite code itself is never stored. */

@@ -161,6 +161,19 @@ export const defaultMailTemplates: MailTemplates = {
     'Sign in',
     'If it was not you, ignore this message and consider changing your password.',
   ),
+  invitation: (message, context) =>
+    compose(message, context, {
+      subject: `You are invited to join ${message.organizationName} on ${context.appName}`,
+      lines: [
+        `You are invited to join ${message.organizationName}. Sign in or sign up with this address, then enter this code (valid for ${plural(message.validForDays, 'day')}):`,
+      ],
+      code: message.code,
+      link: { href: message.link, label: 'Accept the invitation' },
+      after: [
+        'If it was not you who was meant, ignore this message.',
+        `Never share this code: ${context.appName} will not ask you for it.`,
+      ],
+    }),
   'email-change-notice': (message, context) =>
     compose(message, context, {
       subject: 'Your email address is being changed',

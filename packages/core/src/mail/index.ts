@@ -27,6 +27,7 @@ export type {
   EmailChangeNoticeMessage,
   EmailChangeVerificationMessage,
   ExistingAccountSignUpMessage,
+  InvitationMessage,
   MailFactor,
   MailMessage,
   MailMessageKind,

@@ -89,6 +89,18 @@ export interface UnknownAccountResetMessage extends MessageBase {
   readonly signUpLink?: string
 }
 
+/** An invitation to join an organization: its code, and a link carrying it to the page that accepts. */
+export interface InvitationMessage extends MessageBase {
+  readonly kind: 'invitation'
+  /** The organization's name as its members see it. */
+  readonly organizationName: string
+  readonly code: string
+  /** An absolute http(s) URL built from the configured public origin, never from a request's `Host`. */
+  readonly link: string
+  /** How long the invitation stays valid, in days (1 to 30). */
+  readonly validForDays: number
+}
+
 /** Every message the mail port sends. */
 export type MailMessage =
   | VerificationMessage
@@ -99,6 +111,7 @@ export type MailMessage =
   | SecurityNotificationMessage
   | ExistingAccountSignUpMessage
   | UnknownAccountResetMessage
+  | InvitationMessage
 
 export type MailMessageKind = MailMessage['kind']
 
@@ -115,6 +128,7 @@ export const MAIL_MESSAGE_KINDS: readonly MailMessageKind[] = [
   'security-notification',
   'existing-account-sign-up',
   'unknown-account-reset',
+  'invitation',
 ]
 
 /** Every security change type, in a stable order. */

@@ -65,6 +65,15 @@ function sample(kind: MailMessage['kind']): MailMessage {
       }
     case 'unknown-account-reset':
       return { kind, ...base, signUpLink: 'https://app.example/sign-up' }
+    case 'invitation':
+      return {
+        kind,
+        ...base,
+        organizationName: 'Acme <b>',
+        code: 'K7M2Q9T4W8XZ',
+        link: 'https://app.example/organizations/invitations/accept?flow=x#code=K7M2Q9T4W8XZ',
+        validForDays: 7,
+      }
   }
 }
 

@@ -139,5 +139,17 @@ export function validateMailMessage(message: MailMessage): MailMessage {
       )
     case 'unknown-account-reset':
       return withOptional({ kind, ...base }, { signUpLink: optionalLink(raw.signUpLink, 'signUpLink') })
+    case 'invitation':
+      if (typeof raw.code !== 'string' || !CODE.test(raw.code)) {
+        throw invalid('code', 'must be 4 to 64 letters, digits, spaces or hyphens')
+      }
+      return {
+        kind,
+        ...base,
+        organizationName: requireHeaderText(raw.organizationName, 'organizationName', MAX_LABEL),
+        code: raw.code,
+        link: requireLink(raw.link, 'link'),
+        validForDays: requirePositiveInteger(raw.validForDays, 'validForDays', 30),
+      }
   }
 }

@@ -6,7 +6,9 @@
  * - `refresh-family`: a refresh-token family was revoked (sign-out of a token sign-in, reuse detected);
  * - `api-key`: the API key with this id was revoked or rotated out;
  * - `grant`: an authorization-server grant ended (a client disconnected, a refresh token reused): every
- *   access token issued under it is refused.
+ *   access token issued under it is refused;
+ * - `membership`: the account's organization memberships changed (removed, role changed, joined, the
+ *   organization deleted): every cached membership of it is dropped.
  * None of these values is a secret: a session is named by the digest the store keys it by, never its id.
  */
 export type RevocationNotice =
@@ -15,6 +17,7 @@ export type RevocationNotice =
   | { readonly kind: 'refresh-family'; readonly familyId: string }
   | { readonly kind: 'api-key'; readonly keyId: string }
   | { readonly kind: 'grant'; readonly grantId: string }
+  | { readonly kind: 'membership'; readonly accountId: string }
 
 /** The kinds of notice, in the order of the union. */
 export type RevocationNoticeKind = RevocationNotice['kind']
@@ -28,6 +31,7 @@ const PREFIX: Record<RevocationNoticeKind, string> = {
   'refresh-family': 'f',
   'api-key': 'k',
   grant: 'g',
+  membership: 'm',
 }
 
 const KIND_OF_PREFIX: Readonly<Record<string, RevocationNoticeKind>> = Object.freeze({
@@ -36,6 +40,7 @@ const KIND_OF_PREFIX: Readonly<Record<string, RevocationNoticeKind>> = Object.fr
   f: 'refresh-family',
   k: 'api-key',
   g: 'grant',
+  m: 'membership',
 })
 
 const UNSENDABLE = /[\p{Cc}\p{Cs}]/u
@@ -52,6 +57,8 @@ function identifierOf(notice: RevocationNotice): string {
       return notice.keyId
     case 'grant':
       return notice.grantId
+    case 'membership':
+      return notice.accountId
   }
 }
 
@@ -86,6 +93,10 @@ export function revocationNotice(value: unknown): RevocationNotice | undefined {
     case 'grant':
       return isIdentifier(fields.grantId)
         ? Object.freeze({ kind: 'grant', grantId: fields.grantId })
+        : undefined
+    case 'membership':
+      return isIdentifier(fields.accountId)
+        ? Object.freeze({ kind: 'membership', accountId: fields.accountId })
         : undefined
     default:
       return undefined
@@ -128,5 +139,7 @@ export function decodeRevocationNotice(payload: string): RevocationNotice | unde
       return revocationNotice({ kind, keyId: identifier })
     case 'grant':
       return revocationNotice({ kind, grantId: identifier })
+    case 'membership':
+      return revocationNotice({ kind, accountId: identifier })
   }
 }

@@ -1,0 +1,2 @@
+export type { OrganizationStoresFactory, OrganizationStoresFixture } from './fixture.js'
+export { assertOrganizationStoresConformance, organizationStoresSuite } from './suite.js'
