@@ -1,10 +1,20 @@
-// DPoP-bound access tokens at a resource (issue 35):
-// - a route behind `oauthAccessTokens({ dpop })` with a bound token and a proof vs the same route with a
-//   bearer token (budget >= 0.6x). The load generator repeats one request, so the proof's `jti` check goes
-//   to a store that accepts every use here; its cost is measured on its own below;
+// DPoP-bound access tokens at a resource:
+// - a route behind `oauthAccessTokens({ dpop })` with a bound token and an ES256 proof vs the same route
+//   with a bearer token (budget >= 0.6x), and the same with an EdDSA (Ed25519) proof (report only). The
+//   load generator repeats one request, so the proof's `jti` check goes to a store that accepts every use
+//   here; its cost is measured on its own below;
 // - what each part costs next to one bearer-token authentication (report only): the proof (parse, key
-//   import, ES256 signature, thumbprint), the `jti` check in the memory store, and a server nonce check.
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto'
+//   import, signature, thumbprint) with each algorithm, the signature verification alone against the whole
+//   proof check, the `jti` check in the memory store, and a server nonce check.
+import {
+  createHash,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  randomUUID,
+  sign,
+  verify,
+} from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { compareHttp, compareOps, finish, listen } from '@portcullis/bench'
@@ -56,6 +66,11 @@ const client = generateKeyPairSync('ec', { namedCurve: 'P-256' })
 const { crv, kty, x, y } = client.publicKey.export({ format: 'jwk' })
 const clientJwk = { crv, kty, x, y }
 const jkt = createHash('sha256').update(JSON.stringify(clientJwk)).digest('base64url')
+const edClient = generateKeyPairSync('ed25519')
+const edExported = edClient.publicKey.export({ format: 'jwk' })
+// RFC 7638 members in lexicographic order: crv, kty, x
+const edJwk = { crv: edExported.crv, kty: edExported.kty, x: edExported.x }
+const edJkt = createHash('sha256').update(JSON.stringify(edJwk)).digest('base64url')
 
 const now = Math.floor(Date.now() / 1000)
 const accessToken = (cnf?: object) =>
@@ -78,19 +93,22 @@ const accessToken = (cnf?: object) =>
   )
 const bearerToken = accessToken()
 const boundToken = accessToken({ jkt })
+const edBoundToken = accessToken({ jkt: edJkt })
+const proofInput = (alg: string, key: object, token: string, method: string, url: string) =>
+  `${b64u(JSON.stringify({ typ: 'dpop+jwt', alg, jwk: key }))}.${b64u(
+    JSON.stringify({
+      jti: randomUUID(),
+      htm: method,
+      htu: url,
+      iat: Math.floor(Date.now() / 1000),
+      ath: createHash('sha256').update(token).digest('base64url'),
+    }),
+  )}`
+const eddsa = (input: string, key: KeyObject) => `${input}.${b64u(sign(null, Buffer.from(input), key))}`
 const proof = (method: string, url: string) =>
-  es256(
-    `${b64u(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: clientJwk }))}.${b64u(
-      JSON.stringify({
-        jti: randomUUID(),
-        htm: method,
-        htu: url,
-        iat: Math.floor(Date.now() / 1000),
-        ath: createHash('sha256').update(boundToken).digest('base64url'),
-      }),
-    )}`,
-    client.privateKey,
-  )
+  es256(proofInput('ES256', clientJwk, boundToken, method, url), client.privateKey)
+const edProof = (method: string, url: string) =>
+  eddsa(proofInput('EdDSA', edJwk, edBoundToken, method, url), edClient.privateKey)
 
 /** Accepts every use: the HTTP load repeats one proof (the real check is measured separately). */
 const acceptEveryUse: RateLimitStore = {
@@ -133,7 +151,19 @@ const source = (authorization: string, dpop?: string): CredentialSource => ({
   path: '/items',
 })
 const bearerSource = source(`Bearer ${bearerToken}`)
-const boundSource = source(`DPoP ${boundToken}`, proof('GET', `${ORIGIN}/items`))
+const boundProof = proof('GET', `${ORIGIN}/items`)
+const boundSource = source(`DPoP ${boundToken}`, boundProof)
+const edBoundProof = edProof('GET', `${ORIGIN}/items`)
+const edBoundSource = source(`DPoP ${edBoundToken}`, edBoundProof)
+/** The signature check of a proof alone, as node:crypto does it: what no proof check can skip. */
+const signatureOnly = (compact: string, verify: (data: Buffer, signature: Buffer) => boolean) => {
+  const dot = compact.lastIndexOf('.')
+  const data = Buffer.from(compact.slice(0, dot), 'ascii')
+  const signature = Buffer.from(compact.slice(dot + 1), 'base64url')
+  return () => {
+    if (!verify(data, signature)) throw new Error('the proof signature does not verify')
+  }
+}
 const memoryStore = new MemoryRateLimitStore({ capacity: 1_000_000 })
 const nonces = new DPoPNonces({ secret: randomBytes(32) })
 const nonce = nonces.current(Date.now())
@@ -167,11 +197,62 @@ try {
       headers: { authorization: `DPoP ${boundToken}`, dpop: proof('GET', `${ORIGIN}/items`) },
     },
   })
+  await compareHttp({
+    title:
+      'DPoP-bound route with an EdDSA (Ed25519) proof vs the same route with a bearer token (report only)',
+    baseline: {
+      name: 'bearer',
+      url: `${bearerServer.url}/items`,
+      headers: { authorization: `Bearer ${bearerToken}` },
+    },
+    candidate: {
+      name: 'DPoP-bound, EdDSA',
+      url: `${boundServer.url}/items`,
+      headers: { authorization: `DPoP ${edBoundToken}`, dpop: edProof('GET', `${ORIGIN}/items`) },
+    },
+  })
+  await compareHttp({
+    title: 'DPoP-bound route: an EdDSA (Ed25519) proof vs an ES256 proof (report only)',
+    baseline: {
+      name: 'DPoP-bound, ES256',
+      url: `${boundServer.url}/items`,
+      headers: { authorization: `DPoP ${boundToken}`, dpop: proof('GET', `${ORIGIN}/items`) },
+    },
+    candidate: {
+      name: 'DPoP-bound, EdDSA',
+      url: `${boundServer.url}/items`,
+      headers: { authorization: `DPoP ${edBoundToken}`, dpop: edProof('GET', `${ORIGIN}/items`) },
+    },
+  })
   const bearerOp = { name: 'bearer authenticate', fn: () => bearerMechanism.authenticate(bearerSource) }
   await compareOps({
     title: 'The proof: parse, key import, ES256 signature, thumbprint (report only)',
     baseline: bearerOp,
     candidate: { name: 'DPoP authenticate', fn: () => dpopMechanism.authenticate(boundSource) },
+  })
+  await compareOps({
+    title: 'The proof: parse, key import, EdDSA signature, thumbprint (report only)',
+    baseline: bearerOp,
+    candidate: { name: 'DPoP authenticate, EdDSA', fn: () => dpopMechanism.authenticate(edBoundSource) },
+  })
+  // the share of the whole check that is the signature: a ratio near 1 leaves nothing else to cut
+  await compareOps({
+    title: 'DPoP authenticate (ES256) vs the ES256 signature verification alone (report only)',
+    baseline: {
+      name: 'ES256 verify alone',
+      fn: signatureOnly(boundProof, (data, signature) =>
+        verify('sha256', data, { key: client.publicKey, dsaEncoding: 'ieee-p1363' }, signature),
+      ),
+    },
+    candidate: { name: 'DPoP authenticate', fn: () => dpopMechanism.authenticate(boundSource) },
+  })
+  await compareOps({
+    title: 'DPoP authenticate (EdDSA) vs the Ed25519 signature verification alone (report only)',
+    baseline: {
+      name: 'Ed25519 verify alone',
+      fn: signatureOnly(edBoundProof, (data, signature) => verify(null, data, edClient.publicKey, signature)),
+    },
+    candidate: { name: 'DPoP authenticate, EdDSA', fn: () => dpopMechanism.authenticate(edBoundSource) },
   })
   await compareOps({
     title: 'The jti check in MemoryRateLimitStore, one new key per request (report only)',

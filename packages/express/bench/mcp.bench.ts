@@ -2,8 +2,8 @@
 // in every app:
 // - the Portcullis endpoint reading the marked route vs a plain Express GET of that same route and payload,
 //   budget >= 0.7x (the physical limit: a read is that GET plus the JSON-RPC envelope around it);
-// - reported beside it: vs the official 1.x SDK stateless server (a fresh McpServer and transport per
-//   request, JSON responses) and vs the 2.x SDK stateless handler (`createMcpHandler`) on 2026-07-28;
+// - vs the official 1.x SDK stateless server (a fresh McpServer and transport per request, JSON responses)
+//   and vs the 2.x SDK stateless handler (`createMcpHandler`) on 2026-07-28, budget >= 2x each;
 // - a read of a resource behind an API key: mechanism calls per read (must be exactly 1) and the ratio to
 //   a direct GET with the same key.
 
@@ -163,13 +163,18 @@ try {
     budget: 0.7,
   })
   await compareHttp({
-    title: 'mcp resources/read vs the 1.x SDK stateless server (report only)',
+    id: 'express-mcp-read-vs-sdk-1x',
+    title: 'Express MCP resources/read vs the 1.x SDK stateless server reading the same resource',
+    budget: 2,
     baseline: { name: '@modelcontextprotocol/sdk stateless', url: `${legacyServer.url}/mcp`, ...read },
     candidate: { name: '@portcullis/express mcp', url: `${candidate.url}/mcp`, ...read },
   })
   const modernRead = { method: 'POST' as const, headers: modernHeaders, body: modernBody }
   await compareHttp({
-    title: 'mcp resources/read (2026-07-28) vs the 2.x SDK stateless handler (report only)',
+    id: 'express-mcp-read-vs-sdk-2x',
+    title:
+      'Express MCP resources/read (2026-07-28) vs the 2.x SDK stateless handler reading the same resource',
+    budget: 2,
     baseline: {
       name: '@modelcontextprotocol/server createMcpHandler',
       url: `${modernServer.url}/mcp`,

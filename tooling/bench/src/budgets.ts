@@ -222,7 +222,65 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     budget: 0.95,
     bench: 'packages/core/bench/account-email.bench.ts',
   },
+  {
+    id: 'hono-mcp-read-vs-same-get',
+    what: 'Hono MCP resources/read vs a GET of the same route (Portcullis installed on both)',
+    budget: 0.6,
+    bench: 'packages/hono/bench/hono.bench.ts',
+  },
+  {
+    id: 'fetch-mcp-read-vs-same-get',
+    what: 'fetch form MCP resources/read vs a GET of the same route (both through the fetch form)',
+    budget: 0.6,
+    bench: 'packages/hono/bench/fetch.bench.ts',
+  },
+  ...adapterBudgets(),
 ])
+
+/**
+ * Every adapter against its framework with that framework's own security-header middleware configured to
+ * send the same headers (DESIGN.md section 5), and its MCP reads against the official SDK servers.
+ */
+function adapterBudgets(): Budget[] {
+  const adapters = [
+    ['express', 'Express', 'helmet', 'packages/express/bench/header-baselines.bench.ts'],
+    ['fastify', 'Fastify', '@fastify/helmet', 'packages/fastify/bench/fastify.bench.ts'],
+    ['hono', 'Hono', 'hono/secure-headers', 'packages/hono/bench/hono.bench.ts'],
+    ['fetch', 'fetch form', 'a fetch handler setting the same headers', 'packages/hono/bench/fetch.bench.ts'],
+  ] as const
+  const routes = [
+    ['session', 'session route (Postgres store, default settings)', 0.9],
+    ['api-key', 'API-key route', 0.9],
+    ['access-token', 'access-token route', 0.85],
+  ] as const
+  const budgets: Budget[] = []
+  for (const [adapter, label, middleware, bench] of adapters) {
+    for (const [route, what, budget] of routes) {
+      budgets.push({
+        id: `${adapter}-${route}-vs-header-middleware`,
+        what: `${label} ${what} vs ${label} with ${middleware} sending the same headers`,
+        budget,
+        bench,
+      })
+    }
+    const mcpBench = adapter === 'express' ? 'packages/express/bench/mcp.bench.ts' : bench
+    budgets.push(
+      {
+        id: `${adapter}-mcp-read-vs-sdk-1x`,
+        what: `${label} MCP resources/read vs the 1.x SDK stateless server reading the same resource`,
+        budget: 2,
+        bench: mcpBench,
+      },
+      {
+        id: `${adapter}-mcp-read-vs-sdk-2x`,
+        what: `${label} MCP resources/read vs the 2.x SDK stateless handler reading the same resource`,
+        budget: 2,
+        bench: mcpBench,
+      },
+    )
+  }
+  return budgets
+}
 
 /**
  * Peer comparisons the issues ask for that `pnpm bench` does not make, and why (printed in the report).

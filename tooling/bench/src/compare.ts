@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { type HttpCase, interleavedLoad, loadTarget } from './http-load.js'
 
 export interface OpsCase {
@@ -34,10 +35,20 @@ export function comparisons(): readonly ComparisonResult[] {
   return results
 }
 
-/** Appends one JSON line to the file named by `PORTCULLIS_BENCH_RESULTS`, when set (`pnpm bench` sets it). */
+/** The bench file this process runs (`tsx bench/x.bench.ts`), as the report keys its entries. */
+const benchFile = process.argv[1] === undefined ? undefined : basename(process.argv[1])
+const measuredAt = new Date().toISOString().slice(0, 16).replace('T', ' ')
+
+/**
+ * Appends one JSON line to the file named by `PORTCULLIS_BENCH_RESULTS`, when set (`pnpm bench` sets it):
+ * the entry, its package and bench file (a later partial run replaces the entries of the files it ran),
+ * and when it was measured.
+ */
 function persist(entry: object): void {
   const file = process.env.PORTCULLIS_BENCH_RESULTS
-  if (file) appendFileSync(file, `${JSON.stringify({ ...entry, source: process.env.npm_package_name })}\n`)
+  if (!file) return
+  const source = process.env.npm_package_name
+  appendFileSync(file, `${JSON.stringify({ ...entry, source, bench: benchFile, measuredAt })}\n`)
 }
 
 /** Prints a small markdown table (a report without a ratio, e.g. how cost grows) and keeps it for the report. */

@@ -1,10 +1,12 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
-import type { RouteOptions } from '@portcullis/http/routing'
+// aliased: inside `declare module 'fastify'` a bare `RouteOptions` would name Fastify's own interface as
+// soon as another plugin augments it (`@fastify/helmet` does)
+import type { RouteOptions as PortcullisRouteOptions } from '@portcullis/http/routing'
 import type { FastifySecurity } from './plugin-options.js'
 
 declare module 'fastify' {
   // Route options in Fastify's own place: `app.get(path, { config: { auth, guards, openapi, mcpResource } }, handler)`.
-  interface FastifyContextConfig extends RouteOptions {}
+  interface FastifyContextConfig extends PortcullisRouteOptions {}
 
   interface FastifyRequest {
     /**
