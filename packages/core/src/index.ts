@@ -5,10 +5,13 @@
 // test/public-api.test.ts checks that this list and the subpaths agree.
 
 export type {
+  AccountAddressView,
   AccountEmailErrorCode,
   AccountEmailErrorOptions,
   AccountEmailOptions,
   AccountEmailParts,
+  AddedAddress,
+  ChangedAddresses,
   CompletedEmailChange,
   EmailChangeOptions,
   EmailFlowPages,
@@ -23,9 +26,11 @@ export type {
   SecurityNotifierOptions,
   SignInCodeOptions,
   SignUpAccepted,
+  SteppedUpAddressRequest,
 } from './account-email/index.js'
 export {
   ACCOUNT_EMAIL_OPTIONS,
+  ADDRESS_STEP_UP_PURPOSE,
   AccountEmail,
   AccountEmailError,
   AccountEmailErrorCodes,

@@ -127,6 +127,8 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
     'A change of your email address was asked for: a code went to the new address, a notice to the old one.',
   'email.changed': () => 'Your email address changed: the new one is your primary address now.',
   'email.change_undone': () => 'A change of your email address was undone from the old address.',
+  'email.address_added': () => 'An email address was added to your account: a code went to it.',
+  'email.address_removed': () => 'An email address was removed from your account.',
   'sign_in_code.requested': () => 'A sign-in code was asked for by email.',
   'sign_in_code.failed': () => 'A sign-in code was refused (wrong, used or expired).',
   'sign_up.created': () => 'The account was created by signing up with an email address.',

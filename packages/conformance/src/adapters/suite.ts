@@ -1,5 +1,6 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { accountCases } from './account-cases.js'
+import { accountEmailAddressCases } from './account-email-address-cases.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
@@ -54,6 +55,7 @@ export function adapterSuite(
       ...totpCases,
       ...accountEmailCases,
       ...accountEmailChangeCases,
+      ...accountEmailAddressCases,
       ...mcpCases,
       ...mcpHostCases,
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),

@@ -6,6 +6,12 @@ import type { LocalRequestInfo, LocalSignIn, SignInOptions } from '../local-acco
 import { SECURITY_CHANGE_TYPES } from '../mail/messages.js'
 import type { NotificationSettingsStore } from '../mail/notification-settings.js'
 import { ACCOUNT_EMAIL_OPTIONS, type AccountEmailOptions } from './account-email-options.js'
+import {
+  AccountAddresses,
+  type AccountAddressView,
+  type AddedAddress,
+  type ChangedAddresses,
+} from './addresses.js'
 import { readFields, readFlowAndCode } from './bodies.js'
 import { emailChangeSettings, signInCodeSettings } from './change-options.js'
 import { type CompletedEmailChange, EmailChange } from './email-change.js'
@@ -38,6 +44,7 @@ export class AccountEmail {
   readonly #parts: AccountEmailParts
   readonly #change: EmailChange
   readonly #signInCode: SignInCode
+  readonly #addresses: AccountAddresses
   readonly #notificationSettings: NotificationSettingsStore
 
   constructor(options: AccountEmailOptions) {
@@ -56,6 +63,7 @@ export class AccountEmail {
       this.#parts.limiter,
       this.#parts.secondFactor,
     )
+    this.#addresses = new AccountAddresses(this.#parts, options.stepUp)
   }
 
   /** What every flow shares (stores, code arithmetic, settings): for the flows of other files. */
@@ -137,6 +145,44 @@ export class AccountEmail {
     return this.#change.undo({ flowId: fields.flow, code: fields.code, request: info })
   }
 
+  // --- the signed-in account's addresses (addresses.ts) ---
+
+  /** The signed-in account's addresses, primary first. */
+  listAddresses(session: AccountSession): Promise<readonly AccountAddressView[]> {
+    return this.#addresses.list(session.accountId)
+  }
+
+  /**
+   * `{ email }`, with an `email-change` step-up credential: adds an unverified address and mails it a
+   * verification code (answered `flow`, for `verifyEmail` and `resendVerification`).
+   */
+  addAddress(request: SteppedUpAddressRequest): Promise<AddedAddress> {
+    const fields = readFields(request.body, ['email'])
+    return this.#addresses.add({ ...request, address: fields.email })
+  }
+
+  /** `{ email }`: a new verification code for an unverified address of the signed-in account. */
+  resendAddressVerification(request: {
+    readonly session: AccountSession
+    readonly body: unknown
+    readonly request?: LocalRequestInfo
+  }): Promise<{ readonly flow: string }> {
+    const fields = readFields(request.body, ['email'])
+    return this.#addresses.resend({ ...request, address: fields.email })
+  }
+
+  /** `{ email }`, with an `email-change` step-up credential: a verified address becomes the primary. */
+  makeAddressPrimary(request: SteppedUpAddressRequest): Promise<ChangedAddresses> {
+    const fields = readFields(request.body, ['email'])
+    return this.#addresses.makePrimary({ ...request, address: fields.email })
+  }
+
+  /** `{ email }`, with an `email-change` step-up credential: removes an address of the account. */
+  removeAddress(request: SteppedUpAddressRequest): Promise<ChangedAddresses> {
+    const fields = readFields(request.body, ['email'])
+    return this.#addresses.remove({ ...request, address: fields.email })
+  }
+
   // --- sign-in by email code (sign-in-code.ts) ---
 
   /** Whether sign-in by email code is turned on (`signInCode: { enabled: true }`). */
@@ -181,4 +227,13 @@ export class AccountEmail {
     if (!stored) throw new AccountEmailError(AccountEmailErrorCodes.accountGone, 'no such account')
     return Object.freeze({ kinds: SECURITY_CHANGE_TYPES, optOuts })
   }
+}
+
+/** What the address changes that spend a step-up credential take. */
+export interface SteppedUpAddressRequest {
+  readonly session: AccountSession
+  readonly stepUpToken: string
+  readonly body: unknown
+  readonly credentials: LocalCredentials
+  readonly request?: LocalRequestInfo
 }

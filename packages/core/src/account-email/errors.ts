@@ -35,6 +35,18 @@ export const AccountEmailErrorCodes = {
   accountGone: 'account_email.account_gone',
   /** Sign-in by email code is not turned on (`AccountEmail({ signInCode: { enabled: true } })`). 403. */
   signInCodeDisabled: 'account_email.sign_in_code_disabled',
+  /** The account holds this address already (adding it again). 409. */
+  addressExists: 'account_email.address_exists',
+  /** The signed-in account holds no such address. 400. */
+  addressNotFound: 'account_email.address_not_found',
+  /** A new verification code for an address that is verified already. 409. */
+  addressVerified: 'account_email.address_verified',
+  /** Only a verified address can be the primary one. 409. */
+  addressUnverified: 'account_email.address_unverified',
+  /** The primary address is removed last: make another address primary first. 409. */
+  primaryAddress: 'account_email.primary_address',
+  /** The address is the account's last way to sign in (its last verified one, signing in by address). 409. */
+  lastSignInAddress: 'account_email.last_sign_in_address',
 } as const
 
 export type AccountEmailErrorCode = (typeof AccountEmailErrorCodes)[keyof typeof AccountEmailErrorCodes]
@@ -52,6 +64,12 @@ const CLASS_OF: Readonly<Record<AccountEmailErrorCode, ErrorClass>> = {
   'account_email.too_many_addresses': 'conflict',
   'account_email.account_gone': 'unauthenticated',
   'account_email.sign_in_code_disabled': 'forbidden',
+  'account_email.address_exists': 'conflict',
+  'account_email.address_not_found': 'invalid-input',
+  'account_email.address_verified': 'conflict',
+  'account_email.address_unverified': 'conflict',
+  'account_email.primary_address': 'conflict',
+  'account_email.last_sign_in_address': 'conflict',
 }
 
 export interface AccountEmailErrorOptions extends PortcullisErrorOptions {

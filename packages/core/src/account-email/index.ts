@@ -1,6 +1,8 @@
 // The account flows that go through a person's mail: sign-up with verification, email verification,
 // password reset, email change, sign-in by code and security notifications. Framework-neutral; the
 // HTTP routes are `accountEmailRouteTable` of `@portcullis/http/account-email`.
+
+export type { SteppedUpAddressRequest } from './account-email.js'
 export { AccountEmail } from './account-email.js'
 export type {
   AccountEmailOptions,
@@ -10,6 +12,8 @@ export type {
   PasswordResetSettings,
 } from './account-email-options.js'
 export { ACCOUNT_EMAIL_OPTIONS } from './account-email-options.js'
+export type { AccountAddressView, AddedAddress, ChangedAddresses } from './addresses.js'
+export { ADDRESS_STEP_UP_PURPOSE } from './addresses.js'
 export type { EmailChangeOptions, SignInCodeOptions } from './change-options.js'
 export type { CompletedEmailChange } from './email-change.js'
 export { EMAIL_CHANGE_STEP_UP_PURPOSE } from './email-change.js'

@@ -188,6 +188,10 @@ export interface SecurityEventFields {
   'email.changed': { readonly accountId: string; readonly clientAddress?: string }
   /** An email change was undone from the old address's link (the epoch moved). */
   'email.change_undone': { readonly accountId: string; readonly clientAddress?: string }
+  /** A signed-in account added an address (step-up spent); its verification code is on its way. */
+  'email.address_added': { readonly accountId: string; readonly clientAddress?: string }
+  /** A signed-in account removed one of its addresses (step-up spent). */
+  'email.address_removed': { readonly accountId: string; readonly clientAddress?: string }
   /** A sign-in code was asked for (`known`: a verified address of an active account; same answer). */
   'sign_in_code.requested': {
     readonly known: boolean

@@ -57,6 +57,8 @@ const KINDS: Readonly<Record<string, Shown>> = {
   'email.changed': ['address_changed', null],
   'email.change_undone': ['address_changed', null],
   'email.verified': ['address_changed', null],
+  'email.address_added': ['address_changed', null],
+  'email.address_removed': ['address_changed', null],
   'totp.enabled': ['factor_added', 'totp'],
   'totp.disabled': ['factor_removed', 'totp'],
   'recovery_codes.regenerated': ['factor_added', 'recovery_codes'],

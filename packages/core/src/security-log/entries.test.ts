@@ -58,6 +58,8 @@ const SAMPLES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   'email.change_requested': base,
   'email.changed': base,
   'email.change_undone': base,
+  'email.address_added': base,
+  'email.address_removed': base,
   'sign_in_code.requested': { ...base, known: true },
   'sign_in_code.failed': { clientAddress: '203.0.113.9' },
   'sign_up.created': base,

@@ -7,6 +7,7 @@ import { localProblem } from '../local-accounts/problem.js'
 import { localPath } from '../local-accounts/routes.js'
 import type { StepUpTransport } from '../oauth/options.js'
 import { HttpProblem } from '../problem/problem.js'
+import { addressRoutes } from './address-routes.js'
 import { emailChangeRoutes } from './email-change-routes.js'
 import { notificationRoutes } from './notification-routes.js'
 import { passwordResetRoutes } from './password-reset-routes.js'
@@ -54,7 +55,9 @@ function withHeaders(answer: HttpAnswer): HttpAnswer {
  * | `POST password/reset` | `{ flow, code, password }`: 200, or 202 when the TOTP code is next |
  * | `POST password/reset/second-factor` | `{ resetToken, pendingToken, code }`: 200 |
  *
- * plus the email change, sign-in by code and notification routes. Every answer is
+ * plus the email change, sign-in by code, notification and address routes (`GET email/addresses`,
+ * `POST email/addresses`, `email/addresses/resend`, `email/addresses/primary`,
+ * `email/addresses/remove`). Every answer is
  * `Cache-Control: no-store` and `Referrer-Policy: no-referrer`; bodies are JSON or forms; errors are
  * problem+json with stable codes (`account_email.*`). Unsafe requests that carry the session cookie
  * pass the local-account CSRF check.
@@ -89,5 +92,7 @@ export function accountEmailRouteTable(
   emailChangeRoutes(context)
   signInCodeRoutes(context)
   notificationRoutes(context)
+  // The signed-in account's addresses.
+  addressRoutes(context)
   return table.routes
 }
