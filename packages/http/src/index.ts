@@ -112,6 +112,13 @@ export type { EvaluatingSecurity } from './oauth/session.js'
 export { localSessionOf, localSessionReader } from './oauth/session.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiInput, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument, OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from './openapi/document.js'
+export { ORGANIZATION_DOMAIN_ROUTE_DOCS } from './organizations/domain-openapi.js'
+export type { OrganizationDomainRouteTableOptions } from './organizations/domain-routes.js'
+export {
+  ORGANIZATION_DOMAIN_ROUTE_TABLE_OPTIONS,
+  organizationDomainRouteTable,
+} from './organizations/domain-routes.js'
+export { FREE_MAIL_DOMAINS_SOURCE, freeMailDomains } from './organizations/free-mail-domains.js'
 export {
   browserBindingCookie,
   browserBindingFrom,
