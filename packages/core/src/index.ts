@@ -169,6 +169,7 @@ export type {
   AuthenticationOutcome,
   CredentialRestrictions,
   CredentialSource,
+  Impersonator,
   Principal,
   SecuritySchemeDescription,
 } from './authentication/index.js'
@@ -329,6 +330,32 @@ export type {
   IapIdentity,
 } from './iap/index.js'
 export { GOOGLE_IAP_HEADER, GOOGLE_IAP_ISSUER, GOOGLE_IAP_JWKS_URI, googleIap } from './iap/index.js'
+export type {
+  AdministratorSession,
+  EndedImpersonation,
+  ImpersonationCookie,
+  ImpersonationErrorCode,
+  ImpersonationEventTarget,
+  ImpersonationsOptions,
+  StartedImpersonation,
+} from './impersonation/index.js'
+export {
+  administratorTag,
+  DEFAULT_IMPERSONATE_ADMINISTRATORS_CAPABILITY,
+  DEFAULT_IMPERSONATION_CAPABILITY,
+  DEFAULT_IMPERSONATION_TTL_SECONDS,
+  IMPERSONATION_HANDLE_MARKER,
+  IMPERSONATION_STEP_UP_PURPOSE,
+  ImpersonationError,
+  ImpersonationErrorCodes,
+  ImpersonationEvents,
+  Impersonations,
+  impersonationIdOf,
+  impersonationTagsOf,
+  isImpersonationHandle,
+  MAX_IMPERSONATION_REASON_LENGTH,
+  MAX_IMPERSONATION_TTL_SECONDS,
+} from './impersonation/index.js'
 export type {
   AuthenticationDecision,
   DecisionOutcome,

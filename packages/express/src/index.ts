@@ -22,6 +22,8 @@ export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
+export type { ImpersonationRoutesOptions } from './impersonation/index.js'
+export { impersonationRoutes } from './impersonation/index.js'
 export type { LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
 export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'
 export type {

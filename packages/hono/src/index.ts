@@ -29,6 +29,8 @@ export {
   readBody,
 } from './fetch/index.js'
 export { healthRoute } from './health/health-route.js'
+export type { ImpersonationRoutesOptions } from './impersonation/index.js'
+export { impersonationRoutes } from './impersonation/index.js'
 export type { EpochChange, LocalAccountRoutes, LocalAccountRoutesOptions } from './local-accounts/index.js'
 export { LOCAL_ACCOUNTS_MAX_BODY_BYTES, localAccountRoutes } from './local-accounts/index.js'
 export type {

@@ -5,6 +5,7 @@ import type { AuthPolicy } from '@portcullis/core/policy'
 import type {
   AccountEmailRouteTableOptions,
   AccountRouteTableOptions,
+  ImpersonationRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
   SecurityOptions,
@@ -99,6 +100,8 @@ export interface AdapterScenario {
   readonly totp?: TotpRouteTableOptions
   /** The account email routes (`accountEmailRoutes`, no base), mounted after the local-account routes. */
   readonly accountEmail?: AccountEmailRouteTableOptions
+  /** The impersonation routes (`impersonationRoutes`, no base), mounted after the local-account routes. */
+  readonly impersonation?: ImpersonationRouteTableOptions
 }
 
 /** A running application: its base URL (`http://127.0.0.1:port`) and how to stop it. */

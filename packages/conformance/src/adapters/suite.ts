@@ -6,6 +6,7 @@ import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
+import { impersonationCases } from './impersonation-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
@@ -53,6 +54,7 @@ export function adapterSuite(
       ...accountCases,
       ...passkeyCases,
       ...totpCases,
+      ...impersonationCases,
       ...accountEmailCases,
       ...accountEmailChangeCases,
       ...accountEmailAddressCases,

@@ -5,6 +5,18 @@ export interface Principal {
   readonly kind: 'user' | 'service'
   /** Human-readable label; never used for authorization. */
   readonly displayName?: string
+  /**
+   * Present when an administrator is acting as this user (an impersonation): the administrator's account
+   * id and the impersonation's id. The authorization snapshot is still this principal's, never the
+   * administrator's.
+   */
+  readonly impersonator?: Impersonator
+}
+
+/** Who is acting as a principal during an impersonation. */
+export interface Impersonator {
+  readonly accountId: string
+  readonly impersonationId: string
 }
 
 /**

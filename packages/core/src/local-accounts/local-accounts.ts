@@ -2,8 +2,11 @@ import type { AccountStore } from '../accounts/port.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
+import { isImpersonationHandle } from '../impersonation/handle.js'
+import { StepUpError, StepUpErrorCodes } from '../step-up/errors.js'
 import type { StepUpService } from '../step-up/service.js'
 import type { AccountEpochs } from './account-epochs.js'
+import { LocalAuthError } from './auth-errors.js'
 import { invalidLocalInput } from './errors.js'
 import {
   LOCAL_ACCOUNTS_OPTIONS,
@@ -197,6 +200,50 @@ export class LocalAccounts {
     return this.#operations.logout(request)
   }
 
+  /**
+   * Opens a session of an active account that no sign-in made (an administrator's impersonation): its
+   * handle starts with `handleTags` (1 or 2 tags of 11 base64url characters, see `revokeTaggedSessions`)
+   * and it ends at `expiresAt` at the latest. Emits `session.created`, not `login.succeeded`. Throws
+   * `local.account_not_found` for an unknown or disabled account.
+   */
+  async openSession(request: {
+    readonly accountId: string
+    readonly handleTags: readonly string[]
+    readonly expiresAt: Date
+    readonly request?: LocalRequestInfo
+  }): Promise<SessionSignIn> {
+    if (typeof request?.accountId !== 'string' || request.accountId === '') {
+      throw invalidLocalInput('accountId must be a non-empty string')
+    }
+    const tags = request.handleTags
+    if (!Array.isArray(tags) || tags.length < 1 || tags.length > 2 || !tags.every(isHandleTag)) {
+      throw invalidLocalInput('handleTags must be 1 or 2 tags of 11 base64url characters')
+    }
+    const account = await this.#accounts.getAccount(request.accountId)
+    if (account === null || account.status === 'disabled') {
+      throw new LocalAuthError('local.account_not_found', 'no active account with this id')
+    }
+    return this.#operations.openSession({
+      accountId: account.accountId,
+      securityEpoch: account.securityEpoch,
+      handleTags: tags,
+      expiresAt: request.expiresAt,
+      request: request.request,
+    })
+  }
+
+  /**
+   * Ends every session, of any account, whose handle carries all of `tags` in its two tag slots (sessions
+   * `openSession` opened with them, or `establishSignIn` from a provider session), on every instance:
+   * the store announces each one. How many ended.
+   */
+  async revokeTaggedSessions(tags: readonly string[]): Promise<number> {
+    if (!Array.isArray(tags) || tags.length < 1 || tags.length > 2 || !tags.every(isHandleTag)) {
+      throw invalidLocalInput('tags must be 1 or 2 tags of 11 base64url characters')
+    }
+    return this.#operations.revokeTagged(tags)
+  }
+
   /** Moves the security epoch and ends every session and token family of the account; the new epoch. */
   async signOutEverywhere(
     accountId: string,
@@ -277,6 +324,9 @@ export class LocalAccounts {
     readonly credentials: LocalCredentials
     readonly request?: LocalRequestInfo
   }): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
+    if (isImpersonationHandle(request.credentials?.sessionHandle)) {
+      throw new StepUpError(StepUpErrorCodes.impersonated, 'an impersonation cannot change the password')
+    }
     const info = request.request ?? {}
     const clientAddress = this.clientAddress(info)
     const updated = await changeAccountPassword(this.#flows, request.accountId, request.body, clientAddress)
@@ -362,6 +412,12 @@ export class LocalAccounts {
   ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
     return issueInviteCode(this.#accounts, this.#runtime, options)
   }
+}
+
+const HANDLE_TAG = /^[A-Za-z0-9_-]{11}$/
+
+function isHandleTag(value: unknown): value is string {
+  return typeof value === 'string' && HANDLE_TAG.test(value)
 }
 
 /**

@@ -236,6 +236,33 @@ export interface SecurityEventFields {
     readonly signedIn: boolean
     readonly clientAddress?: string
   }
+  /**
+   * An administrator (`actorId`) started acting as the account: `reason` is the administrator's own words,
+   * `sessionHandle` the impersonation session's, `expiresInSeconds` its bound.
+   */
+  'impersonation.started': {
+    readonly accountId: string
+    readonly actorId: string
+    readonly impersonationId: string
+    readonly reason: string
+    readonly sessionHandle: string
+    readonly expiresInSeconds: number
+    readonly clientAddress?: string
+  }
+  /**
+   * Impersonations ended: one by its administrator (`ended_by_administrator`, with the account and the
+   * impersonation), or every one the administrator started, when the administrator's own sessions ended
+   * (`administrator_signed_out`, `sessions` ended).
+   */
+  'impersonation.ended': {
+    readonly actorId: string
+    readonly reason: 'ended_by_administrator' | 'administrator_signed_out'
+    readonly accountId?: string
+    readonly impersonationId?: string
+    readonly sessionHandle?: string
+    readonly sessions?: number
+    readonly clientAddress?: string
+  }
 }
 
 /** Why a passkey ceremony failed. */

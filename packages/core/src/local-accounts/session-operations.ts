@@ -55,6 +55,31 @@ export class SessionOperations {
     return this.#sessions.revokeTagged(tags)
   }
 
+  /** Ends every session, of any account, whose handle carries all of `tags`; how many ended. */
+  async revokeTagged(tags: readonly string[]): Promise<number> {
+    if (this.#sessions === undefined) return 0
+    return this.#sessions.revokeTagged(tags)
+  }
+
+  /** A session of the account no sign-in made (see `LocalAccounts.openSession`). */
+  async openSession(request: {
+    readonly accountId: string
+    readonly securityEpoch: number
+    readonly handleTags: readonly string[]
+    readonly expiresAt: Date
+    readonly request?: LocalRequestInfo | undefined
+  }): Promise<SessionSignIn> {
+    const info = request.request ?? {}
+    return this.#sessionManager().create({
+      accountId: request.accountId,
+      securityEpoch: request.securityEpoch,
+      handleTags: request.handleTags,
+      expiresAt: request.expiresAt,
+      clientAddress: this.#clientAddress(info),
+      userAgent: info.userAgent,
+    })
+  }
+
   async logout(request: LogoutRequest): Promise<void> {
     const { all } = readLogout(request.body)
     const clientAddress = this.#clientAddress(request.request)

@@ -164,8 +164,12 @@ function classify(
       mechanisms: new Set([firstName]),
     }
   }
+  // An impersonation and the user's own credential are two different actors, even for one account.
   const disagree = verified.some(
-    (item) => item.principal.id !== principal.id || item.principal.kind !== principal.kind,
+    (item) =>
+      item.principal.id !== principal.id ||
+      item.principal.kind !== principal.kind ||
+      item.principal.impersonator?.impersonationId !== principal.impersonator?.impersonationId,
   )
   if (disagree) return { kind: 'invalid', reasons: ['authentication.principal_mismatch'] }
   const names = new Set<string>()

@@ -72,6 +72,21 @@ const SAMPLES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   'password_reset.second_factor_required': base,
   'password_reset.failed': { ...base, reason: 'pending_invalid' },
   'password_reset.completed': { ...base, signedIn: true },
+  'impersonation.started': {
+    ...base,
+    actorId: 'admin-1',
+    impersonationId: 'AbCdEfGhIjKlMnOpQrStUv',
+    reason: 'ticket 4711: the invoice page is empty',
+    sessionHandle: 'impersonateAbCdEfGhIjKAbCdEfGhIjKlMnOpQrStUv',
+    expiresInSeconds: 1800,
+  },
+  'impersonation.ended': {
+    ...base,
+    actorId: 'admin-1',
+    reason: 'ended_by_administrator',
+    impersonationId: 'AbCdEfGhIjKlMnOpQrStUv',
+    sessions: 1,
+  },
 }
 
 /** The event types `SecurityEventFields` declares, read from its source. */
@@ -121,6 +136,10 @@ describe('log entries from security events', () => {
       // Every field of the event is somewhere in the entry: a column or a detail.
       for (const [name, value] of Object.entries(fields)) {
         if (['type', 'at', 'accountId', 'sessionHandle', 'clientAddress'].includes(name)) continue
+        if (name === 'actorId') {
+          expect(entry.actorId, event.type).toBe(value)
+          continue
+        }
         // The user agent becomes the parsed device (none without a parser), never a detail.
         if (name === 'userAgent') {
           expect(entry.details, event.type).not.toHaveProperty('userAgent')

@@ -88,6 +88,9 @@ export const SECURITY_LOG_DETAIL_FIELDS: readonly string[] = Object.freeze([
   'amr',
   'known',
   'signedIn',
+  // impersonations: which one, and its bound
+  'impersonationId',
+  'expiresInSeconds',
   // `security_log.dropped`: how many events the writer could not keep, since when.
   'dropped',
   'since',

@@ -10,6 +10,8 @@ export const StepUpErrorCodes = {
   unavailable: 'step-up.unavailable',
   /** An operation needs a one-use credential of its purpose, and none valid was presented (401). */
   required: 'step-up.required',
+  /** The request is an impersonation: no step-up credential is ever issued to it (403). */
+  impersonated: 'step-up.impersonated',
 } as const
 
 export type StepUpErrorCode = (typeof StepUpErrorCodes)[keyof typeof StepUpErrorCodes]
@@ -19,6 +21,7 @@ const CLASS_OF: Readonly<Record<StepUpErrorCode, ErrorClass>> = {
   'step-up.duplicate': 'conflict',
   'step-up.unavailable': 'unavailable',
   'step-up.required': 'unauthenticated',
+  'step-up.impersonated': 'forbidden',
 }
 
 /** Every deliberate failure of step-up issuing and of step-up stores. Messages never hold tokens. */

@@ -1,6 +1,7 @@
 import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import { isImpersonationHandle } from '../impersonation/handle.js'
 import { StepUpCredential } from './credential.js'
 import { invalidStepUpInput, StepUpError, StepUpErrorCodes } from './errors.js'
 import {
@@ -103,12 +104,23 @@ export class StepUpService {
     this.#randomBytes = options.randomBytes ?? ((size) => nodeRandomBytes(size))
   }
 
-  /** Issues a credential. Bad input throws `step-up.invalid_input`; randomness or store failure `step-up.unavailable`. */
+  /**
+   * Issues a credential. Bad input throws `step-up.invalid_input`; randomness or store failure
+   * `step-up.unavailable`; a session binding of an impersonation session `step-up.impersonated` (an
+   * impersonation never changes a password, an address or a factor, nor deletes the account).
+   */
   async issue(request: StepUpIssueRequest): Promise<StepUpCredential> {
     const accountId = requireAccountId(request?.accountId)
     const purpose = requirePurpose(request.purpose)
     const securityEpoch = requireEpoch(request.securityEpoch)
-    const sessionDigest = digestOf(requireSessionBinding(request.sessionBinding))
+    const binding = requireSessionBinding(request.sessionBinding)
+    if (isImpersonationHandle(binding)) {
+      throw new StepUpError(
+        StepUpErrorCodes.impersonated,
+        'an impersonation session cannot obtain a step-up credential',
+      )
+    }
+    const sessionDigest = digestOf(binding)
     const ttl = request.ttlSeconds ?? this.ttlSeconds
     if (!Number.isSafeInteger(ttl) || ttl < 1 || ttl > this.ttlSeconds) {
       throw invalidStepUpInput(`ttlSeconds must be an integer from 1 to ${this.ttlSeconds}`)

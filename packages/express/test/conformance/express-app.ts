@@ -9,6 +9,7 @@ import {
   createOAuthRoutes,
   createSecurity,
   currentLocalSession,
+  impersonationRoutes,
   localAccountRoutes,
   passkeyRoutes,
   type SecuredHandler,
@@ -42,6 +43,9 @@ export async function expressApp(
   if (scenario.passkeys !== undefined) app.use(passkeyRoutes({ ...scenario.passkeys, security }))
   if (scenario.totp !== undefined) app.use(totpRoutes({ ...scenario.totp, security }))
   if (scenario.accountEmail !== undefined) app.use(accountEmailRoutes({ ...scenario.accountEmail, security }))
+  if (scenario.impersonation !== undefined) {
+    app.use(impersonationRoutes({ ...scenario.impersonation, security }))
+  }
   const { mcp: endpoint } = scenario
   const mcp =
     endpoint === undefined

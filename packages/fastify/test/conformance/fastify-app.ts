@@ -5,6 +5,7 @@ import {
   createAccountRoutes,
   createOAuthRoutes,
   currentLocalSession,
+  impersonationRoutes,
   localAccountRoutes,
   mcpEndpoint,
   passkeyRoutes,
@@ -27,6 +28,7 @@ export async function fastifyApp(
   if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
+  if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, {

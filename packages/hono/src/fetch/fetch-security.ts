@@ -4,6 +4,7 @@ import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { AccountEmailRouteTableOptions } from '@portcullis/http/account-email'
 import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
 import type { HealthRouteOptions } from '@portcullis/http/health'
+import type { ImpersonationRouteTableOptions } from '@portcullis/http/impersonation'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
@@ -13,6 +14,7 @@ import { accountEmailRoutes } from '../account-email/routes.js'
 import { createAccountRoutes } from '../accounts/routes.js'
 import { refuseMalformedRequestJson } from '../body/json-body.js'
 import { healthRoute } from '../health/health-route.js'
+import { impersonationRoutes } from '../impersonation/routes.js'
 import { type LocalAccountRoutes, localAccountRoutes } from '../local-accounts/routes.js'
 import { mcpEndpoint } from '../mcp/endpoint.js'
 import type { MCPEndpointOptions } from '../mcp/options.js'
@@ -52,6 +54,8 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly totp?: Omit<TotpRouteTableOptions, 'base'>
   /** Serves the account email routes (sign-up with verification, password reset, ...) after the local-account routes. */
   readonly accountEmail?: Omit<AccountEmailRouteTableOptions, 'base'>
+  /** Serves the impersonation routes (`{base}/auth/impersonation`, ...) after the local-account routes. */
+  readonly impersonation?: Omit<ImpersonationRouteTableOptions, 'base'>
   /**
    * Serves the OAuth / OIDC routes (`{base}/auth/oauth/{provider}/...`). Its callbacks receive the Hono
    * `Context` of the request: set a cookie with `c.header('set-cookie', value, { append: true })`.
@@ -130,6 +134,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     passkeys,
     totp,
     accountEmail,
+    impersonation,
     oauth,
     mcp,
     health,
@@ -150,6 +155,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (passkeys !== undefined) passkeyRoutes(app, security, { ...passkeys, base })
   if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
   if (accountEmail !== undefined) accountEmailRoutes(app, security, { ...accountEmail, base })
+  if (impersonation !== undefined) impersonationRoutes(app, security, { ...impersonation, base })
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
     createOAuthRoutes(app, security, { ...oauth, currentSession, base })

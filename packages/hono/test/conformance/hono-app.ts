@@ -11,6 +11,7 @@ import {
   createSecurity,
   currentLocalSession,
   type HonoSecurity,
+  impersonationRoutes,
   localAccountRoutes,
   mcpEndpoint,
   passkeyRoutes,
@@ -53,6 +54,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.passkeys !== undefined) passkeyRoutes(app, security, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, security, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, security, scenario.accountEmail)
+  if (scenario.impersonation !== undefined) impersonationRoutes(app, security, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, security, {

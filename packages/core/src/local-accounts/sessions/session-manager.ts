@@ -1,4 +1,5 @@
 import type { EpochVerdict } from '../epoch-cache.js'
+import { invalidLocalInput } from '../errors.js'
 import { digestOpaqueToken, newOpaqueToken } from '../opaque-token.js'
 import { defined, type LocalRuntime } from '../runtime.js'
 import type { SessionRevocationReason } from '../security-events.js'
@@ -95,12 +96,16 @@ export class SessionManager {
     readonly userAgent?: string | undefined
     /** Tags the handle starts with (`providerSessionTags`), so a back-channel logout can name it. */
     readonly handleTags?: readonly string[] | undefined
+    /** An absolute expiry earlier than the configured one (a short-lived session); must be in the future. */
+    readonly expiresAt?: Date | undefined
   }): Promise<SessionSignIn> {
     const { settings, random } = this.#runtime
     const sessionId = newOpaqueToken(SESSION_ID_BYTES, random)
     const handle = `${(request.handleTags ?? []).join('')}${newOpaqueToken(HANDLE_BYTES, random)}`
     const now = this.#runtime.clock()
-    const absolute = now + settings.absoluteMs
+    const bound = request.expiresAt?.getTime()
+    const absolute = Math.min(now + settings.absoluteMs, bound ?? Number.POSITIVE_INFINITY)
+    if (!(absolute > now)) throw invalidLocalInput('expiresAt must be a valid instant in the future')
     const session: SessionRecord = {
       digest: digestOpaqueToken(sessionId),
       handle,

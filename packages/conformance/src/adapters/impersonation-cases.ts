@@ -1,0 +1,197 @@
+import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
+import { CROSS_SITE, PASSWORD, SESSION_COOKIE } from './account-world.js'
+import { type Browser, browser, passwordStepUp, signedInBrowser } from './factor-client.js'
+import { call } from './http-client.js'
+import { IMPERSONATE, IMPERSONATE_ADMINISTRATORS, impersonationWorld } from './impersonation-world.js'
+import { checkProblem } from './policy-cases.js'
+import type { AdapterFixture } from './scenario.js'
+
+type Case = ConformanceCase<AdapterFixture>
+
+const STEP_UP_HEADER = 'portcullis-step-up'
+const PURPOSE = 'impersonation-start'
+const REASON = 'support ticket 4711: the invoice page is empty'
+
+interface Me {
+  readonly id: string | null
+  readonly impersonator: { accountId: string; impersonationId: string } | null
+  readonly capabilities: readonly string[]
+}
+
+async function started(fixture: AdapterFixture, options: { readonly ttlSeconds?: number } = {}) {
+  const world = impersonationWorld(options)
+  world.grant('admin', [IMPERSONATE])
+  const app = await fixture.start(world.scenario)
+  const admin = await signedInBrowser(app.url, 'admin')
+  const alice = await signedInBrowser(app.url, 'alice')
+  const idOf = async (client: Browser) => ((await client.get('/me')).json() as Me).id as string
+  const adminId = await idOf(admin)
+  const aliceId = await idOf(alice)
+  const impersonate = async (accountId: string, reason = REASON, token?: string) =>
+    admin.post(
+      '/auth/impersonation',
+      { accountId, reason },
+      { [STEP_UP_HEADER]: token ?? (await passwordStepUp(admin, PURPOSE)) },
+    )
+  return { world, app, admin, alice, adminId, aliceId, impersonate }
+}
+
+export const impersonationCases: readonly Case[] = [
+  conformanceCase(
+    'adapter.impersonation-start',
+    'an administrator with a fresh step-up and a reason acts as the account: the principal carries the impersonator, the grants are the account’s; ending it hands the administrator session back',
+    async (fixture, check) => {
+      const { admin, adminId, aliceId, impersonate, world } = await started(fixture)
+      check((await admin.get('/admin-only')).status === 200, 'the administrator cannot reach their own route')
+      const answer = await impersonate(aliceId)
+      check(answer.status === 201, `the start answered ${answer.status}: ${answer.text}`)
+      check((answer.headers['cache-control'] ?? '').includes('no-store'), 'the start answer is cacheable')
+      const body = answer.status === 201 ? (answer.json() as { impersonationId: string }) : undefined
+      const me = (await admin.get('/me')).json() as Me
+      check(me.id === aliceId, `the impersonation acts as ${me.id}, not the account`)
+      check(
+        me.impersonator?.accountId === adminId && me.impersonator.impersonationId === body?.impersonationId,
+        'the principal does not carry its impersonator',
+      )
+      check(!me.capabilities.includes(IMPERSONATE), 'the impersonation holds the administrator’s grants')
+      checkProblem(check, await admin.get('/admin-only'), 403, 'authorization.denied')
+      const state = (await admin.get('/auth/impersonation')).json() as { impersonating?: boolean }
+      check(state.impersonating === true, 'GET /auth/impersonation does not say so')
+      const audit = world.recorded.find((event) => event.type === 'impersonation.started')
+      check(
+        audit !== undefined &&
+          (audit as { actorId?: string }).actorId === adminId &&
+          (audit as { accountId?: string }).accountId === aliceId &&
+          (audit as { reason?: string }).reason === REASON,
+        'no audit event names the administrator, the account and the reason',
+      )
+      const ended = await admin.post('/auth/impersonation/end')
+      check(ended.status === 200, `the end answered ${ended.status}: ${ended.text}`)
+      const back = (await admin.get('/me')).json() as Me
+      check(back.id === adminId && back.impersonator === null, 'the administrator session did not come back')
+      check((await admin.get('/admin-only')).status === 200, 'the administrator lost their own route')
+      const over = world.recorded.find((event) => event.type === 'impersonation.ended')
+      check((over as { actorId?: string } | undefined)?.actorId === adminId, 'no audit event of the end')
+    },
+  ),
+  conformanceCase(
+    'adapter.impersonation-refused',
+    'a start without the capability, of an administrator, without a reason, or with a missing, replayed or cross-site step-up is refused and opens nothing',
+    async (fixture, check) => {
+      const { app, admin, alice, aliceId, adminId, impersonate, world } = await started(fixture)
+      const own = await passwordStepUp(alice, PURPOSE)
+      const unprivileged = await alice.post(
+        '/auth/impersonation',
+        { accountId: adminId, reason: REASON },
+        { [STEP_UP_HEADER]: own },
+      )
+      checkProblem(check, unprivileged, 403, 'authorization.denied')
+      world.grant('bob', [IMPERSONATE])
+      const bob = await signedInBrowser(app.url, 'bob')
+      const bobId = ((await bob.get('/me')).json() as Me).id as string
+      checkProblem(check, await impersonate(bobId), 403, 'impersonation.target_is_administrator')
+      world.grant('chief', [IMPERSONATE_ADMINISTRATORS])
+      const chief = await signedInBrowser(app.url, 'chief')
+      const chiefId = ((await chief.get('/me')).json() as Me).id as string
+      checkProblem(check, await impersonate(chiefId), 403, 'impersonation.target_is_administrator')
+      checkProblem(check, await impersonate(aliceId, '   '), 400, 'impersonation.invalid_input')
+      checkProblem(check, await impersonate('no-such-account'), 404, 'impersonation.target_not_found')
+      checkProblem(
+        check,
+        await admin.post('/auth/impersonation', { accountId: aliceId, reason: REASON }),
+        401,
+        'step-up.required',
+      )
+      const token = await passwordStepUp(admin, PURPOSE)
+      check((await impersonate(aliceId, REASON, token)).status === 201, 'a fresh step-up was refused')
+      await admin.post('/auth/impersonation/end')
+      checkProblem(check, await impersonate(aliceId, REASON, token), 401, 'step-up.required')
+      const forged = await call(app.url, '/auth/impersonation', {
+        method: 'POST',
+        headers: {
+          ...CROSS_SITE,
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: admin.cookieHeader(),
+          [STEP_UP_HEADER]: await passwordStepUp(admin, PURPOSE),
+        },
+        body: new URLSearchParams({ accountId: aliceId, reason: REASON }).toString(),
+      })
+      checkProblem(check, forged, 403, 'local.csrf_refused')
+      const me = (await admin.get('/me')).json() as Me
+      check(me.id === adminId && me.impersonator === null, 'a refused start changed the session')
+      const starts = world.recorded.filter((event) => event.type === 'impersonation.started')
+      check(starts.length === 1, `${starts.length} impersonations started, not the one allowed`)
+    },
+  ),
+  conformanceCase(
+    'adapter.impersonation-no-step-up',
+    'an impersonation obtains no step-up credential (password change, email change, factors, deletion): 403 step-up.impersonated, even with the account’s password',
+    async (fixture, check) => {
+      const { admin, aliceId, impersonate } = await started(fixture)
+      check((await impersonate(aliceId)).status === 201, 'the impersonation did not start')
+      for (const purpose of [
+        'password-add',
+        'password-remove',
+        'email-change',
+        'totp-enroll',
+        'totp-disable',
+        'passkey-register',
+        'passkey-remove',
+        'delete-account',
+        PURPOSE,
+      ]) {
+        const answer = await admin.post(`/auth/step-up/${purpose}`, { password: PASSWORD })
+        checkProblem(check, answer, 403, 'step-up.impersonated')
+        check(!answer.text.includes('stepUpToken'), `a ${purpose} step-up credential was issued`)
+      }
+      const change = await admin.post('/auth/password/change', {
+        currentPassword: PASSWORD,
+        newPassword: 'an entirely different passphrase',
+      })
+      checkProblem(check, change, 403, 'step-up.impersonated')
+      const me = (await admin.get('/me')).json() as Me
+      check(me.id === aliceId && me.impersonator !== null, 'the impersonation session ended on a refusal')
+    },
+  ),
+  conformanceCase(
+    'adapter.impersonation-bound',
+    'an impersonation outliving its bound is refused, and so is its session without the impersonation cookie',
+    async (fixture, check) => {
+      const { admin, aliceId, impersonate, world } = await started(fixture, { ttlSeconds: 600 })
+      check((await impersonate(aliceId)).status === 201, 'the impersonation did not start')
+      const session = admin.cookies.get(SESSION_COOKIE) ?? ''
+      const bare = await call(admin.url, '/me', { headers: { cookie: `${SESSION_COOKIE}=${session}` } })
+      checkProblem(check, bare, 401, 'authentication.required')
+      world.clock.advance(599_000)
+      check((await admin.get('/me')).status === 200, 'the impersonation ended before its bound')
+      world.clock.advance(1_000)
+      checkProblem(check, await admin.get('/me'), 401, 'authentication.required')
+    },
+  ),
+  conformanceCase(
+    'adapter.impersonation-administrator-sign-out',
+    'the administrator signing out (another session of theirs) ends the impersonations they started',
+    async (fixture, check) => {
+      const { app, admin, aliceId, impersonate } = await started(fixture)
+      check((await impersonate(aliceId)).status === 201, 'the impersonation did not start')
+      check((await admin.get('/me')).status === 200, 'the impersonation does not authenticate')
+      const elsewhere = await signedInBrowserAgain(app.url)
+      const out = await elsewhere.post('/auth/logout')
+      check(out.status === 204, `the administrator's sign-out answered ${out.status}`)
+      let answer = await admin.get('/me')
+      for (let attempt = 0; attempt < 50 && answer.status === 200; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        answer = await admin.get('/me')
+      }
+      checkProblem(check, answer, 401, 'authentication.required')
+    },
+  ),
+]
+
+/** A second browser of the administrator (signed in again, not registered again). */
+async function signedInBrowserAgain(url: string): Promise<Browser> {
+  const client = browser(url)
+  const login = await client.post('/auth/login', { username: 'admin', password: PASSWORD })
+  if (login.status !== 200) throw new Error(`login answered ${login.status}`)
+  return client
+}
