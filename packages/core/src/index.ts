@@ -30,14 +30,29 @@ export type {
 } from './account-email/index.js'
 export {
   ACCOUNT_EMAIL_OPTIONS,
-  ADDRESS_STEP_UP_PURPOSE,
   AccountEmail,
   AccountEmailError,
   AccountEmailErrorCodes,
+  ADDRESS_STEP_UP_PURPOSE,
   EMAIL_CHANGE_STEP_UP_PURPOSE,
   SecurityNotifier,
 } from './account-email/index.js'
 export type { ProviderTokenRevocations } from './accounts/deletion.js'
+export type {
+  AccountDirectory,
+  AccountSearchField,
+  AccountSearchHit,
+  AccountSearchQuery,
+  ValidatedAccountSearch,
+} from './accounts/directory.js'
+export {
+  accountSearchHit,
+  compareSearchHits,
+  DEFAULT_ACCOUNT_SEARCH_LIMIT,
+  MAX_ACCOUNT_SEARCH_LIMIT,
+  MAX_ACCOUNT_SEARCH_PREFIX,
+  validateAccountSearch,
+} from './accounts/directory.js'
 export type {
   EmailAddressNormalization,
   EmailAddressRefusal,
@@ -123,6 +138,31 @@ export type {
   RenewedSignIn,
 } from './accounts/service.js'
 export { ACCOUNT_STEP_UP_PURPOSES, AccountService } from './accounts/service.js'
+export type { AdministratorRule } from './administration/administrators.js'
+export {
+  ADMINISTRATION_STEP_UP_PURPOSE,
+  administratorGuard,
+  administratorRule,
+  DEFAULT_ADMINISTRATOR_RULE,
+  isAdministrator,
+} from './administration/administrators.js'
+export type { AdministrationAuditFacts, AdministrationEventType } from './administration/audit.js'
+export {
+  ADMINISTRATION_EVENT_TYPES,
+  AdministrationAudit,
+  MAX_ADMINISTRATION_REASON,
+  requireAdministrationReason,
+} from './administration/audit.js'
+export type { AdministrationErrorCode } from './administration/errors.js'
+export { AdministrationError, AdministrationErrorCodes } from './administration/errors.js'
+export type {
+  AccountAdministrationOptions,
+  AdministrativeChange,
+  AdministrativeOutcome,
+  PasswordResetMailer,
+} from './administration/service.js'
+export { AccountAdministration } from './administration/service.js'
+export type { AdministeredAccount, AdministeredApiKeys, AdministeredFactors } from './administration/view.js'
 export type {
   ApiKeyDirectory,
   ApiKeyErrorCode,

@@ -51,6 +51,7 @@ describe('generated migrations', () => {
       { version: 13, name: 'one-time-codes' },
       { version: 14, name: 'mail-outbox' },
       { version: 15, name: 'security-log' },
+      { version: 16, name: 'account-search' },
     ])
   })
 

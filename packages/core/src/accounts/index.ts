@@ -3,6 +3,21 @@
 // removing the password, deletion).
 export type { ProviderTokenRevocations } from './deletion.js'
 export type {
+  AccountDirectory,
+  AccountSearchField,
+  AccountSearchHit,
+  AccountSearchQuery,
+  ValidatedAccountSearch,
+} from './directory.js'
+export {
+  accountSearchHit,
+  compareSearchHits,
+  DEFAULT_ACCOUNT_SEARCH_LIMIT,
+  MAX_ACCOUNT_SEARCH_LIMIT,
+  MAX_ACCOUNT_SEARCH_PREFIX,
+  validateAccountSearch,
+} from './directory.js'
+export type {
   EmailAddressNormalization,
   EmailAddressRefusal,
 } from './email-address.js'

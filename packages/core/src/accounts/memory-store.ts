@@ -3,6 +3,7 @@ import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import type { AccountDirectory, AccountSearchHit, AccountSearchQuery } from './directory.js'
 import type {
   AddEmailAddressOutcome,
   EmailAddress,
@@ -14,6 +15,7 @@ import type {
   VerifyEmailAddressRequest,
 } from './email-requests.js'
 import * as emails from './memory-emails.js'
+import { searchAccounts } from './memory-search.js'
 import {
   type AccountRow,
   type MemoryAccountData,
@@ -91,7 +93,7 @@ function toRecord(accountId: string, account: AccountRow, password: PasswordRow)
  * queue. Every operation runs alone and commits in one synchronous step, so concurrent callers see each
  * at one instant, like serializable transactions. For tests, development and single-process deployments.
  */
-export class MemoryAccountStore implements AccountStore {
+export class MemoryAccountStore implements AccountStore, AccountDirectory {
   readonly #tables: MemoryAccountTables
 
   constructor(options: MemoryAccountStoreOptions = {}) {
@@ -328,6 +330,10 @@ export class MemoryAccountStore implements AccountStore {
       await tables.announce(accountId)
       return { outcome: 'deleted' }
     })
+  }
+
+  async searchAccounts(query: AccountSearchQuery): Promise<readonly AccountSearchHit[]> {
+    return searchAccounts(this.#tables, query)
   }
 
   async listEmailAddresses(accountId: string): Promise<readonly EmailAddress[]> {

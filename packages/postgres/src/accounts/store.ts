@@ -1,6 +1,9 @@
 import type {
   Account,
   AccountChangeRequest,
+  AccountDirectory,
+  AccountSearchHit,
+  AccountSearchQuery,
   AccountStore,
   AddEmailAddressOutcome,
   AddPasswordOutcome,
@@ -30,6 +33,7 @@ import { deleteAccount } from './deletion.js'
 import * as emails from './emails.js'
 import * as passwords from './passwords.js'
 import * as records from './records.js'
+import { searchAccounts } from './search.js'
 
 export interface PostgresAccountStoreOptions {
   /** From `createPostgresClient`; run `migrate(client)` first. */
@@ -45,7 +49,7 @@ export interface PostgresAccountStoreOptions {
  * `security_epoch = security_epoch + 1`, so none is lost. `oauth(...)` gives the provider view
  * (`PostgresOAuthAccountStore`) over the same tables; stores on several instances share them.
  */
-export class PostgresAccountStore implements AccountStore {
+export class PostgresAccountStore implements AccountStore, AccountDirectory {
   readonly #context: LocalStoreContext
   readonly #client: LocalStoreClient
 
@@ -100,6 +104,11 @@ export class PostgresAccountStore implements AccountStore {
 
   issueInvite(request: IssueInviteRequest): Promise<void> {
     return passwords.issueInvite(this.#context, request)
+  }
+
+  /** One indexed statement per search (see `AccountDirectory`). */
+  searchAccounts(query: AccountSearchQuery): Promise<readonly AccountSearchHit[]> {
+    return searchAccounts(this.#context, query)
   }
 
   listEmailAddresses(accountId: string): Promise<readonly EmailAddress[]> {

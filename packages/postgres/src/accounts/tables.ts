@@ -50,6 +50,8 @@ export const passwordsTable = pgTable(
       foreignColumns: [accountsTable.accountId],
     }),
     unique('portcullis_passwords_username_key').on(table.username),
+    // Administration searches: a username prefix is one range of this index, in code-point order.
+    index('portcullis_passwords_username_c_idx').on(sql`${table.username} collate "C"`),
   ],
 )
 
@@ -79,6 +81,8 @@ export const emailAddressesTable = pgTable(
       .where(sql`${table.verifiedAt} is not null`),
     uniqueIndex('portcullis_email_addresses_primary_key').on(table.accountId).where(sql`${table.isPrimary}`),
     check('portcullis_email_addresses_address_check', sql`octet_length(${table.address}) <= 254`),
+    // Administration searches: an address (verified or not) or its prefix, in code-point order.
+    index('portcullis_email_addresses_address_c_idx').on(sql`${table.address} collate "C"`, table.accountId),
   ],
 )
 

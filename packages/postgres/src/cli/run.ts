@@ -3,6 +3,7 @@ import { createPostgresClient } from '../client/postgres-client.js'
 import { migrationStatus } from '../maintenance/status.js'
 import { sweepExpired } from '../maintenance/sweep.js'
 import { migrate } from '../migrations/migrate.js'
+import { accountsUsageProblem, runAccounts } from './accounts.js'
 import {
   ACTIVE_VERSION_VARIABLE,
   type KeyRingVersions,
@@ -14,6 +15,7 @@ import {
 
 const USAGE = `usage: portcullis-postgres <command> [--schema <name>] [--batch-size <n>]
                            [--active-key <version>] [--retained-keys <version,...>]
+                           [--reason <text>] [--actor <name>] [--limit <n>]
 
 commands:
   migrate   apply pending migrations (one transaction, under the migration lock)
@@ -26,6 +28,13 @@ commands:
   protector drop-retained [<version>...]
             check that no live envelope is sealed under the retained key(s) (default: the
             retained keys given); exit code 4, naming where they are, while any is
+  accounts search <id|username|email|prefix> <value> [--limit <n>]
+  accounts show <accountId>
+  accounts disable|enable|sign-out|delete <accountId> --reason <text> --actor <name>
+            account administration: each change is written to the security log with the
+            operator and the reason; disable and sign-out move the security epoch, so every
+            instance refuses the account's credentials; exit code 5 for an unknown account,
+            6 when the change is refused
 
 The database comes from DATABASE_URL (never printed). --schema (or PORTCULLIS_POSTGRES_SCHEMA) names
 the schema that holds the Portcullis tables. The key ring is given by version labels only (never key
@@ -44,9 +53,20 @@ interface Arguments {
   readonly schema?: string
   readonly batchSize?: number
   readonly ring: KeyRingVersions
+  readonly reason?: string
+  readonly actor?: string
+  readonly limit?: number
 }
 
-const VALUED = new Set(['--schema', '--batch-size', '--active-key', '--retained-keys'])
+const VALUED = new Set([
+  '--schema',
+  '--batch-size',
+  '--active-key',
+  '--retained-keys',
+  '--reason',
+  '--actor',
+  '--limit',
+])
 
 function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | string {
   const words: string[] = []
@@ -67,7 +87,7 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | str
     }
   }
   const [command, ...operands] = words
-  if (command !== 'protector' && operands.length > 0)
+  if (command !== 'protector' && command !== 'accounts' && operands.length > 0)
     return `unexpected argument ${JSON.stringify(operands[0])}`
   const schema = values.get('--schema') ?? env.PORTCULLIS_POSTGRES_SCHEMA
   let batchSize: number | undefined
@@ -80,6 +100,11 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | str
     values.get('--retained-keys') ?? env[RETAINED_VERSIONS_VARIABLE],
     '--retained-keys',
   )
+  let limit: number | undefined
+  if (values.has('--limit')) {
+    limit = Number(values.get('--limit'))
+    if (!Number.isSafeInteger(limit)) return '--limit must be an integer'
+  }
   if (typeof active === 'string') return active
   if (typeof retained === 'string') return retained
   if (active.length > 1) return '--active-key takes one key version'
@@ -89,6 +114,9 @@ function parse(argv: readonly string[], env: NodeJS.ProcessEnv): Arguments | str
     ...(schema ? { schema } : {}),
     ...(batchSize === undefined ? {} : { batchSize }),
     ring: { ...(active[0] === undefined ? {} : { active: active[0] }), retained },
+    ...(values.has('--reason') ? { reason: values.get('--reason') as string } : {}),
+    ...(values.has('--actor') ? { actor: values.get('--actor') as string } : {}),
+    ...(limit === undefined ? {} : { limit }),
   }
 }
 
@@ -97,9 +125,10 @@ const PROTECTOR_STATEMENT_TIMEOUT_MS = 600_000
 
 /** A usage problem of the command line, or undefined when it can run. */
 function usageProblem(parsed: Arguments): string | undefined {
-  if (!['migrate', 'status', 'sweep', 'protector'].includes(parsed.command ?? '')) {
+  if (!['migrate', 'status', 'sweep', 'protector', 'accounts'].includes(parsed.command ?? '')) {
     return parsed.command === undefined ? 'a command is required' : `unknown command ${parsed.command}`
   }
+  if (parsed.command === 'accounts') return accountsUsageProblem(parsed)
   if (parsed.command !== 'protector') return undefined
   const [action, ...versions] = parsed.operands
   if (!PROTECTOR_ACTIONS.includes(action ?? '')) return 'protector takes status or drop-retained'
@@ -168,6 +197,7 @@ async function runCommand(
     )
     return 0
   }
+  if (parsed.command === 'accounts') return runAccounts(client, parsed, output.out, output.err)
   if (parsed.command === 'protector') {
     const [action, ...versions] = parsed.operands
     const outcome =

@@ -2,7 +2,7 @@
 // operation of the port, with the edge cases) and, for maintenance code, a direct run. A store is one entry.
 import { randomUUID } from 'node:crypto'
 import type { ConformanceSuite } from '@portcullis/conformance'
-import { accountStoreSuite } from '@portcullis/conformance/accounts'
+import { accountDirectorySuite, accountStoreSuite } from '@portcullis/conformance/accounts'
 import {
   apiKeyDirectoryConformanceSuite,
   apiKeyStoreConformanceSuite,
@@ -77,6 +77,12 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
             passkeys: new PostgresPasskeyStore({ client: db.client }),
             passkeyChallenges: new PostgresPasskeyChallengeStore({ client: db.client }),
           })),
+        ),
+        suite(
+          accountDirectorySuite(() => {
+            const store = new PostgresAccountStore({ client: db.client })
+            return { store, directory: store }
+          }),
         ),
       ]
     },
