@@ -4,6 +4,7 @@ import { type AdapterScenario, adapterSuite, type ScenarioRoute } from '@portcul
 import { describeConformance } from '@portcullis/conformance/vitest'
 import {
   accountEmailRoutes,
+  activityRoutes,
   createAccountRoutes,
   localAccountRoutes,
   mcpEndpoint,
@@ -42,6 +43,7 @@ async function fastifyApp(scenario: AdapterScenario) {
   if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
+  if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
   if (scenario.mcp !== undefined) {
     const { scheme, auth, listing, protectedResource } = scenario.mcp
     mcpEndpoint(app, {

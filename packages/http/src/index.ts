@@ -11,6 +11,17 @@ export { accountLocalPath, fieldsOf, methodBody } from './accounts/index.js'
 export { ACCOUNT_ROUTE_DOCS } from './accounts/openapi.js'
 export type { AccountRouteTableOptions } from './accounts/routes.js'
 export { ACCOUNT_ROUTE_TABLE_OPTIONS, accountRouteTable } from './accounts/routes.js'
+export { ACTIVITY_ROUTE_DOCS } from './activity/openapi.js'
+export type { ActivityRouteTableOptions } from './activity/routes.js'
+export {
+  ACTIVITY_HEADERS,
+  ACTIVITY_PAGE_DEFAULT,
+  ACTIVITY_ROUTE_TABLE_OPTIONS,
+  activityRouteTable,
+  signOutOtherSessions,
+} from './activity/routes.js'
+export type { SessionBody } from './activity/views.js'
+export { activityBody, deviceName, sessionBodies } from './activity/views.js'
 export type { BodyStream } from './body/body.js'
 export {
   LOCAL_ACCOUNTS_MAX_BODY_BYTES,

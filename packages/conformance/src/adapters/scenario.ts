@@ -5,6 +5,7 @@ import type { AuthPolicy } from '@portcullis/core/policy'
 import type {
   AccountEmailRouteTableOptions,
   AccountRouteTableOptions,
+  ActivityRouteTableOptions,
   ImpersonationRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
@@ -100,6 +101,8 @@ export interface AdapterScenario {
   readonly totp?: TotpRouteTableOptions
   /** The account email routes (`accountEmailRoutes`, no base), mounted after the local-account routes. */
   readonly accountEmail?: AccountEmailRouteTableOptions
+  /** The activity routes (`activityRoutes`, no base), mounted after the local-account routes. */
+  readonly activity?: ActivityRouteTableOptions
   /** The impersonation routes (`impersonationRoutes`, no base), mounted after the local-account routes. */
   readonly impersonation?: ImpersonationRouteTableOptions
 }

@@ -3,6 +3,7 @@ import { accountCases } from './account-cases.js'
 import { accountEmailAddressCases } from './account-email-address-cases.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
+import { activityCases } from './activity-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
@@ -57,6 +58,7 @@ export function adapterSuite(
       ...impersonationCases,
       ...accountEmailCases,
       ...accountEmailChangeCases,
+      ...activityCases,
       ...accountEmailAddressCases,
       ...mcpCases,
       ...mcpHostCases,

@@ -4,6 +4,7 @@ import { anonymousContext } from '@portcullis/core/authorization'
 import express, { type Express, type RequestHandler } from 'express'
 import {
   accountEmailRoutes,
+  activityRoutes,
   createAccountRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
@@ -43,6 +44,7 @@ export async function expressApp(
   if (scenario.passkeys !== undefined) app.use(passkeyRoutes({ ...scenario.passkeys, security }))
   if (scenario.totp !== undefined) app.use(totpRoutes({ ...scenario.totp, security }))
   if (scenario.accountEmail !== undefined) app.use(accountEmailRoutes({ ...scenario.accountEmail, security }))
+  if (scenario.activity !== undefined) app.use(activityRoutes({ ...scenario.activity, security }))
   if (scenario.impersonation !== undefined) {
     app.use(impersonationRoutes({ ...scenario.impersonation, security }))
   }

@@ -2,6 +2,7 @@ import type { AdapterApp, AdapterScenario, ScenarioRoute } from '@portcullis/con
 import Fastify, { type FastifyInstance } from 'fastify'
 import {
   accountEmailRoutes,
+  activityRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   currentLocalSession,
@@ -28,6 +29,7 @@ export async function fastifyApp(
   if (scenario.passkeys !== undefined) passkeyRoutes(app, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
+  if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {

@@ -3,6 +3,7 @@ import { ConfigurationError } from '@portcullis/core/errors'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { AccountEmailRouteTableOptions } from '@portcullis/http/account-email'
 import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
+import type { ActivityRouteTableOptions } from '@portcullis/http/activity'
 import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { ImpersonationRouteTableOptions } from '@portcullis/http/impersonation'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
@@ -12,6 +13,7 @@ import { problemResponse, type WebClientAddress } from '@portcullis/http/web'
 import { type Context, Hono } from 'hono'
 import { accountEmailRoutes } from '../account-email/routes.js'
 import { createAccountRoutes } from '../accounts/routes.js'
+import { activityRoutes } from '../activity/routes.js'
 import { refuseMalformedRequestJson } from '../body/json-body.js'
 import { healthRoute } from '../health/health-route.js'
 import { impersonationRoutes } from '../impersonation/routes.js'
@@ -54,6 +56,8 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly totp?: Omit<TotpRouteTableOptions, 'base'>
   /** Serves the account email routes (sign-up with verification, password reset, ...) after the local-account routes. */
   readonly accountEmail?: Omit<AccountEmailRouteTableOptions, 'base'>
+  /** Serves the activity routes (recent activity, sessions, signing out) after the local-account routes. */
+  readonly activity?: Omit<ActivityRouteTableOptions, 'base'>
   /** Serves the impersonation routes (`{base}/auth/impersonation`, ...) after the local-account routes. */
   readonly impersonation?: Omit<ImpersonationRouteTableOptions, 'base'>
   /**
@@ -134,6 +138,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     passkeys,
     totp,
     accountEmail,
+    activity,
     impersonation,
     oauth,
     mcp,
@@ -155,6 +160,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (passkeys !== undefined) passkeyRoutes(app, security, { ...passkeys, base })
   if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
   if (accountEmail !== undefined) accountEmailRoutes(app, security, { ...accountEmail, base })
+  if (activity !== undefined) activityRoutes(app, security, { ...activity, base })
   if (impersonation !== undefined) impersonationRoutes(app, security, { ...impersonation, base })
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)

@@ -41,6 +41,7 @@ export async function fetchApp(
     ...(scenario.passkeys === undefined ? {} : { passkeys: scenario.passkeys }),
     ...(scenario.totp === undefined ? {} : { totp: scenario.totp }),
     ...(scenario.accountEmail === undefined ? {} : { accountEmail: scenario.accountEmail }),
+    ...(scenario.activity === undefined ? {} : { activity: scenario.activity }),
     ...(scenario.impersonation === undefined ? {} : { impersonation: scenario.impersonation }),
     ...(mcp === undefined
       ? {}

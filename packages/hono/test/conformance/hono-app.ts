@@ -6,6 +6,7 @@ import { bodyLimit } from 'hono/body-limit'
 import {
   type AnyHono,
   accountEmailRoutes,
+  activityRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
@@ -54,6 +55,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.passkeys !== undefined) passkeyRoutes(app, security, scenario.passkeys)
   if (scenario.totp !== undefined) totpRoutes(app, security, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, security, scenario.accountEmail)
+  if (scenario.activity !== undefined) activityRoutes(app, security, scenario.activity)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, security, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {
