@@ -52,6 +52,8 @@ export type {
 export { purgeExpiredOAuthTransactions } from './oauth-transactions/purge.js'
 export type { PostgresOAuthTransactionStoreOptions } from './oauth-transactions/store.js'
 export { PostgresOAuthTransactionStore } from './oauth-transactions/store.js'
+export type { PostgresOrganizationStoreOptions } from './organizations/store.js'
+export { PostgresOrganizationStore } from './organizations/store.js'
 export type { PostgresPasskeyChallengeStoreOptions } from './passkeys/challenge-store.js'
 export { PostgresPasskeyChallengeStore } from './passkeys/challenge-store.js'
 export type { PostgresPasskeyStoreOptions } from './passkeys/store.js'

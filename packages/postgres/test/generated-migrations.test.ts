@@ -52,6 +52,7 @@ describe('generated migrations', () => {
       { version: 14, name: 'mail-outbox' },
       { version: 15, name: 'security-log' },
       { version: 16, name: 'account-search' },
+      { version: 17, name: 'organizations' },
     ])
   })
 

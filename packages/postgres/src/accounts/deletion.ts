@@ -11,6 +11,7 @@ import type { LocalStoreContext } from '../local-accounts/client.js'
 import { refreshFamiliesTable, sessionsTable } from '../local-accounts/tables.js'
 import { withOutbox } from '../mail/outbox-insert.js'
 import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
+import { deleteAccountMemberships, organizationsBlockingDeletion } from '../organizations/account-deletion.js'
 import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
 import { stepUpTable } from '../step-up/tables.js'
@@ -26,7 +27,9 @@ import { accountsTable, emailAddressesTable, passwordsTable } from './tables.js'
  * passkeys, pending passkey challenges and email addresses go in the same transaction, and so do its authorization-server
  * grants with every entry (code, token, interaction) of each. Its one-time codes go with the account row
  * (`portcullis_one_time_codes` references it `on delete cascade`); codes sent to an address with no account
- * are no account's and stay until they expire.
+ * are no account's and stay until they expire. While it is the only owner of an organization that has
+ * other members nothing is deleted (`last-owner`); otherwise its memberships go, with every organization
+ * it was the only member of.
  */
 export async function deleteAccount(
   context: LocalStoreContext,
@@ -46,6 +49,7 @@ export async function deleteAccount(
       .where(eq(linksTable.accountId, accountId))
       .for('update')
     const ids = links.map((link) => link.providerAccountId)
+    const blocked = await organizationsBlockingDeletion(tx, accountId)
     if (ids.length > 0) {
       const retained = await tx
         .select({ providerAccountId: vaultTable.providerAccountId })
@@ -57,6 +61,9 @@ export async function deleteAccount(
           providerAccountIds: Object.freeze(retained.map((row) => row.providerAccountId)),
         }
       }
+    }
+    if (blocked.length > 0) return { outcome: 'last-owner', organizationIds: Object.freeze([...blocked]) }
+    if (ids.length > 0) {
       // Provider account ids are random and never reused, so the version tombstones can go too.
       await tx.delete(vaultTable).where(inArray(vaultTable.providerAccountId, ids))
       await tx.delete(linksTable).where(eq(linksTable.accountId, accountId))
@@ -82,6 +89,7 @@ export async function deleteAccount(
     if (grantIds.length > 0) {
       await tx.delete(oauthServerEntriesTable).where(inArray(oauthServerEntriesTable.grantId, grantIds))
     }
+    await deleteAccountMemberships(tx, accountId)
     await tx.delete(accountsTable).where(eq(accountsTable.accountId, accountId))
     // Every instance drops the account's epoch and sessions, its keys from the verified-lookup caches,
     // and refuses the access tokens of its authorization-server grants.

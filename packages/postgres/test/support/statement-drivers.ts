@@ -15,6 +15,7 @@ import {
   sessionStoreSuite,
 } from '@portcullis/conformance/local-accounts'
 import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
+import { organizationStoresSuite } from '@portcullis/conformance/organizations'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { securityLogSuite } from '@portcullis/conformance/security-log'
@@ -44,6 +45,7 @@ import {
 } from '../../src/index.js'
 import { postgresCodeFixture } from './codes.js'
 import { type MigratedDatabase, realProtector } from './database.js'
+import { postgresOrganizationFixture } from './organizations.js'
 
 export interface StatementDriver {
   readonly name: string
@@ -194,6 +196,10 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
   {
     name: 'PostgresOneTimeCodeStore',
     suites: (db) => [suite(oneTimeCodeStoreSuite(postgresCodeFixture(db.client, db.connect(4))))],
+  },
+  {
+    name: 'PostgresOrganizationStore',
+    suites: (db) => [suite(organizationStoresSuite(postgresOrganizationFixture(db.client, db.connect(4))))],
   },
   {
     name: 'PostgresStepUpStore',
