@@ -248,6 +248,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     ...(oauth === undefined ? {} : { providerTokens: oauth.lifecycle }),
   })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
+  directory.addresses.use((accountId) => accountStore.listEmailAddresses(accountId))
   const passkeys = factors.passkeys
   // Loaded here, with oidc-provider's console notices held back (its Node.js version advice): the app's
   // console says what runs.

@@ -5,8 +5,10 @@ import { required } from '@portcullis/core/policy'
 import type { SecureRouter } from '@portcullis/express'
 import type { Request, RequestHandler } from 'express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import type { AccountKit } from '../accounts/page-kit.js'
+import { type AccountKit, fieldError } from '../accounts/page-kit.js'
+import type { Flash } from '../layout/flash.js'
 import { html, type SafeHtml } from '../layout/html.js'
+import { ADD_ADDRESS_PATH, ADDRESS_ACTION_PATH, RESEND_ADDRESS_PATH } from './address-pages.js'
 import { EMAIL_CHANGE_PATH } from './email-change-pages.js'
 
 /** Where the account page's notification settings post. */
@@ -27,26 +29,42 @@ const KIND_WORDS: Readonly<Record<SecurityChangeType, string>> = {
 }
 
 /**
- * The account page's section about mail: the addresses (verified or not, the primary first) and which
- * security notifications go to the primary address. Every kind is on until the person turns it off.
+ * The account page's section about mail: the addresses (verified or not, the primary first) with what
+ * each offers (a new code for an unverified one, making a verified one primary, removing one), a form
+ * that adds one, and which security notifications go to the primary address. Every kind is on until
+ * the person turns it off.
  */
 export function emailSection(input: {
   readonly addresses: readonly EmailAddress[]
   readonly optOuts: readonly SecurityChangeType[]
+  /** What the last action left (an error beside the add form's field). */
+  readonly flash?: Flash | undefined
 }): SafeHtml {
   const off = new Set(input.optOuts)
+  const email = fieldError(input.flash, 'email')
+  const password = fieldError(input.flash, 'password')
+  const only = input.addresses.length === 1
   return html`<h2>Email</h2>
     ${
       input.addresses.length === 0
         ? html`<p class="muted" data-testid="no-address">No email address: a forgotten password cannot be reset by
             mail, and no notification can reach you.</p>`
         : html`<ul class="plain" data-testid="addresses">${input.addresses.map(
-            (address) => html`<li data-address="${address.address}"><code>${address.address}</code>
+            (address) => html`<li><span data-address="${address.address}"><code>${address.address}</code>
               ${address.primary ? html`<span class="badge active">primary</span>` : ''}
-              ${address.verified ? html`<span class="badge">verified</span>` : html`<span class="badge expired">not verified</span>`}</li>`,
+              ${address.verified ? html`<span class="badge">verified</span>` : html`<span class="badge expired">not verified</span>`}</span>
+              <span class="actions">${addressActions(address, only)}</span></li>`,
           )}</ul>`
     }
     <p><a href="${EMAIL_CHANGE_PATH}">Change the email address</a></p>
+    <form method="post" action="${ADD_ADDRESS_PATH}" class="stack card" aria-label="Add an address">
+      <label>Another email address <input name="email" type="email" autocomplete="email" required${email.invalid}></label>
+      ${email.message}
+      <label>Your password <input name="password" type="password" autocomplete="current-password" required${password.invalid}></label>
+      ${password.message}
+      <div><button type="submit" class="secondary">Add the address</button></div>
+      <p class="muted">A code goes to the new address; it can receive password resets once verified.</p>
+    </form>
     <form method="post" action="${NOTIFICATIONS_PATH}" class="stack card" aria-label="Security notifications">
       <fieldset class="plain"><legend>Tell me by mail when</legend>
         ${SECURITY_CHANGE_TYPES.map(
@@ -59,6 +77,29 @@ export function emailSection(input: {
       <div><button type="submit" class="secondary">Save the notification settings</button></div>
       <p class="muted">They go to the primary address once it is verified.</p>
     </form>`
+}
+
+const actionHref = (action: 'primary' | 'remove', address: string) =>
+  `${ADDRESS_ACTION_PATH}?${new URLSearchParams({ action, address })}`
+
+/** What one address offers: a new code while unverified; primary and removal where allowed. */
+function addressActions(address: EmailAddress, only: boolean): SafeHtml {
+  const resend = address.verified
+    ? html``
+    : html`<form method="post" action="${RESEND_ADDRESS_PATH}" class="inline">
+        <input type="hidden" name="address" value="${address.address}">
+        <button type="submit" class="secondary" aria-label="Send a new code to ${address.address}">Send a new code</button></form>`
+  const primary =
+    address.verified && !address.primary
+      ? html`<a class="button secondary" href="${actionHref('primary', address.address)}"
+          aria-label="Make ${address.address} primary">Make primary</a>`
+      : html``
+  const remove =
+    !address.primary || only
+      ? html`<a class="button danger" href="${actionHref('remove', address.address)}"
+          aria-label="Remove ${address.address}">Remove</a>`
+      : html``
+  return html`${resend} ${primary} ${remove}`
 }
 
 /** The kinds a submitted form turned off: every kind whose box was not ticked. */

@@ -4,6 +4,7 @@ import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import { addressRoutes } from '../account-email/address-pages.js'
 import { emailChangeRoutes } from '../account-email/email-change-pages.js'
 import { emailSection, notificationRoutes } from '../account-email/notification-pages.js'
 import type { ReferenceContext } from '../app-context.js'
@@ -82,6 +83,7 @@ export function accountRoutes(
         : emailSection({
             addresses: await mail.parts.accounts.listEmailAddresses(accountId),
             optOuts: (await mail.notificationSettings(accountId)).optOuts,
+            flash,
           })
     const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     // A link or an unlink ends at the provider's routes, which return here: say what came of it.
@@ -360,20 +362,16 @@ export function accountRoutes(
   factorRoutes(router, security, context, { ...options, kit }, form)
   if (options.accountEmail !== undefined) {
     notificationRoutes(router, options.accountEmail, kit, form)
-    emailChangeRoutes(
-      router,
-      security,
-      context,
-      {
-        accountEmail: options.accountEmail,
-        service,
-        local,
-        kit,
-        setSession,
-        ...(options.wake === undefined ? {} : { wake: options.wake }),
-      },
-      form,
-    )
+    const mailPages = {
+      accountEmail: options.accountEmail,
+      service,
+      local,
+      kit,
+      setSession,
+      ...(options.wake === undefined ? {} : { wake: options.wake }),
+    }
+    emailChangeRoutes(router, security, context, mailPages, form)
+    addressRoutes(router, security, context, mailPages, form)
   }
   return router
 }

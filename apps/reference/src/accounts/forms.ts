@@ -107,7 +107,16 @@ export function refusal(error: unknown): { status: number; message: string } {
       return { status: 400, message: sentence(detail, error.message) }
     case 'account_email.address_taken':
     case 'account_email.too_many_addresses':
+    case 'account_email.address_exists':
+    case 'account_email.address_verified':
+    case 'account_email.address_unverified':
+    case 'account_email.primary_address':
+    case 'account_email.last_sign_in_address':
       return { status: 409, message: sentence(detail, error.message) }
+    case 'account_email.address_not_found':
+      return { status: 400, message: sentence(detail, error.message) }
+    case 'email.invalid_address':
+      return { status: 400, message: 'Enter an email address such as ada@example.com.' }
     default:
       throw error
   }

@@ -1,4 +1,5 @@
 import type { AuthorizationResolver, AuthorizationSnapshotInit } from '@portcullis/core/authorization'
+import { UnverifiedAddresses } from '../account-email/address-banner.js'
 import { AccountNames } from './account-names.js'
 
 /** A demo tenant (an organisation the demo users belong to). */
@@ -89,6 +90,8 @@ export const TENANT_ROLES = ['owner', 'billing', 'viewer'] as const
 export class DemoDirectory {
   /** What the pages call accounts that are not demo users (a username, a provider's email). */
   readonly names = new AccountNames()
+  /** Whether a signed-in account's primary address waits for verification (the pages' banner). */
+  readonly addresses = new UnverifiedAddresses()
   readonly #accounts = new Map<string, DemoUser>()
   readonly #services = new Map(DEMO_SERVICES.map((service) => [service.id, service]))
 

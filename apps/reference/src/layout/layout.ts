@@ -2,6 +2,7 @@ import type { SecurityContext } from '@portcullis/core/authorization'
 import { required } from '@portcullis/core/policy'
 import { retryAfterFor, type Security } from '@portcullis/express'
 import type { Request, Response } from 'express'
+import { addressBanner } from '../account-email/address-banner.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { html, type SafeHtml } from './html.js'
@@ -24,6 +25,8 @@ export interface Viewer {
   readonly accountId: string
   readonly username: string
   readonly displayName: string
+  /** The primary address while it waits for verification (the pages show a banner). */
+  readonly unverifiedAddress?: string
 }
 
 export type Area = 'home' | 'keys' | 'apps' | 'tenants' | 'events' | 'mcp' | 'account' | 'sign-in' | 'none'
@@ -68,7 +71,10 @@ export async function viewerFor(
   const principal = security?.principal
   if (principal?.kind === 'user' && directory.user(principal.id) === undefined)
     await directory.names.resolve(principal.id)
-  return viewerOf(security, directory)
+  const viewer = viewerOf(security, directory)
+  if (viewer === undefined) return undefined
+  const unverifiedAddress = await directory.addresses.primaryOf(viewer.accountId)
+  return unverifiedAddress === undefined ? viewer : { ...viewer, unverifiedAddress }
 }
 
 /**
@@ -135,6 +141,7 @@ export function layout(init: PageInit): SafeHtml {
     <div class="account">${account(init)}</div>
   </header>
   <main>
+    ${addressBanner(init.viewer?.unverifiedAddress)}
     <h1>${init.title}</h1>
     ${init.body}
   </main>
