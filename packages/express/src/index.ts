@@ -20,8 +20,6 @@ export type { AccountEmailRoutesOptions } from './account-email/index.js'
 export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
-export type { ActivityRoutesOptions } from './activity/index.js'
-export { activityRoutes } from './activity/index.js'
 export type { HealthCheck, HealthRouteOptions } from './health/health-route.js'
 export { mountHealthRoute } from './health/health-route.js'
 export type { ImpersonationRoutesOptions } from './impersonation/index.js'
@@ -54,6 +52,8 @@ export {
 } from './oauth/index.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
+export type { OrganizationDomainRoutesOptions } from './organizations/index.js'
+export { createOrganizationDomainRoutes } from './organizations/index.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export {
   PASSKEY_BINDING_COOKIE,

@@ -12,8 +12,6 @@ export type { AccountEmailRoutesOptions } from './account-email/index.js'
 export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
-export type { ActivityRoutesOptions } from './activity/index.js'
-export { activityRoutes } from './activity/index.js'
 export { healthRoute } from './health/health-route.js'
 export type { ImpersonationRoutesOptions } from './impersonation/index.js'
 export { impersonationRoutes } from './impersonation/index.js'
@@ -43,6 +41,8 @@ export {
   OAuthBindingCookie,
   StepUpCookies,
 } from './oauth/index.js'
+export type { OrganizationDomainRoutesOptions } from './organizations/index.js'
+export { createOrganizationDomainRoutes } from './organizations/index.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export {
   PASSKEY_BINDING_COOKIE,

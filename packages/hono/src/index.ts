@@ -11,8 +11,6 @@ export type { AccountEmailRoutesOptions } from './account-email/index.js'
 export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
-export type { ActivityRoutesOptions } from './activity/index.js'
-export { activityRoutes } from './activity/index.js'
 export { limitBody } from './body/limit-body.js'
 export type {
   FetchRoute,
@@ -59,6 +57,8 @@ export {
   OAuthBindingCookie,
   StepUpCookies,
 } from './oauth/index.js'
+export type { OrganizationDomainRoutesOptions } from './organizations/index.js'
+export { createOrganizationDomainRoutes } from './organizations/index.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export {
   PASSKEY_BINDING_COOKIE,
