@@ -8,6 +8,7 @@ import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
   accountEmailRoutes,
+  activityRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
@@ -42,6 +43,8 @@ import {
 } from './accounts/local-accounts.js'
 import { createOAuthLifecycle, DEMO_PROVIDER, providerOrigins } from './accounts/oauth.js'
 import { createSecondFactors } from './accounts/second-factors.js'
+import { activityPages } from './activity/activity-pages.js'
+import { createActivityLog } from './activity/activity-wiring.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
@@ -56,7 +59,7 @@ import { type AuthorizationServerSettings, oauthIdentifiers } from './oauth-serv
 import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { KeyMaterial } from './secrets/key-material.js'
-import { SecurityEventLog } from './security-events/event-log.js'
+import { SecurityEventLog, tee } from './security-events/event-log.js'
 
 export interface ComposeOptions {
   readonly postgres: PostgresClient
@@ -102,6 +105,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
   const events = new SecurityEventLog()
+  // The durable security log (Postgres, batched off the request path): the activity pages read it.
+  const activity = createActivityLog(postgres)
   // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches. It is
   // trusted only once it heard its own heartbeat NOTIFY; when it cannot (pointed at a pooler in
   // transaction mode) it says why once, on stderr, and the caches read the database on every request.
@@ -122,7 +127,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   // The mail outbox and notification settings in Postgres; the notifier turns the security events of
   // TOTP, passkeys and provider links into notifications, then hands every event to the app's log.
   const mailStores = createMailStores({ postgres, accounts: accountStore, keys, publicOrigin })
-  const sink = mailStores.notifier.sink(events.sink)
+  const sink = mailStores.notifier.sink(tee(events.sink, activity.sink))
   // Passkeys and the TOTP second factor (its gate makes password sign-ins of enrolled accounts two-step).
   const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: sink })
   const local = createLocalAccounts({
@@ -319,6 +324,9 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         accountEmail: mailFlows.accountEmail,
         wake: mailFlows.wake,
       }),
+      // Recent activity and the signed-in devices: the JSON routes under /auth/activity, then the pages.
+      activityRoutes({ security, local, securityLog: activity.log }),
+      activityPages(security, context, { local, securityLog: activity.log }),
     ],
     signer: keys.workloadSigner,
     authorizationServer,
@@ -348,6 +356,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       return seeded
     },
     async close() {
+      await activity.close()
       await mailFlows.close()
       await authorizationServer.close()
       await notices.close()

@@ -95,6 +95,7 @@ export function accountPage(input: AccountPageInput): SafeHtml {
     ${input.email ?? ''}
 
     <h2>Active sessions</h2>
+    <p><a href="/account/sessions">Your devices</a> · <a href="/account/activity">Recent activity</a></p>
     <table data-testid="sessions"><thead><tr><th>Started</th><th>Last seen</th><th>Browser</th><th></th></tr></thead><tbody>
       ${input.sessions.map(
         (
