@@ -11,6 +11,8 @@ export type { AccountEmailRoutesOptions } from './account-email/index.js'
 export { accountEmailRoutes } from './account-email/index.js'
 export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
+export type { ActivityRoutesOptions } from './activity/index.js'
+export { activityRoutes } from './activity/index.js'
 export { limitBody } from './body/limit-body.js'
 export type {
   FetchRoute,
