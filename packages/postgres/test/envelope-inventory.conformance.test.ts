@@ -7,8 +7,10 @@ import {
   createPostgresClient,
   migrate,
   PostgresEnvelopeInventory,
+  PostgresMailOutbox,
   PostgresOAuthAccountStore,
   PostgresOAuthTransactionStore,
+  PostgresOneTimeCodeStore,
   PostgresTotpStore,
 } from '../src/index.js'
 
@@ -35,6 +37,8 @@ describeConformance(
       }),
       oauthTransactions: new PostgresOAuthTransactionStore({ client, protector }),
       totp: new PostgresTotpStore({ client }),
+      mailOutbox: new PostgresMailOutbox({ client }),
+      oneTimeCodes: new PostgresOneTimeCodeStore({ client }),
       dispose: () => client.close(),
     }
   }),

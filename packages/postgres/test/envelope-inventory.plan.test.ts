@@ -4,9 +4,9 @@ import { countQuery } from '../src/envelopes/inventory.js'
 import { PostgresEnvelopeInventory, SEALED_COLUMNS, sealedColumnName } from '../src/index.js'
 import { migratedDatabase } from './support/database.js'
 
-// The inventory says how it reads each column; for the OAuth transactions it claims an index range scan
-// over the live rows only. With 20,000 expired transactions and a handful of live ones, the plan of each
-// transaction count must go through the expires_at index and never scan the table.
+// The inventory says how it reads each column; for the OAuth transactions and the one-time codes it
+// claims an index range scan over the live rows only. With 20,000 expired rows and a handful of live
+// ones, the plan of each such count must go through the expires_at index and never scan the table.
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
@@ -43,5 +43,36 @@ describe('the envelope inventory on many expired OAuth transactions', () => {
       expect(text, sealedColumnName(sealed)).not.toContain('Seq Scan')
       expect(sealed.method).toContain('index range scan on expires_at')
     }
+  })
+})
+
+async function insertCodes(count: number, expiresAt: string, version: string): Promise<void> {
+  await db.client.pool.query(
+    `insert into portcullis_one_time_codes
+       (id, purpose, account_id, address, digest, key_version, attempts, max_attempts, created_at,
+        expires_at, payload)
+     select 'code-' || $3 || '-' || lpad(g::text, 20, '0'), 'email-change-undo', null, 'ada@example.com',
+            sha256(('d' || g || $3)::bytea), 1, 0, 5, $1::timestamptz - interval '7 days', $1::timestamptz, $2
+       from generate_series(1, $4) as g`,
+    [expiresAt, envelope(version), version, count],
+  )
+}
+
+describe('the envelope inventory on many expired one-time codes', () => {
+  it('counts the payloads of live codes through the expires_at index, and only them', async () => {
+    const now = new Date()
+    await insertCodes(20_000, new Date(now.getTime() - 3_600_000).toISOString(), 'old')
+    await insertCodes(2, new Date(now.getTime() + 3_600_000).toISOString(), 'live')
+    await db.client.pool.query('analyze portcullis_one_time_codes')
+    const report = await new PostgresEnvelopeInventory({ client: db.client, clock: () => now }).count()
+    const codes = report.locations.filter((location) => location.holding === 'one-time-code')
+    expect(codes.map((location) => location.keyVersions)).toEqual([{ live: 2 }])
+    const [sealed] = SEALED_COLUMNS.filter((column) => column.holding === 'one-time-code')
+    if (sealed === undefined) throw new Error('no sealed column of one-time codes')
+    const plan = await db.client.db.execute<{ 'QUERY PLAN': string }>(sql`explain ${countQuery(sealed, now)}`)
+    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n')
+    expect(text).toContain('portcullis_one_time_codes_expiry')
+    expect(text).not.toContain('Seq Scan')
+    expect(sealed.method).toContain('index range scan on expires_at')
   })
 })

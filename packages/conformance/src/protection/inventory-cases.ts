@@ -1,6 +1,13 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { generateFlowId } from '@portcullis/core/codes'
+import { sealOutboxMessage } from '@portcullis/core/mail'
 import { accounts } from '@portcullis/core/oauth'
-import { envelopesByKeyVersion, envelopesUnder, unreadableEnvelopes } from '@portcullis/core/protection'
+import {
+  envelopesByKeyVersion,
+  envelopesUnder,
+  serializeProtectedEnvelope,
+  unreadableEnvelopes,
+} from '@portcullis/core/protection'
 import { stagedRetry, vaultEntry } from '../oauth/reencryption-fixture.js'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import {
@@ -27,6 +34,41 @@ async function sealEverything({ fixture, keys }: InventoryContext) {
   await fixture.oauthTransactions.create(transactionAt(START, false))
   await pendingTotp(fixture.totp, keys, `account-${randomUUID()}`)
   return { kept, retry }
+}
+
+const CODE_LIFETIME_MS = 7 * 86_400_000
+const PAYLOAD_AAD = new TextEncoder().encode('conformance.envelope-inventory.code-payload')
+
+/** A sealed message waiting in the outbox and a one-time code with sealed flow data (an undo link's). */
+async function sealMailAndCode({ fixture, keys }: InventoryContext) {
+  const entry = await sealOutboxMessage(
+    keys,
+    {
+      kind: 'security-notification',
+      to: { address: 'ada@example.com' },
+      locale: 'en',
+      change: { type: 'password-changed' },
+      occurredAt: START,
+    },
+    { now: START, accountId: null },
+  )
+  await fixture.mailOutbox.enqueue([entry])
+  const payload = serializeProtectedEnvelope(await keys.protect(randomBytes(24), PAYLOAD_AAD))
+  await fixture.oneTimeCodes.issue({
+    code: {
+      id: generateFlowId(),
+      purpose: 'email-change-undo',
+      accountId: null,
+      address: 'ada@example.com',
+      digest: randomBytes(32).toString('base64url'),
+      keyVersion: 1,
+      maxAttempts: 5,
+      createdAt: START,
+      expiresAt: after(CODE_LIFETIME_MS),
+      payload,
+    },
+  })
+  return entry
 }
 
 export const inventoryCases: readonly Case[] = [
@@ -168,6 +210,37 @@ export const inventoryCases: readonly Case[] = [
         limit: 10,
       })
       check(claimed !== undefined, 'the re-sealed retry does not open with the new key alone')
+    },
+  ),
+  conformanceCase(
+    'envelope-inventory.mail-and-codes',
+    'a sealed outbox message is counted until it is sent, and the sealed flow data of a one-time code until the code expires',
+    async (context, check) => {
+      const { fixture, keys, setNow } = context
+      setNow(after(1000))
+      const entry = await sealMailAndCode(context)
+      const old = keys.versionOf('old')
+      const counted = byHolding(await fixture.inventory.count(), old)
+      check(
+        sameCounts(counted, { 'mail-outbox': 1, 'one-time-code': 1 }),
+        `counted ${show(counted)}, expected one message and one code payload`,
+      )
+      setNow(after(CODE_LIFETIME_MS - 1000))
+      const live = byHolding(await fixture.inventory.count(), old)
+      check(live['one-time-code'] === 1, `a second before the code expires: ${show(live)}`)
+      setNow(after(CODE_LIFETIME_MS))
+      const expired = byHolding(await fixture.inventory.count(), old)
+      check(
+        sameCounts(expired, { 'mail-outbox': 1 }),
+        `at the code's expiry (the message still waiting): ${show(expired)}`,
+      )
+      const [claimed] = await fixture.mailOutbox.claim({ now: after(1000), limit: 10, leaseSeconds: 60 })
+      check(claimed?.id === entry.id, 'the waiting message could not be claimed')
+      const leased = byHolding(await fixture.inventory.count(), old)
+      check(leased['mail-outbox'] === 1, `a message being sent is not counted: ${show(leased)}`)
+      await fixture.mailOutbox.complete([entry.id])
+      const sent = await fixture.inventory.count()
+      check(envelopesUnder(sent, old).length === 0, `after sending: ${show(envelopesUnder(sent, old))}`)
     },
   ),
 ]

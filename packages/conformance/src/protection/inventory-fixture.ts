@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import type { OneTimeCodeStore } from '@portcullis/core/codes'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import { type accounts, transactions } from '@portcullis/core/oauth'
 import {
   type EnvelopeHolding,
@@ -20,6 +22,10 @@ export interface EnvelopeInventoryFixture {
   readonly oauthAccounts: accounts.OAuthAccountStore & accounts.OAuthVaultReencryption
   readonly oauthTransactions: transactions.OAuthTransactionStore
   readonly totp: TotpStore & TotpSecretResealing
+  /** The mail outbox: its sealed messages are counted until they are sent. */
+  readonly mailOutbox: MailOutboxStore
+  /** The one-time codes: their sealed flow data is counted until the code expires or is used. */
+  readonly oneTimeCodes: OneTimeCodeStore
   dispose?(): Promise<void> | void
 }
 

@@ -2,6 +2,7 @@ import type { MemoryAccountData } from '../accounts/memory-tables.js'
 import { type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { MailOutboxStore, OutboxEntry } from '../mail/outbox.js'
+import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../protection/inventory.js'
 import { codeDigestMatches } from './code-keys.js'
 import { OneTimeCodeError, OneTimeCodeErrorCodes } from './errors.js'
 import {
@@ -151,6 +152,27 @@ export class MemoryOneTimeCodeStore implements OneTimeCodeStore, MemoryAccountDa
       removed += 1
     }
     return removed
+  }
+
+  /**
+   * The sealed flow data of live codes (`MemoryEnvelopeInventory`): a code past its expiry can never be
+   * consumed, so its payload is never opened again.
+   */
+  countEnvelopes(now: Date): readonly EnvelopeLocationCount[] {
+    const tally = emptyTally()
+    for (const record of this.#records.values()) {
+      if (record.payload !== null && record.expiresAt.getTime() > now.getTime()) {
+        tallyEnvelope(tally, record.payload)
+      }
+    }
+    return [
+      {
+        location: 'one-time-codes.payload',
+        holding: 'one-time-code',
+        ...tally,
+        method: 'in-memory codes, live ones only (a code past its expiry is never consumed)',
+      },
+    ]
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

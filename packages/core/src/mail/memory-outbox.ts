@@ -1,3 +1,4 @@
+import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../protection/inventory.js'
 import type { ClaimOutboxRequest, MailOutboxStore, OutboxEntry, OutboxRecord } from './outbox.js'
 import {
   duplicateOutboxEntry,
@@ -134,6 +135,23 @@ export class MemoryMailOutbox implements MailOutboxStore {
         failedAt: new Date(now.getTime()),
       }),
     )
+  }
+
+  /**
+   * The sealed messages waiting to be sent, leased ones included (`MemoryEnvelopeInventory`): each is
+   * opened when the drain sends it, however late. A message that failed for good keeps no envelope.
+   */
+  countEnvelopes(_now: Date): readonly EnvelopeLocationCount[] {
+    const tally = emptyTally()
+    for (const row of this.#rows.values()) tallyEnvelope(tally, row.entry.envelope)
+    return [
+      {
+        location: 'mail-outbox.envelope',
+        holding: 'mail-outbox',
+        ...tally,
+        method: 'in-memory outbox, every message waiting to be sent (leased ones included)',
+      },
+    ]
   }
 
   /** Every message waiting (leased ones included), in the order a claim at the end of time would take them. */

@@ -3,13 +3,16 @@ import type { ProtectedEnvelope } from './protector.js'
 
 /**
  * What a counted location holds, the same for every store implementation: token-vault entries, staged
- * revocation retries, live OAuth transactions (PKCE verifier and nonce) and TOTP secrets.
+ * revocation retries, live OAuth transactions (PKCE verifier and nonce), TOTP secrets, the sealed
+ * messages of the mail outbox and the sealed flow data of live one-time codes.
  */
 export type EnvelopeHolding =
   | 'oauth-token-vault'
   | 'oauth-revocation-retry'
   | 'oauth-transaction'
   | 'totp-secret'
+  | 'mail-outbox'
+  | 'one-time-code'
 
 /** The envelopes one place (a table column, an in-memory store field) holds, by the key that sealed them. */
 export interface EnvelopeLocationCount {

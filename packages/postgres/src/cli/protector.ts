@@ -127,7 +127,7 @@ export async function protectorDropRetained(
   }
   if (inUse) {
     err(
-      're-seal the token vault and TOTP secrets (reencryptOAuthVault, reencryptTotpSecrets), let OAuth transactions expire (10 minutes), drain revocation retries, then check again',
+      're-seal the token vault and TOTP secrets (reencryptOAuthVault, reencryptTotpSecrets), let OAuth transactions expire (10 minutes) and one-time codes expire (at most their longest lifetime), let the mail drain send the outbox, drain revocation retries, then check again',
     )
     return KEY_STILL_IN_USE
   }

@@ -1,6 +1,8 @@
 import type { EnvelopeHolding } from '@portcullis/core/protection'
 import { getTableName, type SQL, sql } from 'drizzle-orm'
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core'
+import { oneTimeCodesTable } from '../codes/tables.js'
+import { mailOutboxTable } from '../mail/tables.js'
 import { retriesTable, vaultTable } from '../oauth-accounts/tables.js'
 import { oauthTransactionsTable } from '../oauth-transactions/tables.js'
 import { totpEnrollmentsTable } from '../totp/tables.js'
@@ -62,6 +64,21 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = Object.freeze([
     holding: 'totp-secret',
     method:
       'sequential scan of the TOTP enrollments: one row per account with TOTP, pending or enabled (neither expires); read once per count',
+  },
+  {
+    table: mailOutboxTable,
+    column: mailOutboxTable.envelope,
+    holding: 'mail-outbox',
+    method:
+      'sequential scan of the mail outbox: messages waiting to be sent (a sent one is deleted, one failed for good keeps no envelope), so the table stays small; every waiting message is opened when the drain sends it, however late',
+  },
+  {
+    table: oneTimeCodesTable,
+    column: oneTimeCodesTable.payload,
+    holding: 'one-time-code',
+    live: (now) => sql`${oneTimeCodesTable.expiresAt} > ${now}`,
+    method:
+      'index range scan on expires_at (portcullis_one_time_codes_expiry): live codes only (at most the longest code lifetime, an undo link of an email change); a code past its expiry can never be consumed',
   },
 ])
 
