@@ -52,6 +52,8 @@ export type {
 export { purgeExpiredOAuthTransactions } from './oauth-transactions/purge.js'
 export type { PostgresOAuthTransactionStoreOptions } from './oauth-transactions/store.js'
 export { PostgresOAuthTransactionStore } from './oauth-transactions/store.js'
+export type { PostgresOrganizationDomainStoreOptions } from './organization-domains/store.js'
+export { PostgresOrganizationDomainStore } from './organization-domains/store.js'
 export type { PostgresOrganizationStoreOptions } from './organizations/store.js'
 export { PostgresOrganizationStore } from './organizations/store.js'
 export type { PostgresPasskeyChallengeStoreOptions } from './passkeys/challenge-store.js'

@@ -53,6 +53,7 @@ describe('generated migrations', () => {
       { version: 15, name: 'security-log' },
       { version: 16, name: 'account-search' },
       { version: 17, name: 'organizations' },
+      { version: 18, name: 'organization-domains' },
     ])
   })
 
