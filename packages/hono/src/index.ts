@@ -13,6 +13,8 @@ export type { AccountRoutesOptions } from './accounts/index.js'
 export { createAccountRoutes } from './accounts/index.js'
 export type { ActivityRoutesOptions } from './activity/index.js'
 export { activityRoutes } from './activity/index.js'
+export type { AdministrationRoutesOptions } from './administration/index.js'
+export { administrationRoutes } from './administration/index.js'
 export { limitBody } from './body/limit-body.js'
 export type {
   FetchRoute,

@@ -22,6 +22,10 @@ export {
 } from './activity/routes.js'
 export type { SessionBody } from './activity/views.js'
 export { activityBody, deviceName, sessionBodies } from './activity/views.js'
+export { accountViewBody, outcomeBody, searchHitBody } from './administration/bodies.js'
+export { ADMINISTRATION_ROUTE_DOCS } from './administration/openapi.js'
+export type { AdministrationRouteTableOptions } from './administration/routes.js'
+export { ADMINISTRATION_ROUTE_TABLE_OPTIONS, administrationRouteTable } from './administration/routes.js'
 export type { BodyStream } from './body/body.js'
 export {
   LOCAL_ACCOUNTS_MAX_BODY_BYTES,

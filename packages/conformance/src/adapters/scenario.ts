@@ -6,6 +6,7 @@ import type {
   AccountEmailRouteTableOptions,
   AccountRouteTableOptions,
   ActivityRouteTableOptions,
+  AdministrationRouteTableOptions,
   ImpersonationRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
@@ -103,6 +104,8 @@ export interface AdapterScenario {
   readonly accountEmail?: AccountEmailRouteTableOptions
   /** The activity routes (`activityRoutes`, no base), mounted after the local-account routes. */
   readonly activity?: ActivityRouteTableOptions
+  /** The administration routes (`administrationRoutes`, no base), mounted after the local-account routes. */
+  readonly administration?: AdministrationRouteTableOptions
   /** The impersonation routes (`impersonationRoutes`, no base), mounted after the local-account routes. */
   readonly impersonation?: ImpersonationRouteTableOptions
 }

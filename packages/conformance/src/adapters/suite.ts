@@ -4,6 +4,7 @@ import { accountEmailAddressCases } from './account-email-address-cases.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { activityCases } from './activity-cases.js'
+import { administrationCases } from './administration-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
@@ -59,6 +60,7 @@ export function adapterSuite(
       ...accountEmailCases,
       ...accountEmailChangeCases,
       ...activityCases,
+      ...administrationCases,
       ...accountEmailAddressCases,
       ...mcpCases,
       ...mcpHostCases,

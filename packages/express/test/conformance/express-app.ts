@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from 'express'
 import {
   accountEmailRoutes,
   activityRoutes,
+  administrationRoutes,
   createAccountRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
@@ -45,6 +46,9 @@ export async function expressApp(
   if (scenario.totp !== undefined) app.use(totpRoutes({ ...scenario.totp, security }))
   if (scenario.accountEmail !== undefined) app.use(accountEmailRoutes({ ...scenario.accountEmail, security }))
   if (scenario.activity !== undefined) app.use(activityRoutes({ ...scenario.activity, security }))
+  if (scenario.administration !== undefined) {
+    app.use(administrationRoutes({ ...scenario.administration, security }))
+  }
   if (scenario.impersonation !== undefined) {
     app.use(impersonationRoutes({ ...scenario.impersonation, security }))
   }

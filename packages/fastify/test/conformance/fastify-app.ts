@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import {
   accountEmailRoutes,
   activityRoutes,
+  administrationRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   currentLocalSession,
@@ -30,6 +31,7 @@ export async function fastifyApp(
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
   if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
+  if (scenario.administration !== undefined) administrationRoutes(app, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {

@@ -4,6 +4,7 @@ import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { AccountEmailRouteTableOptions } from '@portcullis/http/account-email'
 import type { AccountRouteTableOptions } from '@portcullis/http/accounts'
 import type { ActivityRouteTableOptions } from '@portcullis/http/activity'
+import type { AdministrationRouteTableOptions } from '@portcullis/http/administration'
 import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { ImpersonationRouteTableOptions } from '@portcullis/http/impersonation'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
@@ -14,6 +15,7 @@ import { type Context, Hono } from 'hono'
 import { accountEmailRoutes } from '../account-email/routes.js'
 import { createAccountRoutes } from '../accounts/routes.js'
 import { activityRoutes } from '../activity/routes.js'
+import { administrationRoutes } from '../administration/routes.js'
 import { refuseMalformedRequestJson } from '../body/json-body.js'
 import { healthRoute } from '../health/health-route.js'
 import { impersonationRoutes } from '../impersonation/routes.js'
@@ -60,6 +62,8 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly activity?: Omit<ActivityRouteTableOptions, 'base'>
   /** Serves the impersonation routes (`{base}/auth/impersonation`, ...) after the local-account routes. */
   readonly impersonation?: Omit<ImpersonationRouteTableOptions, 'base'>
+  /** Serves the administration routes (`{base}/auth/admin/...`, administrators only) after the local-account routes. */
+  readonly administration?: Omit<AdministrationRouteTableOptions, 'base'>
   /**
    * Serves the OAuth / OIDC routes (`{base}/auth/oauth/{provider}/...`). Its callbacks receive the Hono
    * `Context` of the request: set a cookie with `c.header('set-cookie', value, { append: true })`.
@@ -139,6 +143,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     totp,
     accountEmail,
     activity,
+    administration,
     impersonation,
     oauth,
     mcp,
@@ -161,6 +166,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (totp !== undefined) totpRoutes(app, security, { ...totp, base })
   if (accountEmail !== undefined) accountEmailRoutes(app, security, { ...accountEmail, base })
   if (activity !== undefined) activityRoutes(app, security, { ...activity, base })
+  if (administration !== undefined) administrationRoutes(app, security, { ...administration, base })
   if (impersonation !== undefined) impersonationRoutes(app, security, { ...impersonation, base })
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)

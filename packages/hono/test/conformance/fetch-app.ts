@@ -42,6 +42,7 @@ export async function fetchApp(
     ...(scenario.totp === undefined ? {} : { totp: scenario.totp }),
     ...(scenario.accountEmail === undefined ? {} : { accountEmail: scenario.accountEmail }),
     ...(scenario.activity === undefined ? {} : { activity: scenario.activity }),
+    ...(scenario.administration === undefined ? {} : { administration: scenario.administration }),
     ...(scenario.impersonation === undefined ? {} : { impersonation: scenario.impersonation }),
     ...(mcp === undefined
       ? {}

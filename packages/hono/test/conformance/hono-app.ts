@@ -7,6 +7,7 @@ import {
   type AnyHono,
   accountEmailRoutes,
   activityRoutes,
+  administrationRoutes,
   createAccountRoutes,
   createOAuthRoutes,
   createSecurity,
@@ -56,6 +57,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.totp !== undefined) totpRoutes(app, security, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, security, scenario.accountEmail)
   if (scenario.activity !== undefined) activityRoutes(app, security, scenario.activity)
+  if (scenario.administration !== undefined) administrationRoutes(app, security, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, security, scenario.impersonation)
   const { mcp } = scenario
   if (mcp !== undefined) {
