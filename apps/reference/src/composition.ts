@@ -271,6 +271,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       store: new PostgresRateLimitStore({ client: postgres }),
       trustedProxies: options.trustedProxies,
     },
+    onConsented: (grant) => activity.clientConnected(grant),
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin, oauthIdentifiers(publicOrigin).issuer)

@@ -14,6 +14,8 @@ const LAPTOP_AGENT =
 const PHONE_AGENT =
   'Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36'
 const PHONE = { width: 390, height: 844 }
+/** Where the test client's authorization ends (nothing listens: the browser's request is enough). */
+const REDIRECT = 'http://127.0.0.1:9/callback'
 
 let app: TestApp
 let browser: Browser
@@ -45,7 +47,7 @@ const scrollWidth = (page: Page) => page.evaluate('document.scrollingElement.scr
 
 describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a browser', () => {
   beforeAll(async () => {
-    app = await startTestApp()
+    app = await startTestApp({ authorizationServer: { registration: true } })
     browser = await launchChromiumBrowser()
     laptop = await browser.newContext({ userAgent: LAPTOP_AGENT, viewport: { width: 1200, height: 800 } })
     phone = await browser.newContext({ userAgent: PHONE_AGENT, viewport: PHONE, isMobile: true })
@@ -107,6 +109,43 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
       .locator('[data-testid="activity"] li')
       .evaluateAll((items) => items.map((item) => item.getAttribute('data-activity')))
     expect(order).toEqual(['signed_out', 'signed_in', 'signed_in', 'sign_in_failed'])
+  })
+
+  it('an app approved on the consent page is in the activity as connected', async () => {
+    const registered = await fetch(`${app.url}/oauth/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Activity test agent',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    })
+    expect(registered.status).toBe(201)
+    const { client_id: clientId } = (await registered.json()) as { client_id: string }
+    const authorize = new URL(`${app.url}/oauth/auth`)
+    for (const [name, value] of Object.entries({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'resources:read',
+      resource: `${app.url}/mcp`,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'activity',
+    })) {
+      authorize.searchParams.set(name, value)
+    }
+    const page = await laptop.newPage()
+    await page.goto(authorize.href)
+    await page.waitForURL(/\/oauth\/interaction\//)
+    const redirected = page.waitForRequest((request) => request.url().startsWith(REDIRECT))
+    await page.getByRole('button', { name: /allow/i }).click()
+    await redirected
+    const connected = await activityItems(page, 'client_connected', 1)
+    await expect(words(connected.first())).resolves.toContain('Connected Activity test agent.')
   })
 
   it('both pages fit a phone', async () => {

@@ -9,6 +9,12 @@ export interface ActivityLog {
   readonly writer: SecurityLogWriter
   /** Hand it every security event (with the app's other sinks). */
   readonly sink: SecurityEventSink
+  /** Records a client the person approved on the consent page ("connected an app"). */
+  clientConnected(grant: {
+    readonly accountId: string
+    readonly clientId: string
+    readonly clientName: string
+  }): void
   /** Writes what is queued (at shutdown). */
   close(): Promise<void>
 }
@@ -31,6 +37,20 @@ export function createActivityLog(postgres: PostgresClient): ActivityLog {
     log,
     writer,
     sink: writer.sink,
+    clientConnected(grant) {
+      // The name a client registered is its own text: no control characters, bounded.
+      const name = grant.clientName
+        .replace(/[\p{Cc}\u2028\u2029]/gu, '')
+        .trim()
+        .slice(0, 200)
+      writer.record({
+        type: 'oauth.client_connected',
+        at: new Date(),
+        accountId: grant.accountId,
+        clientId: grant.clientId.slice(0, 200),
+        ...(name === '' ? {} : { clientName: name }),
+      })
+    },
     async close() {
       await writer.close()
     },

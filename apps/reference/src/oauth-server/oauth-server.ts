@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import {
   type AuthorizationServer,
+  type ConsentedGrant,
   createAuthorizationServer,
   createInteractions,
   stepUpReauthentication,
@@ -51,6 +52,8 @@ export async function createReferenceAuthorizationServer(parts: {
     readonly store: RateLimitStore
     readonly trustedProxies: readonly string[]
   }
+  /** Told of every client a person approved (after its grant is saved): the app's security log. */
+  readonly onConsented: (grant: ConsentedGrant) => void
 }): Promise<AuthorizationServer> {
   const { security, publicOrigin } = parts
   const { issuer, resource } = oauthIdentifiers(publicOrigin)
@@ -95,6 +98,8 @@ export async function createReferenceAuthorizationServer(parts: {
     scopeDescriptions: MCP_SCOPES,
     // The consent and error pages in the app's own layout.
     layout: parts.look.layout,
+    // An approved client ("connected an app") goes to the security log, so the person sees it.
+    onConsented: parts.onConsented,
   })
   // #endregion interactions
   const signingKey = await derivedSigningKey(parts.secret, 'v1')
