@@ -138,17 +138,21 @@ await secured.register(portcullis, {
   onRejection: (event) => {
     if (process.env.BENCH_DEBUG !== undefined) console.error(event)
   },
+  mechanisms: [...local.mechanisms, apiKey({ service: keys })],
+})
+// the workload-JWT route on an app of its own: its mechanism and the local access tokens would both read
+// the same `Authorization: Bearer` header (a token one of them cannot verify is refused, never skipped)
+const jwtApp = Fastify()
+await jwtApp.register(portcullis, {
   mechanisms: [
-    ...local.mechanisms,
-    apiKey({ service: keys }),
     workloadJwt({ issuer: ISSUER, audience: AUDIENCE, jwksUri, jwks, cache: { maxEntries: 10_000 } }),
   ],
 })
+jwtApp.get('/jwt', { config: { auth: required('workload-jwt') } }, async () => body)
 mcpEndpoint(secured, { auth: anonymous(), serverInfo: { name: 'bench', version: '1.0.0' } })
 secured.get('/session', { config: { auth: required('session') } }, async () => body)
 secured.get('/token', { config: { auth: required('bearer') } }, async () => body)
 secured.get('/api-key', { config: { auth: required('api-key') } }, async () => body)
-secured.get('/jwt', { config: { auth: required('workload-jwt') } }, async () => body)
 secured.get('/config', { config: { auth: anonymous(), mcpResource: 'config' } }, async () => body)
 secured.get('/open', { config: { auth: anonymous() } }, async () => body)
 
@@ -208,6 +212,7 @@ modernSdk.post('/mcp', { config: { auth: anonymous() } }, async (request, reply)
 const plainUrl = await plain.listen({ port: 0, host: '127.0.0.1' })
 const helmetUrl = await helmeted.listen({ port: 0, host: '127.0.0.1' })
 const securedUrl = await secured.listen({ port: 0, host: '127.0.0.1' })
+const jwtUrl = await jwtApp.listen({ port: 0, host: '127.0.0.1' })
 const legacyUrl = await legacySdk.listen({ port: 0, host: '127.0.0.1' })
 const modernUrl = await modernSdk.listen({ port: 0, host: '127.0.0.1' })
 await jwks.warmup()
@@ -245,7 +250,7 @@ try {
       baseline,
       candidate: {
         name: 'workloadJwt',
-        url: `${securedUrl}/jwt`,
+        url: `${jwtUrl}/jwt`,
         headers: { authorization: `Bearer ${token}` },
       },
     })
@@ -276,6 +281,7 @@ try {
     plain.close(),
     helmeted.close(),
     secured.close(),
+    jwtApp.close(),
     legacySdk.close(),
     modernSdk.close(),
     jwks.close(),

@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { basename } from 'node:path'
 import { type HttpCase, interleavedLoad, loadTarget } from './http-load.js'
 
@@ -42,13 +43,15 @@ const measuredAt = new Date().toISOString().slice(0, 16).replace('T', ' ')
 /**
  * Appends one JSON line to the file named by `PORTCULLIS_BENCH_RESULTS`, when set (`pnpm bench` sets it):
  * the entry, its package and bench file (a later partial run replaces the entries of the files it ran),
- * and when it was measured.
+ * when it was measured, and the machine's 1-minute load average then.
  */
 function persist(entry: object): void {
   const file = process.env.PORTCULLIS_BENCH_RESULTS
   if (!file) return
   const source = process.env.npm_package_name
-  appendFileSync(file, `${JSON.stringify({ ...entry, source, bench: benchFile, measuredAt })}\n`)
+  // how busy the machine was when the figure was taken: ratios measured beside other work spread wide
+  const loadAverage = Math.round((loadavg()[0] ?? 0) * 10) / 10
+  appendFileSync(file, `${JSON.stringify({ ...entry, source, bench: benchFile, measuredAt, loadAverage })}\n`)
 }
 
 /** Prints a small markdown table (a report without a ratio, e.g. how cost grows) and keeps it for the report. */

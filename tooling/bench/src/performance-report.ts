@@ -21,6 +21,8 @@ interface Origin {
    * from a page written before the entries were kept).
    */
   readonly roundCount?: number
+  /** The machine's 1-minute load average when it was measured (2 cores: above 2, other work competed). */
+  readonly loadAverage?: number
 }
 
 type Entry =
@@ -106,12 +108,12 @@ lines.push(
   '',
   '## Every comparison',
   '',
-  '| Package | Comparison | Candidate | Baseline | Ratio | Rounds | Run |',
+  '| Package | Comparison | Candidate | Baseline | Ratio | Rounds | Run (load) |',
 )
 lines.push('| --- | --- | ---: | ---: | ---: | --- | --- |')
 for (const result of comparisons) {
   lines.push(
-    `| ${result.source ?? ''} | ${cell(result.title)} | ${cell(result.candidate.name)} ${fixed(result.candidate.perSecond, 0)}/s | ${cell(result.baseline.name)} ${fixed(result.baseline.perSecond, 0)}/s | ${fixed(result.ratio)}x${result.budget === undefined ? '' : ` (budget ${result.budget}x)`} | ${spread(result)} | ${result.measuredAt ?? '-'} |`,
+    `| ${result.source ?? ''} | ${cell(result.title)} | ${cell(result.candidate.name)} ${fixed(result.candidate.perSecond, 0)}/s | ${cell(result.baseline.name)} ${fixed(result.baseline.perSecond, 0)}/s | ${fixed(result.ratio)}x${result.budget === undefined ? '' : ` (budget ${result.budget}x)`} | ${spread(result)} | ${result.measuredAt ?? '-'}${result.loadAverage === undefined ? '' : ` (${result.loadAverage})`} |`,
   )
 }
 for (const table of tables) {
