@@ -13,8 +13,8 @@ const CSP_DIRECTIVES = {
 
 /**
  * `helmet(options)` and `fastify.register(helmet, options)` (`@fastify/helmet` passes them to helmet):
- * the seven baseline headers and nothing else. `xPoweredBy: false` leaves Express's `X-Powered-By` as
- * Portcullis leaves it (Fastify sends none).
+ * the seven baseline headers and nothing else. `xPoweredBy: true` removes Express's `X-Powered-By`, as
+ * Portcullis does (Fastify sends none).
  */
 export const HELMET_SAME_HEADERS = Object.freeze({
   contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
@@ -29,7 +29,7 @@ export const HELMET_SAME_HEADERS = Object.freeze({
   xDownloadOptions: false,
   xFrameOptions: { action: 'deny' },
   xPermittedCrossDomainPolicies: false,
-  xPoweredBy: false,
+  xPoweredBy: true,
   xXssProtection: false,
 } as const)
 
