@@ -92,6 +92,39 @@ describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`,
     }
   })
 
+  it('resolves the memberships of an account, and counts the owners of an organization, each through its own index', async () => {
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
+    const pick = (pattern: RegExp) => [...captured.values()].filter((each) => pattern.test(each.text))
+    const cases = [
+      // membershipsOf: the resolver's one read per uncached request.
+      {
+        statements: pick(
+          /^select .* from "portcullis_memberships" where "portcullis_memberships"\."account_id" = \$1 order by/i,
+        ),
+        index: 'portcullis_memberships_account_idx',
+      },
+      // The owner count read under the organization's lock by every demotion, removal and leave.
+      {
+        statements: pick(
+          /^select count\(\*\)::int from "portcullis_memberships" where \("portcullis_memberships"\."organization_id" = \$1 and "portcullis_memberships"\."role" = 'owner'\)/i,
+        ),
+        index: 'portcullis_memberships_owners_idx',
+      },
+    ]
+    for (const { statements, index } of cases) {
+      expect(statements.length, index).toBeGreaterThanOrEqual(1)
+      for (const statement of statements) {
+        const { problems, plan } = await judge(statement)
+        expect(problems).toEqual([])
+        const used = nodes(plan).filter((node) => node['Relation Name'] === 'portcullis_memberships')
+        expect(
+          used.map((node) => node['Index Name']),
+          statement.text,
+        ).toEqual([index])
+      }
+    }
+  })
+
   it('reads the security log by account and by type and time with one ordered range scan of its index', async () => {
     const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
     const reads = [...captured.values()].filter(

@@ -8,6 +8,7 @@ import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
+  PostgresOrganizationStore,
   PostgresPasskeyChallengeStore,
   PostgresPasskeyStore,
   PostgresRateLimitStore,
@@ -47,6 +48,7 @@ export function scaleOperations(client: PostgresClient, accounts: number): reado
   const totp = new PostgresTotpStore({ client })
   const passkeys = new PostgresPasskeyStore({ client })
   const challenges = new PostgresPasskeyChallengeStore({ client })
+  const organizations = new PostgresOrganizationStore({ client })
   const now = () => new Date()
   const liveToken = new Map<number, string>()
   const sessionRecord = (i: number, digest: string, handle: string) => ({
@@ -61,6 +63,16 @@ export function scaleOperations(client: PostgresClient, accounts: number): reado
   })
   let deletions = 0
   return [
+    {
+      id: 'memberships-read',
+      what: "a member's tenants on a resolver cache miss (membershipsOf, one indexed read)",
+      run: (k) =>
+        timed(async () => {
+          const i = spread(k, accounts)
+          const memberships = await organizations.membershipsOf(scaleIds.account(i))
+          must(memberships.length >= 1, `account ${i} has no membership`)
+        }),
+    },
     {
       id: 'session-read',
       what: 'session read on a cache miss, as strict mode does on every request (getWithAccountEpoch)',

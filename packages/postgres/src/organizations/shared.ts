@@ -55,7 +55,8 @@ export async function ownerCount(tx: Transaction, organizationId: string): Promi
   const [row] = await tx
     .select({ owners: sql<number>`count(*)::int` })
     .from(membershipsTable)
-    .where(and(eq(membershipsTable.organizationId, organizationId), eq(membershipsTable.role, 'owner')))
+    // The role is a literal, never a parameter: the partial owners index serves the generic plan too.
+    .where(and(eq(membershipsTable.organizationId, organizationId), sql`${membershipsTable.role} = 'owner'`))
   return row?.owners ?? 0
 }
 

@@ -222,6 +222,40 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
              'v1.' || ${hex(`'address-' || (i % 5000)`, 43)}, 'Chrome 131', 'Windows 10', 'desktop', '{}'::jsonb
         ${accounts('true', 'cross join generate_series(1, 10) as n')}`,
   },
+  {
+    // One organization per ten accounts (10^5 at 10^6), founded by the first of its ten.
+    table: 'portcullis_organizations',
+    perAccount: 0.1,
+    insert: `insert into portcullis_organizations (organization_id, name, created_at, updated_at)
+      select 'org-' || i, 'Organization ' || i, ${now} - interval '300 days', ${now} - interval '3 days'
+        ${accounts('i % 10 = 1')}`,
+  },
+  {
+    // Every account belongs to the organization of its ten (10^6 memberships at 10^6): the founder owns
+    // it, the second is an admin, the others are members; one account in a hundred also joined the
+    // organization before its own (a second membership).
+    table: 'portcullis_memberships',
+    perAccount: 1.01,
+    insert: `insert into portcullis_memberships (organization_id, account_id, role, joined_at, updated_at)
+      select 'org-' || (((i - 1) / 10) * 10 + 1), 'account-' || i,
+             case i % 10 when 1 then 'owner' when 2 then 'admin' else 'member' end,
+             ${now} - interval '200 days', ${now} - interval '200 days'
+        ${accounts()}
+      union all
+      select 'org-' || (((i - 1) / 10) * 10 - 9), 'account-' || i, 'member', ${now} - interval '100 days', ${now} - interval '100 days'
+        ${accounts('i % 100 = 55')}`,
+  },
+  {
+    // A pending invitation per organization, sent by its owner, half of them expired.
+    table: 'portcullis_invitations',
+    perAccount: 0.1,
+    insert: `insert into portcullis_invitations (invitation_id, organization_id, address, role, inviter_account_id,
+        digest, key_version, created_at, expires_at)
+      select ${hex(`'invitation-' || i`, 22)}, 'org-' || i, 'invitee.' || i || '@invited.scale.example', 'member',
+             'account-' || i, ${sha256(`'invitation-digest-' || i`)}, 1, ${now} - interval '3 days',
+             ${now} + case when i % 20 = 1 then interval '-1 day' else interval '4 days' end
+        ${accounts('i % 10 = 1')}`,
+  },
 ])
 
 /**
