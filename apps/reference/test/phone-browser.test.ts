@@ -74,6 +74,8 @@ describe.skipIf(chromiumPath === undefined)('every page on a 390 px phone', () =
       '/account/password',
       '/account/confirm/delete-account',
       '/account/confirm/totp-enroll',
+      '/account/sessions',
+      '/account/activity',
       '/connected-apps',
       '/tenants',
       '/tenants/acme',
