@@ -8,6 +8,7 @@ import type {
   ActivityRouteTableOptions,
   AdministrationRouteTableOptions,
   ImpersonationRouteTableOptions,
+  OrganizationDomainRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
   SecurityOptions,
@@ -102,6 +103,11 @@ export interface AdapterScenario {
   readonly totp?: TotpRouteTableOptions
   /** The account email routes (`accountEmailRoutes`, no base), mounted after the local-account routes. */
   readonly accountEmail?: AccountEmailRouteTableOptions
+  /**
+   * The organization-domain routes (`createOrganizationDomainRoutes`, no base), mounted after the
+   * local-account routes.
+   */
+  readonly organizationDomains?: OrganizationDomainRouteTableOptions
   /** The activity routes (`activityRoutes`, no base), mounted after the local-account routes. */
   readonly activity?: ActivityRouteTableOptions
   /** The administration routes (`administrationRoutes`, no base), mounted after the local-account routes. */

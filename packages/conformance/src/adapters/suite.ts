@@ -13,6 +13,7 @@ import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
+import { organizationDomainCases } from './organization-domain-cases.js'
 import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
@@ -62,6 +63,7 @@ export function adapterSuite(
       ...activityCases,
       ...administrationCases,
       ...accountEmailAddressCases,
+      ...organizationDomainCases,
       ...mcpCases,
       ...mcpHostCases,
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),

@@ -9,6 +9,7 @@ import {
   createAccountRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
+  createOrganizationDomainRoutes,
   createSecurity,
   currentLocalSession,
   impersonationRoutes,
@@ -51,6 +52,9 @@ export async function expressApp(
   }
   if (scenario.impersonation !== undefined) {
     app.use(impersonationRoutes({ ...scenario.impersonation, security }))
+  }
+  if (scenario.organizationDomains !== undefined) {
+    app.use(createOrganizationDomainRoutes({ ...scenario.organizationDomains, security }))
   }
   const { mcp: endpoint } = scenario
   const mcp =

@@ -6,6 +6,7 @@ import {
   administrationRoutes,
   createAccountRoutes,
   createOAuthRoutes,
+  createOrganizationDomainRoutes,
   currentLocalSession,
   impersonationRoutes,
   localAccountRoutes,
@@ -33,6 +34,8 @@ export async function fastifyApp(
   if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
   if (scenario.administration !== undefined) administrationRoutes(app, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
+  if (scenario.organizationDomains !== undefined)
+    createOrganizationDomainRoutes(app, scenario.organizationDomains)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, {

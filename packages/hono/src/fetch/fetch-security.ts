@@ -7,6 +7,7 @@ import type { ActivityRouteTableOptions } from '@portcullis/http/activity'
 import type { AdministrationRouteTableOptions } from '@portcullis/http/administration'
 import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { ImpersonationRouteTableOptions } from '@portcullis/http/impersonation'
+import type { OrganizationDomainRouteTableOptions } from '@portcullis/http/organizations'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
@@ -28,6 +29,7 @@ import {
   currentLocalSession,
   type OAuthRoutesOptions,
 } from '../oauth/routes.js'
+import { createOrganizationDomainRoutes } from '../organizations/domain-routes.js'
 import { passkeyRoutes } from '../passkeys/routes.js'
 import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
@@ -62,6 +64,8 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly activity?: Omit<ActivityRouteTableOptions, 'base'>
   /** Serves the impersonation routes (`{base}/auth/impersonation`, ...) after the local-account routes. */
   readonly impersonation?: Omit<ImpersonationRouteTableOptions, 'base'>
+  /** Serves the organization-domain routes (`{base}/auth/organizations/{id}/domains`, ...) after the local-account routes. */
+  readonly organizationDomains?: Omit<OrganizationDomainRouteTableOptions, 'base'>
   /** Serves the administration routes (`{base}/auth/admin/...`, administrators only) after the local-account routes. */
   readonly administration?: Omit<AdministrationRouteTableOptions, 'base'>
   /**
@@ -145,6 +149,7 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     activity,
     administration,
     impersonation,
+    organizationDomains,
     oauth,
     mcp,
     health,
@@ -168,6 +173,9 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (activity !== undefined) activityRoutes(app, security, { ...activity, base })
   if (administration !== undefined) administrationRoutes(app, security, { ...administration, base })
   if (impersonation !== undefined) impersonationRoutes(app, security, { ...impersonation, base })
+  if (organizationDomains !== undefined) {
+    createOrganizationDomainRoutes(app, security, { ...organizationDomains, base })
+  }
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
     createOAuthRoutes(app, security, { ...oauth, currentSession, base })

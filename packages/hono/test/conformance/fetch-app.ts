@@ -44,6 +44,9 @@ export async function fetchApp(
     ...(scenario.activity === undefined ? {} : { activity: scenario.activity }),
     ...(scenario.administration === undefined ? {} : { administration: scenario.administration }),
     ...(scenario.impersonation === undefined ? {} : { impersonation: scenario.impersonation }),
+    ...(scenario.organizationDomains === undefined
+      ? {}
+      : { organizationDomains: scenario.organizationDomains }),
     ...(mcp === undefined
       ? {}
       : {

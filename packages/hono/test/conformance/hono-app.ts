@@ -10,6 +10,7 @@ import {
   administrationRoutes,
   createAccountRoutes,
   createOAuthRoutes,
+  createOrganizationDomainRoutes,
   createSecurity,
   currentLocalSession,
   type HonoSecurity,
@@ -59,6 +60,9 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.activity !== undefined) activityRoutes(app, security, scenario.activity)
   if (scenario.administration !== undefined) administrationRoutes(app, security, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, security, scenario.impersonation)
+  if (scenario.organizationDomains !== undefined) {
+    createOrganizationDomainRoutes(app, security, scenario.organizationDomains)
+  }
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, security, {

@@ -15,6 +15,7 @@ import {
   sessionStoreSuite,
 } from '@portcullis/conformance/local-accounts'
 import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
+import { organizationDomainStoreSuite } from '@portcullis/conformance/organization-domains'
 import { organizationStoresSuite } from '@portcullis/conformance/organizations'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
@@ -45,6 +46,7 @@ import {
 } from '../../src/index.js'
 import { postgresCodeFixture } from './codes.js'
 import { type MigratedDatabase, realProtector } from './database.js'
+import { postgresOrganizationDomainFixture } from './organization-domains.js'
 import { postgresOrganizationFixture } from './organizations.js'
 
 export interface StatementDriver {
@@ -200,6 +202,12 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
   {
     name: 'PostgresOrganizationStore',
     suites: (db) => [suite(organizationStoresSuite(postgresOrganizationFixture(db.client, db.connect(4))))],
+  },
+  {
+    name: 'PostgresOrganizationDomainStore',
+    suites: (db) => [
+      suite(organizationDomainStoreSuite(postgresOrganizationDomainFixture(db.client, db.connect(4)))),
+    ],
   },
   {
     name: 'PostgresStepUpStore',
