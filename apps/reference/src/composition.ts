@@ -1,4 +1,5 @@
 import { AccountService } from '@portcullis/core/accounts'
+import { AccountAdministration } from '@portcullis/core/administration'
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
@@ -45,6 +46,7 @@ import { createOAuthLifecycle, DEMO_PROVIDER, providerOrigins } from './accounts
 import { createSecondFactors } from './accounts/second-factors.js'
 import { activityPages } from './activity/activity-pages.js'
 import { createActivityLog } from './activity/activity-wiring.js'
+import { administrationPages } from './administration/administration-pages.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
@@ -252,6 +254,14 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     ...(oauth === undefined ? {} : { providerTokens: oauth.lifecycle }),
   })
+  // Administration (the admin role of the demo directory): every change audited in the security log.
+  const administration = new AccountAdministration({
+    accounts: accountStore,
+    local,
+    stepUp,
+    log: activity.log,
+    writer: activity.writer,
+  })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   directory.addresses.use((accountId) => accountStore.listEmailAddresses(accountId))
   const passkeys = factors.passkeys
@@ -328,6 +338,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       // Recent activity and the signed-in devices: the JSON routes under /auth/activity, then the pages.
       activityRoutes({ security, local, securityLog: activity.log }),
       activityPages(security, context, { local, securityLog: activity.log }),
+      // The administration pages (search, view, disable, enable, sign out everywhere), admin role only.
+      administrationPages(security, context, { administration, service: accounts }),
     ],
     signer: keys.workloadSigner,
     authorizationServer,

@@ -60,6 +60,8 @@ export function refusal(error: unknown): { status: number; message: string } {
       return { status: 401, message: 'Wrong username or password.' }
     case 'local.rate_limited':
       return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
+    case 'account.disabled':
+      return { status: 403, message: 'This account is disabled: ask the people who run this site.' }
     case 'local.hashing_busy':
       return { status: 503, message: 'The server is busy. Try again in a moment.' }
     case 'local.username_taken':

@@ -19,6 +19,8 @@ export interface DemoUser {
   readonly tenants: Readonly<Record<string, readonly string[]>>
   /** One line for the console and the home page. */
   readonly summary: string
+  /** Roles in the app itself (`admin`: the administration pages). */
+  readonly roles?: readonly string[]
 }
 
 /** A demo service: what a workload token (or a service API key) may do at most. */
@@ -41,6 +43,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     scopes: ['reports:read', 'keys:manage'],
     tenants: { acme: ['owner'], globex: ['viewer'] },
     summary: 'owner of acme, viewer of globex',
+    roles: ['admin'],
   },
   {
     username: 'bob',
@@ -124,6 +127,7 @@ export class DemoDirectory {
       if (grants === undefined) return principal.kind === 'user' ? { scopes: [], tenants: {} } : null
       return {
         scopes: [...grants.scopes],
+        ...('roles' in grants && grants.roles !== undefined ? { roles: [...grants.roles] } : {}),
         tenants: grants.tenants,
         ...('username' in grants ? { attributes: { username: grants.username } } : {}),
       }

@@ -1,0 +1,189 @@
+import type { AccountService } from '@portcullis/core/accounts'
+import {
+  type AccountAdministration,
+  ADMINISTRATION_STEP_UP_PURPOSE,
+  type AdministrativeChange,
+  administratorGuard,
+} from '@portcullis/core/administration'
+import { required } from '@portcullis/core/policy'
+import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
+import type { Response } from 'express'
+import { field, formBody, requestInfo } from '../accounts/forms.js'
+import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
+import { accountKit, flashNotice } from '../accounts/page-kit.js'
+import type { ReferenceContext } from '../app-context.js'
+import { html } from '../layout/html.js'
+import { SIGN_IN_PATH } from '../layout/layout.js'
+import { readableTime } from '../layout/readable.js'
+
+export const ADMINISTRATION_PATH = '/admin/accounts'
+/** The demo directory gives this role to its administrators. */
+export const ADMINISTRATOR_ROLE = 'admin'
+
+export interface AdministrationPagesOptions {
+  readonly administration: AccountAdministration
+  /** The password step-up of the administrator (one credential per change, spent at once). */
+  readonly service: AccountService
+}
+
+type Action = 'disable' | 'enable' | 'sign-out'
+const ACTIONS: Readonly<Record<Action, string>> = {
+  disable: 'The account is disabled: its sessions are refused everywhere and it cannot sign in.',
+  enable: 'The account is enabled again.',
+  'sign-out': 'Every session of the account is signed out.',
+}
+
+/**
+ * The administration pages, for holders of the `admin` role only (others get 403): search accounts by a
+ * prefix of a username or address (or an exact id), look at one (status, ways to sign in, sessions, recent
+ * events), and disable, enable or sign out every session of it. Every change takes the administrator's
+ * password (a one-use `administration` step-up, spent at once) and a reason, which the security log keeps.
+ */
+export function administrationPages(
+  security: Pick<Security, 'router'>,
+  context: ReferenceContext,
+  options: AdministrationPagesOptions,
+): SecureRouter {
+  const { administration, service } = options
+  const router = security.router()
+  const route = {
+    auth: required(SESSION_MECHANISM),
+    guards: [administratorGuard({ role: ADMINISTRATOR_ROLE })],
+  }
+  const kit = accountKit(context)
+  const form = formBody()
+
+  router.get(ADMINISTRATION_PATH, route, async (request, response) => {
+    const query = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 254) : ''
+    const hits =
+      query === ''
+        ? []
+        : [
+            ...(await administration.search({ by: 'id', value: query }).catch(() => [])),
+            ...(await administration.search({ by: 'prefix', value: query, limit: 50 })),
+          ]
+    const seen = new Set<string>()
+    const rows = hits
+      .filter((hit) => !seen.has(hit.account.accountId) && seen.add(hit.account.accountId))
+      .map(
+        (hit) => html`<tr data-account="${hit.account.accountId}">
+          <td data-label="Account"><a href="${ADMINISTRATION_PATH}/${encodeURIComponent(hit.account.accountId)}">${hit.username ?? hit.account.accountId}</a></td>
+          <td data-label="Address">${hit.email ?? html`<span class="muted">none</span>`}</td>
+          <td data-label="Status"><span class="badge ${hit.account.status === 'active' ? 'active' : 'revoked'}">${hit.account.status}</span></td></tr>`,
+      )
+    await kit.show(
+      request,
+      response,
+      'Administration',
+      html`<p class="lead">Find an account by the start of its username or address, or by its id.</p>
+        <form method="get" action="${ADMINISTRATION_PATH}" class="inline" role="search">
+          <label>Account <input name="q" value="${query}" autocomplete="off" required></label>
+          <button type="submit">Search</button></form>
+        ${
+          query === ''
+            ? ''
+            : rows.length === 0
+              ? html`<p class="muted" data-testid="no-hits">No account matches.</p>`
+              : html`<table data-testid="hits"><thead><tr><th>Account</th><th>Address</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table>`
+        }`,
+    )
+  })
+
+  router.get(`${ADMINISTRATION_PATH}/:accountId`, route, async (request, response) => {
+    const accountId = String(request.params.accountId)
+    const view = await administration.view(accountId).catch(() => null)
+    if (view === null)
+      throw new HttpProblem({ status: 404, code: 'administration.not_found', detail: 'No such account' })
+    const flash = kit.take(request, response)
+    const now = new Date()
+    const path = `${ADMINISTRATION_PATH}/${encodeURIComponent(accountId)}`
+    const action = (name: Action, label: string, style: string) =>
+      html`<button type="submit" name="action" value="${name}" class="${style}">${label}</button>`
+    await kit.show(
+      request,
+      response,
+      `Account ${view.username ?? accountId}`,
+      html`${flashNotice(flash)}
+        <dl class="card">
+          <dt>Status</dt><dd data-testid="status">${view.account.status}</dd>
+          <dt>Account id</dt><dd class="mono">${accountId}</dd>
+          <dt>Created</dt><dd>${readableTime(view.account.createdAt, now)}</dd>
+          <dt>Ways to sign in</dt><dd>${view.methods.map((method) => method.kind).join(', ') || 'none'}</dd>
+          <dt>Addresses</dt><dd>${view.emails.map((email) => email.address).join(', ') || 'none'}</dd>
+          <dt>Second factors</dt><dd>${view.factors.totp ? 'TOTP' : 'no TOTP'}, ${view.factors.passkeys} passkey(s)</dd>
+          <dt>Sessions</dt><dd data-testid="sessions">${view.sessions.length}</dd>
+        </dl>
+        <form method="post" action="${path}" class="card">
+          <p>Changes need your password again and a reason; both the change and the reason are recorded.</p>
+          <label>Reason <input name="reason" maxlength="200" required></label>
+          <label>Your password <input type="password" name="password" autocomplete="current-password" required></label>
+          <p>${view.account.status === 'active' ? action('disable', 'Disable account', 'danger') : action('enable', 'Enable account', '')}
+            ${action('sign-out', 'Sign out every session', 'secondary')}</p>
+        </form>
+        <h2>Recent events</h2>
+        <ol class="events" data-testid="events">${view.recentEvents.map(
+          (entry) =>
+            html`<li><code>${entry.type}</code> <span class="muted">${readableTime(entry.at, now)}${entry.actorId === null ? '' : html`, by <code>${entry.actorId}</code>`}</span></li>`,
+        )}</ol>
+        <p><a href="${ADMINISTRATION_PATH}">Back to the search</a></p>`,
+    )
+  })
+
+  router.post(`${ADMINISTRATION_PATH}/:accountId`, route, form, async (request, response) => {
+    const accountId = String(request.params.accountId)
+    const path = `${ADMINISTRATION_PATH}/${encodeURIComponent(accountId)}`
+    const name = field(request, 'action') as Action
+    if (!(name in ACTIONS)) throw new HttpProblem({ status: 400, code: 'administration.invalid_input' })
+    const session = kit.session(request)
+    if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
+    try {
+      const stepUpToken = (
+        await service.passwordStepUp({
+          session,
+          purpose: ADMINISTRATION_STEP_UP_PURPOSE,
+          password: field(request, 'password'),
+          request: requestInfo(request),
+        })
+      ).reveal()
+      await act(administration, name, {
+        administrator: session,
+        stepUpToken,
+        accountId,
+        reason: field(request, 'reason'),
+        request: requestInfo(request),
+      })
+      kit.done(request, response, path, { notice: ACTIONS[name] })
+    } catch (error) {
+      failed(kit, request, response, error, path)
+    }
+  })
+  return router
+}
+
+function act(administration: AccountAdministration, name: Action, change: AdministrativeChange) {
+  if (name === 'disable') return administration.disable(change)
+  if (name === 'enable') return administration.enable(change)
+  return administration.signOutEverywhere(change)
+}
+
+const WORDS: Readonly<Record<string, string>> = {
+  'administration.reason_required': 'Give a reason (at most 200 characters).',
+  'administration.self_target': 'You cannot do that to your own account here.',
+  'administration.not_found': 'That account no longer exists.',
+}
+
+function failed(
+  kit: ReturnType<typeof accountKit>,
+  request: SecuredRequest,
+  response: Response,
+  error: unknown,
+  to: string,
+): void {
+  const code = (error as { code?: unknown } | null)?.code
+  const words = typeof code === 'string' ? WORDS[code] : undefined
+  if (words !== undefined) {
+    kit.done(request, response, to, { error: words })
+    return
+  }
+  kit.failed(request, response, error, to)
+}
