@@ -61,7 +61,7 @@ import { type AuthorizationServerSettings, oauthIdentifiers } from './oauth-serv
 import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { KeyMaterial } from './secrets/key-material.js'
-import { SecurityEventLog, tee } from './security-events/event-log.js'
+import { SecurityEventLog } from './security-events/event-log.js'
 
 export interface ComposeOptions {
   readonly postgres: PostgresClient
@@ -106,9 +106,10 @@ const isLoopbackHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1
 export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo> {
   const { postgres, keys, publicOrigin } = options
   const directory = new DemoDirectory()
-  const events = new SecurityEventLog()
-  // The durable security log (Postgres, batched off the request path): the activity pages read it.
+  // The durable security log (Postgres, batched off the request path): the activity pages read it. The
+  // event page's log hands it every event, the app's own (API keys, disconnected apps) included.
   const activity = createActivityLog(postgres)
+  const events = new SecurityEventLog({ forward: (event) => activity.writer.record(event) })
   // One LISTEN connection per instance: every revocation anywhere evicts this instance's caches. It is
   // trusted only once it heard its own heartbeat NOTIFY; when it cannot (pointed at a pooler in
   // transaction mode) it says why once, on stderr, and the caches read the database on every request.
@@ -129,7 +130,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   // The mail outbox and notification settings in Postgres; the notifier turns the security events of
   // TOTP, passkeys and provider links into notifications, then hands every event to the app's log.
   const mailStores = createMailStores({ postgres, accounts: accountStore, keys, publicOrigin })
-  const sink = mailStores.notifier.sink(tee(events.sink, activity.sink))
+  const sink = mailStores.notifier.sink(events.sink)
   // Passkeys and the TOTP second factor (its gate makes password sign-ins of enrolled accounts two-step).
   const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: sink })
   const local = createLocalAccounts({

@@ -111,7 +111,7 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
     expect(order).toEqual(['signed_out', 'signed_in', 'signed_in', 'sign_in_failed'])
   })
 
-  it('an app approved on the consent page is in the activity as connected', async () => {
+  it('an app approved on the consent page, then disconnected, is in the activity both times', async () => {
     const registered = await fetch(`${app.url}/oauth/reg`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -146,6 +146,12 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
     await redirected
     const connected = await activityItems(page, 'client_connected', 1)
     await expect(words(connected.first())).resolves.toContain('Connected Activity test agent.')
+    // Disconnecting it on the connected-apps page is there too.
+    await page.goto(`${app.url}/connected-apps`)
+    await page.getByRole('button', { name: 'Disconnect' }).first().click()
+    await page.waitForURL(`${app.url}/connected-apps?disconnected=1`)
+    const disconnected = await activityItems(page, 'client_disconnected', 1)
+    await expect(words(disconnected.first())).resolves.toContain('Disconnected an app.')
   })
 
   it('both pages fit a phone', async () => {

@@ -36,6 +36,8 @@ export interface SecurityEventLogOptions {
   readonly perAccount?: number
   /** Accounts kept (the least recently active is dropped first). Default 1000. */
   readonly maxAccounts?: number
+  /** Also hands every event to this (the durable security log's writer), those without an account too. */
+  readonly forward?: (event: SecurityEvent | AppEvent) => void
 }
 
 /** A bounded ring of events for one account. */
@@ -75,11 +77,13 @@ function loggedEvent(event: SecurityEvent | AppEvent): LoggedEvent {
 export class SecurityEventLog {
   readonly #perAccount: number
   readonly #maxAccounts: number
+  readonly #forward: ((event: SecurityEvent | AppEvent) => void) | undefined
   readonly #rings = new Map<string, Ring>()
 
   constructor(options: SecurityEventLogOptions = {}) {
     this.#perAccount = options.perAccount ?? 50
     this.#maxAccounts = options.maxAccounts ?? 1000
+    this.#forward = options.forward
   }
 
   /** The `SecurityEventSink` to hand to Portcullis (`events` of local accounts, the OAuth routes, ...). */
@@ -91,6 +95,11 @@ export class SecurityEventLog {
    * events only, and nobody the site's.
    */
   record(event: SecurityEvent | AppEvent): void {
+    try {
+      this.#forward?.(event)
+    } catch {
+      // the durable log never fails the request, nor this page's record
+    }
     const accountId = (event as { accountId?: unknown }).accountId
     if (typeof accountId !== 'string') return
     let ring = this.#rings.get(accountId)
