@@ -138,6 +138,13 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
     )
     // the routes themselves still work (sign-in, tokens, body limits): only a cross-site unsafe request
     // carrying the session cookie gets through
-    expect(failed).toEqual(['adapter.csrf'])
+    // every case that sends a cross-site unsafe request with the session cookie notices it
+    expect(failed).toEqual([
+      'adapter.csrf',
+      'adapter.impersonation-refused',
+      'adapter.activity-csrf',
+      'adapter.administration-csrf',
+      'adapter.organization-domains-verify',
+    ])
   })
 })
