@@ -92,6 +92,26 @@ describe(`every store statement on the scale fixture (${CI_ACCOUNTS} accounts)`,
     }
   })
 
+  it('searches accounts (administration) through the code-point indexes of usernames and addresses', async () => {
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
+    const searches = [...captured.values()].filter((each) => /collate "C" (>=|=) \$\d/i.test(each.text))
+    // Exact address, prefix (with and without an upper bound): searchAccounts of the directory suite.
+    expect(searches.length).toBeGreaterThanOrEqual(2)
+    for (const statement of searches) {
+      const { problems, plan } = await judge(statement)
+      expect(problems, statement.text).toEqual([])
+      const indexes = new Set(
+        nodes(plan).flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']])),
+      )
+      if (/"portcullis_passwords"\."username" collate "C" >=/i.test(statement.text)) {
+        expect([...indexes], statement.text).toContain('portcullis_passwords_username_c_idx')
+      }
+      if (/"portcullis_email_addresses"\."address" collate "C" (>=|=)/i.test(statement.text)) {
+        expect([...indexes], statement.text).toContain('portcullis_email_addresses_address_c_idx')
+      }
+    }
+  })
+
   it('resolves the memberships of an account, and counts the owners of an organization, each through its own index', async () => {
     const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
     const pick = (pattern: RegExp) => [...captured.values()].filter((each) => pattern.test(each.text))
