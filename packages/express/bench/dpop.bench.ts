@@ -17,7 +17,7 @@ import {
 } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { compareHttp, compareOps, finish, listen, reportTable } from '@portcullis/bench'
+import { compareHttp, compareOps, finish, listen } from '@portcullis/bench'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import type { CredentialSource } from '@portcullis/core/authentication'
 import {
@@ -25,7 +25,7 @@ import {
   type OAuthAccessTokensOptions,
   oauthAccessTokens,
 } from '@portcullis/core/authorization-server'
-import { accessTokenHash, DPoPNonces, normalizeHtu, verifyDPoPProof } from '@portcullis/core/dpop'
+import { DPoPNonces } from '@portcullis/core/dpop'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { MemoryRateLimitStore, type RateLimitStore } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
@@ -254,93 +254,6 @@ try {
     },
     candidate: { name: 'DPoP authenticate, EdDSA', fn: () => dpopMechanism.authenticate(edBoundSource) },
   })
-  // What each part of one proof check costs, in microseconds per call (the median of 5 timed loops)
-  const microseconds = async (fn: () => unknown): Promise<number> => {
-    const runs: number[] = []
-    for (let run = 0; run < 5; run++) {
-      let calls = 0
-      const start = performance.now()
-      while (performance.now() - start < 200) {
-        for (let i = 0; i < 32; i++) {
-          const value = fn()
-          if (value instanceof Promise) await value
-        }
-        calls += 32
-      }
-      runs.push(((performance.now() - start) * 1000) / calls)
-    }
-    return runs.sort((a, b) => a - b)[2] as number
-  }
-  const expectations = (token: string) => ({
-    method: 'GET',
-    urls: new Set([normalizeHtu(`${ORIGIN}/items`) as string]),
-    accessToken: token,
-    algorithms: new Set(['ES256', 'EdDSA'] as const),
-    now: Date.now() / 1000,
-    maxAgeSeconds: 600,
-    clockSkewSeconds: 5,
-  })
-  const rows: string[][] = []
-  for (const [alg, compact, token, verifyAlone, whole] of [
-    [
-      'ES256',
-      boundProof,
-      boundToken,
-      signatureOnly(boundProof, (data, signature) =>
-        verify('sha256', data, { key: client.publicKey, dsaEncoding: 'ieee-p1363' }, signature),
-      ),
-      () => dpopMechanism.authenticate(boundSource),
-    ],
-    [
-      'EdDSA',
-      edBoundProof,
-      edBoundToken,
-      signatureOnly(edBoundProof, (data, signature) => verify(null, data, edClient.publicKey, signature)),
-      () => dpopMechanism.authenticate(edBoundSource),
-    ],
-  ] as const) {
-    const expected = expectations(token)
-    const check = () => {
-      if (!verifyDPoPProof(compact, expected).ok) throw new Error('the proof does not verify')
-    }
-    const signature = await microseconds(verifyAlone)
-    const proofCheck = await microseconds(check)
-    const mechanism = await microseconds(whole)
-    const bearer = await microseconds(bearerOp.fn)
-    rows.push(
-      [alg, 'the signature alone (node:crypto verify)', signature.toFixed(1)],
-      [
-        alg,
-        'the proof check (parse, strict JSON, thumbprint, claims, htu, ath, signature)',
-        proofCheck.toFixed(1),
-      ],
-      [alg, '  of which besides the signature', (proofCheck - signature).toFixed(1)],
-      [
-        alg,
-        'the whole mechanism (token from its cache, proof check, jti key and replay store)',
-        mechanism.toFixed(1),
-      ],
-      [alg, '  of which besides the proof check', (mechanism - proofCheck).toFixed(1)],
-      [alg, 'a bearer authentication of the same token (from its cache), for scale', bearer.toFixed(1)],
-    )
-  }
-  rows.push(
-    [
-      '-',
-      'one htu normalisation (WHATWG URL parse; two per request)',
-      (await microseconds(() => normalizeHtu(`${ORIGIN}/items`))).toFixed(2),
-    ],
-    [
-      '-',
-      'one ath hash (SHA-256 of the access token)',
-      (await microseconds(() => accessTokenHash(boundToken))).toFixed(2),
-    ],
-  )
-  reportTable(
-    'DPoP: what each part of a bound request costs (microseconds per call, median of 5 loops, in process)',
-    ['Proof', 'Part', 'us per call'],
-    rows,
-  )
   await compareOps({
     title: 'The jti check in MemoryRateLimitStore, one new key per request (report only)',
     baseline: bearerOp,
