@@ -2,6 +2,7 @@ import { AccountService } from '@portcullis/core/accounts'
 import { AccountAdministration } from '@portcullis/core/administration'
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
+import { ImpersonationEvents } from '@portcullis/core/impersonation'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
 import { BackchannelLogout } from '@portcullis/core/oidc'
@@ -22,6 +23,7 @@ import {
   StepUpCookies,
   totpRoutes,
 } from '@portcullis/express'
+import { impersonationRoutes } from '@portcullis/express/impersonation'
 import {
   PostgresAccountStore,
   PostgresApiKeyStore,
@@ -53,6 +55,8 @@ import type { ReferenceContext } from './app-context.js'
 import { linkDemoIdentities } from './demo-idp/demo-identities.js'
 import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
+import { impersonationPages } from './impersonation/impersonation-pages.js'
+import { createImpersonations, withImpersonationCapability } from './impersonation/impersonation-wiring.js'
 import type { AppMail } from './mail/app-mail.js'
 import { referenceMcpEndpoint } from './mcp/mcp-endpoint.js'
 import { oauthAccessTokenMechanism } from './oauth-server/access-tokens.js'
@@ -131,8 +135,17 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   // TOTP, passkeys and provider links into notifications, then hands every event to the app's log.
   const mailStores = createMailStores({ postgres, accounts: accountStore, keys, publicOrigin })
   const sink = mailStores.notifier.sink(events.sink)
+  // In front of them: marks every event of an impersonation session with its administrator, and ends an
+  // administrator's impersonations when their own session ends.
+  const impersonationEvents = new ImpersonationEvents(sink)
   // Passkeys and the TOTP second factor (its gate makes password sign-ins of enrolled accounts two-step).
-  const factors = createSecondFactors({ postgres, keys, publicOrigin, stepUp, events: sink })
+  const factors = createSecondFactors({
+    postgres,
+    keys,
+    publicOrigin,
+    stepUp,
+    events: impersonationEvents.sink,
+  })
   const local = createLocalAccounts({
     postgres,
     accounts: accountStore,
@@ -140,7 +153,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     publicOrigin,
     trustedOrigins: options.trustedOrigins,
     trustedProxies: options.trustedProxies,
-    events: sink,
+    events: impersonationEvents.sink,
     notices,
     secondFactor: factors.secondFactor,
   })
@@ -172,12 +185,23 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   })
+  // The demo directory's grants, with `accounts.impersonate` for its administrators; an impersonation's
+  // grants are the account's own, from the same resolver.
+  const authorizationResolver = withImpersonationCapability(directory.resolver())
+  const impersonations = createImpersonations({
+    local,
+    stepUp,
+    protector: keys.protector,
+    authorizationResolver,
+    events: impersonationEvents,
+  })
   // The grants of the app's own authorization server (MCP clients sign in as the app's users).
   const grants = new PostgresOAuthServerStore({ client: postgres })
   // #region security
   const security = createSecurity({
     mechanisms: [
-      ...local.mechanisms,
+      // The session mechanism, wrapped: an impersonation session carries `impersonator`.
+      ...impersonations.mechanisms(local.mechanisms),
       apiKeyMechanism(service, usage),
       workloadMechanism(jwks, options.selfUrl),
       oauthAccessTokenMechanism({
@@ -189,7 +213,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         dpopReplay: new PostgresRateLimitStore({ client: postgres }),
       }),
     ],
-    authorizationResolver: directory.resolver(),
+    authorizationResolver,
     // Step-up credentials (the OAuth reauthentication, the password before linking) are bound to the
     // local session's handle and the account's security epoch.
     stepUp: {
@@ -307,6 +331,14 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       localRoutes,
       ...(oauthRoutes === undefined ? [] : [oauthRoutes]),
       createAccountRoutes({ security, local, service: accounts }),
+      // Impersonation: the JSON routes under /auth/impersonation, the start page and the banner's End.
+      impersonationRoutes({ impersonations, local, security }),
+      impersonationPages(security, context, {
+        impersonations,
+        local,
+        service: accounts,
+        accounts: accountStore,
+      }),
       // The JSON routes of passkeys (register, sign in, rename, remove, step-up) and TOTP (enroll,
       // confirm, recovery codes, disable); the pages' script calls the passkey ones.
       ...(passkeys === undefined

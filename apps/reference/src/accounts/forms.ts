@@ -83,6 +83,12 @@ export function refusal(error: unknown): { status: number; message: string } {
       return { status: 409, message: 'Two-step sign-in changed meanwhile: start again.' }
     case 'step-up.required':
       return { status: 401, message: 'Confirm with your password or a passkey first.' }
+    case 'step-up.impersonated':
+      return {
+        status: 403,
+        message:
+          'Refused during an impersonation: the password, addresses and factors of the account cannot be changed, nor the account deleted. End the impersonation first.',
+      }
     case 'totp.unavailable':
     case 'passkey.unavailable':
     case 'step-up.unavailable':

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express'
 import { addressBanner } from '../account-email/address-banner.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { DemoDirectory } from '../directory/demo-directory.js'
+import { type ActingFor, impersonationBanner } from '../impersonation/impersonation-banner.js'
 import { html, type SafeHtml } from './html.js'
 
 /** The pages of local accounts (forms posting to thin handlers over the `LocalAccounts` service). */
@@ -27,6 +28,8 @@ export interface Viewer {
   readonly displayName: string
   /** The primary address while it waits for verification (the pages show a banner). */
   readonly unverifiedAddress?: string
+  /** During an impersonation: whom the administrator acts as (every page shows a banner). */
+  readonly actingFor?: ActingFor
 }
 
 export type Area = 'home' | 'keys' | 'apps' | 'tenants' | 'events' | 'mcp' | 'account' | 'sign-in' | 'none'
@@ -53,10 +56,19 @@ export function viewerOf(
   if (principal === null || principal === undefined || principal.kind !== 'user') return undefined
   const user = directory.user(principal.id)
   const known = user === undefined ? directory.names.known(principal.id) : undefined
+  const displayName = user?.displayName ?? known ?? principal.displayName ?? principal.id
+  const impersonator = principal.impersonator
+  const administrator =
+    impersonator === undefined
+      ? undefined
+      : (directory.user(impersonator.accountId)?.displayName ??
+        directory.names.known(impersonator.accountId) ??
+        impersonator.accountId)
   return {
     accountId: principal.id,
     username: user?.username ?? known ?? principal.id,
-    displayName: user?.displayName ?? known ?? principal.displayName ?? principal.id,
+    displayName,
+    ...(administrator === undefined ? {} : { actingFor: { account: displayName, administrator } }),
   }
 }
 
@@ -141,6 +153,7 @@ export function layout(init: PageInit): SafeHtml {
     <div class="account">${account(init)}</div>
   </header>
   <main>
+    ${impersonationBanner(init.viewer?.actingFor)}
     ${addressBanner(init.viewer?.unverifiedAddress)}
     <h1>${init.title}</h1>
     ${init.body}

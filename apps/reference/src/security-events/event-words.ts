@@ -146,6 +146,9 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
     'A reset code was right; the reset waited for your two-step sign-in code.',
   'password_reset.failed': () => 'A password reset step was refused.',
   'password_reset.completed': () => 'Your password was reset by email: every session was signed out.',
+  'impersonation.started': () =>
+    'An administrator started acting on your behalf (the reason is in the security log).',
+  'impersonation.ended': () => 'An administrator stopped acting on your behalf.',
 }
 
 /** The event as one sentence for its owner (a plain fallback for a type this page does not know). */

@@ -1,0 +1,139 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
+import { startTestApp, type TestApp } from './support/reference-app.js'
+
+/**
+ * Impersonation in headless Chromium, by clicking: Alice (the demo directory's administrator) starts
+ * acting as Bob with her password and a reason; every page shows the banner naming both; Bob's password
+ * change is refused with a page that says why (and Bob's password still works); the administration
+ * pages are out of reach with Bob's grants; End hands Alice's own session back, and the impersonation
+ * session is refused afterwards. Alice (an administrator) cannot be impersonated, a wrong password
+ * starts nothing, and a cross-site start is refused.
+ */
+let app: TestApp
+let browser: Browser
+let admin: BrowserContext
+
+async function signIn(page: Page, username: string, password: string) {
+  await page.goto(`${app.url}/sign-in`)
+  await page.fill('input[name="username"]', username)
+  await page.fill('input[name="password"]', password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.waitForURL(`${app.url}/`)
+}
+
+async function impersonate(page: Page, account: string, reason: string, password: string) {
+  await page.goto(`${app.url}/admin/impersonate`)
+  await page.fill('input[name="account"]', account)
+  await page.fill('input[name="reason"]', reason)
+  await page.fill('input[name="password"]', password)
+  await page.getByRole('button', { name: 'Impersonate' }).click()
+}
+
+const banner = (page: Page) => page.locator('[data-testid="impersonation-banner"]')
+
+describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () => {
+  beforeAll(async () => {
+    app = await startTestApp()
+    browser = await launchChromiumBrowser()
+    admin = await browser.newContext()
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await app?.close()
+  })
+
+  it('an administrator acts as a person with a reason, is refused a password change, and ends it', async () => {
+    const page = await admin.newPage()
+    await signIn(page, 'alice', app.password('alice'))
+    await expect(banner(page).count()).resolves.toBe(0)
+
+    // A wrong password starts nothing.
+    await impersonate(page, 'bob', 'ticket 4711: the invoice page is empty', `${app.password('alice')}-wrong`)
+    await page.waitForURL(`${app.url}/admin/impersonate`)
+    await expect(page.locator('[data-testid="field-error"]').textContent()).resolves.toContain('wrong')
+    // Nor herself (the password was right: the credential is spent on the refused start).
+    await impersonate(page, 'alice', 'just looking', app.password('alice'))
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain(
+      'Name another account than yours',
+    )
+    await expect(banner(page).count()).resolves.toBe(0)
+
+    await impersonate(page, 'bob', 'ticket 4711: the invoice page is empty', app.password('alice'))
+    await page.waitForURL(`${app.url}/account`)
+    await expect(banner(page).textContent()).resolves.toMatch(
+      /You are acting as\s+Bob Baker\s+on behalf of\s+Alice Archer/,
+    )
+    // The banner is on every page, the home page and the events page included.
+    for (const path of ['/', '/events', '/account/sessions']) {
+      await page.goto(`${app.url}${path}`)
+      await expect(banner(page).count(), path).resolves.toBe(1)
+    }
+    // Bob's grants, never Alice's: the administrator's pages are refused.
+    expect((await page.goto(`${app.url}/admin/impersonate`))?.status()).toBe(403)
+
+    // A password change, even with Bob's right password, is refused with a page that says why.
+    await page.goto(`${app.url}/account/password`)
+    await page.fill('input[name="current_password"]', app.password('bob'))
+    await page.fill('input[name="new_password"]', 'a brand new passphrase 42')
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.waitForURL(`${app.url}/account/password`)
+    await expect(page.locator('[role="alert"]').first().textContent()).resolves.toContain(
+      'Refused during an impersonation',
+    )
+    const impersonationCookies = await admin.cookies(app.url)
+
+    // End: Alice's own session is back, without the banner, and the administrator's page is hers again.
+    await page.goto(`${app.url}/account`)
+    await banner(page).getByRole('button', { name: 'End impersonation' }).click()
+    await page.waitForURL(`${app.url}/admin/impersonate`)
+    await expect(banner(page).count()).resolves.toBe(0)
+    await expect(page.locator('header .who').textContent()).resolves.toContain('Alice')
+
+    // The ended impersonation's cookies open nothing any more.
+    const replay = await browser.newContext()
+    await replay.addCookies(impersonationCookies)
+    const stale = await replay.newPage()
+    expect((await stale.goto(`${app.url}/account`))?.status()).toBe(401)
+    await replay.close()
+
+    // Bob's password was never changed: Bob signs in with it.
+    const bobContext = await browser.newContext()
+    const bob = await bobContext.newPage()
+    await signIn(bob, 'bob', app.password('bob'))
+    // His recent activity shows the start and the end as acts of the administrator on his account.
+    await bob.goto(`${app.url}/account/activity`)
+    const activity = (await bob.locator('main').textContent()) ?? ''
+    expect(activity).toMatch(/impersonation\.started at \S+, by demo-alice/)
+    expect(activity).toMatch(/impersonation\.ended at \S+, by demo-alice/)
+    expect(activity).not.toContain('ticket 4711')
+    await bobContext.close()
+  })
+
+  it('refuses a cross-site start, and a start without the capability', async () => {
+    const page = await admin.newPage()
+    await page.goto(`${app.url}/admin/impersonate`)
+    const forged = await page.request.post(`${app.url}/admin/impersonate`, {
+      form: { account: 'carol', reason: 'forged', password: app.password('alice') },
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      maxRedirects: 0,
+    })
+    expect(forged.status()).toBe(403)
+    await page.goto(`${app.url}/account`)
+    await expect(banner(page).count()).resolves.toBe(0)
+
+    // Carol holds no administrator role: the page and the start are 403 for her.
+    const carolContext = await browser.newContext()
+    const carol = await carolContext.newPage()
+    await signIn(carol, 'carol', app.password('carol'))
+    expect((await carol.goto(`${app.url}/admin/impersonate`))?.status()).toBe(403)
+    const refused = await carol.request.post(`${app.url}/admin/impersonate`, {
+      form: { account: 'bob', reason: 'curious', password: app.password('carol') },
+      headers: { origin: app.url },
+      maxRedirects: 0,
+    })
+    expect(refused.status()).toBe(403)
+    await carolContext.close()
+  })
+})
