@@ -3,7 +3,7 @@ export type { Answer, Call } from './http-client.js'
 export { call, cookieHeader } from './http-client.js'
 export type { StaticCredential } from './mechanisms.js'
 export type { OAuthFixture } from './oauth-cases.js'
-export type { OAuthTestProvider } from './oauth-world.js'
+export type { BackchannelTestProvider, OAuthTestProvider } from './oauth-world.js'
 export type {
   AdapterApp,
   AdapterFactory,
@@ -14,6 +14,7 @@ export type {
   ScenarioRequest,
   ScenarioRoute,
   ScenarioSecurity,
+  ScenarioSignIn,
 } from './scenario.js'
 export type { AdapterSuiteOptions } from './suite.js'
 export { adapterOAuthSuite, adapterSuite, assertAdapterConformance } from './suite.js'

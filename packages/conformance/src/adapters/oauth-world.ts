@@ -17,7 +17,25 @@ export interface OAuthTestProvider {
   readonly stepUp: StepUpService
   /** Runs the IdP part of a begun flow as `subject` (a fresh IdP browser); the callback's path and query. */
   authorize(redirectUrl: string, subject: string): Promise<string>
+  /** The provider's back-channel logout, for the back-channel logout cases. */
+  readonly backchannel: BackchannelTestProvider
   close(): Promise<void>
+}
+
+/**
+ * The provider's side of OpenID Connect Back-Channel Logout: its client registration names a
+ * `backchannel_logout_uri` that reaches `POST /auth/oauth/idp/backchannel-logout` of the application
+ * `target` names, and the provider itself mints and POSTs the logout token there.
+ */
+export interface BackchannelTestProvider {
+  readonly issuer: string
+  readonly clientId: string
+  /** Where the provider's logout requests go from now on: an application's base URL. */
+  target(appUrl: string): void
+  /** The provider logs out `subject`'s session `sid`: it POSTs a logout token, rejecting unless 200/204. */
+  logOut(subject: string, sid: string): Promise<void>
+  /** Signs `claims` with the provider's own key as a logout token (`typ: logout+jwt`). */
+  signLogoutToken(claims: Record<string, unknown>): Promise<string>
 }
 
 export const SESSION_COOKIE = 'conformance-session'

@@ -1,6 +1,6 @@
 import type { SecurityContext } from '@portcullis/core/authorization'
-import type { LocalAccounts } from '@portcullis/core/local-accounts'
-import type { OAuthLifecycleService } from '@portcullis/core/oidc'
+import type { LocalAccounts, ProviderSession, SecurityEvent } from '@portcullis/core/local-accounts'
+import type { BackchannelLogout, OAuthLifecycleService } from '@portcullis/core/oidc'
 import type { AuthPolicy } from '@portcullis/core/policy'
 import type {
   AccountEmailRouteTableOptions,
@@ -67,7 +67,18 @@ export interface ScenarioMcp {
 export interface ScenarioOAuth {
   readonly lifecycle: OAuthLifecycleService
   readonly auth: AuthPolicy
-  signIn(accountId: string): { readonly setCookie: string; readonly body: unknown }
+  /** `identity` is the sign-in's provider identity (its issuer, `sub` and `sid`). */
+  signIn(accountId: string, identity: ProviderSession): ScenarioSignIn | Promise<ScenarioSignIn>
+  /** The provider's back-channel logout (`POST /auth/oauth/{provider}/backchannel-logout`). */
+  readonly backchannelLogout?: BackchannelLogout
+  /** The routes' security events. */
+  readonly events?: (event: SecurityEvent) => void
+}
+
+/** What `ScenarioOAuth.signIn` answers: the adapter sets `setCookie` on its response and returns `body`. */
+export interface ScenarioSignIn {
+  readonly setCookie: string
+  readonly body: unknown
 }
 
 /**

@@ -5,6 +5,7 @@ import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
 import { activityCases } from './activity-cases.js'
 import { administrationCases } from './administration-cases.js'
+import { backchannelCases } from './backchannel-cases.js'
 import { clientAddressCases, unknownClientAddressCases } from './client-address-cases.js'
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
@@ -78,7 +79,8 @@ export function adapterSuite(
 /**
  * The OAuth part of the adapter suite, against a real OpenID Provider the adapter's test supplies
  * (`provider()` starts a fresh one per case): callback binding to the browser that began the round trip,
- * and reauthentication issuing a one-use, purpose-bound step-up cookie.
+ * reauthentication issuing a one-use, purpose-bound step-up cookie, and the provider's back-channel
+ * logout (across two instances; every malformed request refused alike).
  */
 export function adapterOAuthSuite(
   factory: AdapterFactory,
@@ -86,7 +88,7 @@ export function adapterOAuthSuite(
 ): ConformanceSuite<OAuthFixture> {
   return {
     name: 'HTTP adapter conformance: OAuth',
-    cases: [...oauthCases],
+    cases: [...oauthCases, ...backchannelCases],
     createContext: async () => ({ ...adapterFixture(factory), provider: await provider() }),
     disposeContext: async (fixture) => {
       await fixture.dispose()

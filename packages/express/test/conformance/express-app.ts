@@ -79,11 +79,13 @@ export async function expressApp(
         lifecycle: oauth.lifecycle,
         auth: oauth.auth,
         currentSession: currentLocalSession(security, oauth.auth),
-        signIn: ({ accountId }, _request, response) => {
-          const { setCookie, body } = oauth.signIn(accountId)
+        signIn: async ({ accountId, identity }, _request, response) => {
+          const { setCookie, body } = await oauth.signIn(accountId, identity)
           response.append('Set-Cookie', setCookie)
           return body
         },
+        ...(oauth.backchannelLogout === undefined ? {} : { backchannelLogout: oauth.backchannelLogout }),
+        ...(oauth.events === undefined ? {} : { events: oauth.events }),
       }),
     )
   }

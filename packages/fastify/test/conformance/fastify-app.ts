@@ -52,11 +52,13 @@ export async function fastifyApp(
       lifecycle: oauth.lifecycle,
       auth: oauth.auth,
       currentSession: currentLocalSession(app.portcullis, oauth.auth),
-      signIn: ({ accountId }, _request, reply) => {
-        const { setCookie, body } = oauth.signIn(accountId)
+      signIn: async ({ accountId, identity }, _request, reply) => {
+        const { setCookie, body } = await oauth.signIn(accountId, identity)
         reply.header('set-cookie', setCookie)
         return body
       },
+      ...(oauth.backchannelLogout === undefined ? {} : { backchannelLogout: oauth.backchannelLogout }),
+      ...(oauth.events === undefined ? {} : { events: oauth.events }),
     })
   }
   for (const route of scenario.routes) declare(app, route)

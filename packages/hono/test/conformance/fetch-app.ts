@@ -64,11 +64,13 @@ export async function fetchApp(
           oauth: {
             lifecycle: oauth.lifecycle,
             auth: oauth.auth,
-            signIn: ({ accountId }, c) => {
-              const { setCookie, body } = oauth.signIn(accountId)
+            signIn: async ({ accountId, identity }, c) => {
+              const { setCookie, body } = await oauth.signIn(accountId, identity)
               c.header('set-cookie', setCookie, { append: true })
               return body
             },
+            ...(oauth.backchannelLogout === undefined ? {} : { backchannelLogout: oauth.backchannelLogout }),
+            ...(oauth.events === undefined ? {} : { events: oauth.events }),
           },
         }),
   })
