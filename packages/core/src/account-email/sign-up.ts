@@ -6,7 +6,13 @@ import { readAddress, readFields } from './bodies.js'
 import { AccountEmailError, AccountEmailErrorCodes, invalidEmailFlowInput, storeCall } from './errors.js'
 import type { AccountEmailParts } from './flow-context.js'
 import { codeLink } from './flow-parts.js'
-import { defined, existingAccountMessage, issueVerification, sealVerificationFlow } from './verification.js'
+import {
+  defined,
+  existingAccountMessage,
+  issueVerification,
+  prepareVerification,
+  sealVerificationFlow,
+} from './verification.js'
 
 // Sign-up with verification. A new address gets an account (its password screened and hashed, the
 // address unverified and primary) and a verification code; an address another account verified gets
@@ -59,11 +65,9 @@ export async function signUp(
   const owner = await storeCall(() => parts.accounts.findAccountByVerifiedEmail(address))
   const passwordHash = await local.hasher.hash(password)
   if (owner !== null) {
-    // The same number of store calls as a new account (create, add the address, issue): two reads.
-    await storeCall(() => parts.accounts.findPassword({ accountId: owner.accountId }))
-    await storeCall(() => parts.accounts.listEmailAddresses(owner.accountId))
-    // The same messages are sealed as for a new address: a verification of its size (dropped) and
-    // the message this address gets.
+    // One write, as for a new address (the account, its address, its code and its mail in one
+    // `createAccount`): the code record carries the message this address gets, and a verification of
+    // the size a new address gets is sealed and dropped, so both answers seal the same messages.
     const flow = await issueVerification(parts, { accountId: null, address }, async () => {
       await unsentVerification(parts, address)
       return existingAccountMessage(parts, owner.accountId, address)
@@ -74,6 +78,12 @@ export async function signUp(
   const username = `u-${generateCode({ length: 20, alphabet: USERNAME_ALPHABET, ...random(parts) })}`
   const accountId = randomUUID()
   const now = new Date(parts.clock())
+  // Sealed and dropped: the message a taken address gets, so both answers seal the same messages.
+  await existingAccountMessage(parts, accountId, address)
+  const prepared = await prepareVerification(parts, { accountId, address })
+  // One transaction: the account, its unverified primary address, the verification code and the mail
+  // carrying it are all written, or none is (a failure in between leaves no account without its address,
+  // no code without its account, no mail for a code that does not exist).
   const created = await storeCall(() =>
     parts.accounts.createAccount({
       accountId,
@@ -81,28 +91,22 @@ export async function signUp(
       passwordHash,
       now,
       ...(inviteDigest === undefined ? {} : { invite: { digest: inviteDigest } }),
+      emailAddress: address,
+      code: prepared.code,
+      outbox: [prepared.entry],
     }),
   )
   if (created.outcome !== 'created') {
-    // An invite that is unknown, used or expired (a generated username is never taken): the same
-    // answer as every other sign-up, and nothing is created or sent.
-    await storeCall(() => parts.accounts.listEmailAddresses(accountId))
-    local.emit('sign_up.refused', defined({ reason: 'invite_invalid', clientAddress }))
-    return { flow: await sealedNothing(parts, address) }
+    // An invite that is unknown, used or expired, or an address another account verified since the
+    // lookup (a generated username is never taken): the same answer as every other sign-up, and
+    // nothing is created or sent. The handle names a code that was never stored.
+    const reason = created.outcome === 'address-taken' ? 'address_taken' : 'invite_invalid'
+    local.emit('sign_up.refused', defined({ reason, clientAddress }))
+    return { flow: prepared.flow }
   }
-  try {
-    await storeCall(() => parts.accounts.addEmailAddress({ accountId, address, now }))
-    // Sealed and dropped: the message a taken address gets, so both answers seal the same messages.
-    await existingAccountMessage(parts, accountId, address)
-    const flow = await issueVerification(parts, { accountId, address })
-    flowLengths.set(parts, flow.length)
-    local.emit('sign_up.created', defined({ accountId, clientAddress }))
-    return { flow }
-  } catch (error) {
-    // The account must not outlive a failed sign-up: without its address nobody could ever use it.
-    await parts.accounts.deleteAccount({ accountId, now: new Date(parts.clock()) }).catch(() => undefined)
-    throw error
-  }
+  flowLengths.set(parts, prepared.flow.length)
+  local.emit('sign_up.created', defined({ accountId, clientAddress }))
+  return { flow: prepared.flow }
 }
 
 function random(parts: AccountEmailParts) {

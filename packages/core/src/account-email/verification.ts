@@ -1,3 +1,4 @@
+import type { NewOneTimeCode } from '../codes/port.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { associatedData } from '../protection/associated-data.js'
 import { parseProtectedEnvelope, serializeProtectedEnvelope } from '../protection/envelope-format.js'
@@ -53,16 +54,24 @@ async function openVerificationFlow(
   }
 }
 
+/** A verification code ready to be stored: the record, the message carrying it, the flow handle. */
+export interface PreparedVerification {
+  readonly code: NewOneTimeCode
+  readonly entry: OutboxEntry
+  readonly flow: string
+}
+
 /**
- * Issues a verification code for the account's address with its `verification` message in the same
- * transaction; for an address that belongs to someone (`accountId` null) the record carries the
- * `existing` message instead and its code is sent to nobody. Answers the sealed flow handle.
+ * Makes a verification code for the address with its `verification` message (or, for an address that
+ * belongs to someone, `accountId` null, the `existing` message instead: its code is sent to nobody) and
+ * the sealed flow handle, writing nothing: `issueVerification` stores it, a sign-up hands it to
+ * `createAccount` so the account and its code land in one transaction.
  */
-export async function issueVerification(
+export async function prepareVerification(
   parts: AccountEmailParts,
   target: { readonly accountId: string | null; readonly address: string },
   existing?: () => Promise<OutboxEntry>,
-): Promise<string> {
+): Promise<PreparedVerification> {
   const id = parts.arithmetic.flowId()
   const code = parts.arithmetic.code()
   const now = new Date(parts.clock())
@@ -81,23 +90,35 @@ export async function issueVerification(
           },
           target.accountId,
         )
-  await storeCall(() =>
-    parts.codes.issue({
-      code: {
-        id,
-        purpose: PURPOSE,
-        accountId: target.accountId,
-        address: target.address,
-        ...parts.arithmetic.digest({ id, purpose: PURPOSE, code }),
-        maxAttempts: parts.maxAttempts,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + parts.verificationMinutes * 60_000),
-        payload: null,
-      },
-      outbox: [entry],
-    }),
-  )
-  return flow
+  return {
+    flow,
+    entry,
+    code: {
+      id,
+      purpose: PURPOSE,
+      accountId: target.accountId,
+      address: target.address,
+      ...parts.arithmetic.digest({ id, purpose: PURPOSE, code }),
+      maxAttempts: parts.maxAttempts,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + parts.verificationMinutes * 60_000),
+      payload: null,
+    },
+  }
+}
+
+/**
+ * Issues a verification code for the account's address with its message in the same transaction (see
+ * `prepareVerification`). Answers the sealed flow handle.
+ */
+export async function issueVerification(
+  parts: AccountEmailParts,
+  target: { readonly accountId: string | null; readonly address: string },
+  existing?: () => Promise<OutboxEntry>,
+): Promise<string> {
+  const prepared = await prepareVerification(parts, target, existing)
+  await storeCall(() => parts.codes.issue({ code: prepared.code, outbox: [prepared.entry] }))
+  return prepared.flow
 }
 
 /** The message an address that already has an account gets instead of a code. */

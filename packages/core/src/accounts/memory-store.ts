@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../errors/portcullis-error.js'
 import { duplicateRecord } from '../local-accounts/store-errors.js'
 import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
@@ -59,6 +60,7 @@ export interface MemoryAccountStoreOptions {
    * `MemoryRefreshTokenStore`, `MemoryStepUpStore`, `MemoryApiKeyStore`, `MemoryTotpStore`,
    * `MemoryPasskeyStore`, `MemoryPasskeyChallengeStore`): `deleteAccount` removes the
    * account's records from them in the same step, as a shared SQL schema would in one transaction.
+   * A `MemoryOneTimeCodeStore` among them also takes the `code` of a `createAccount` in its step.
    */
   readonly cascade?: readonly MemoryAccountData[]
   /**
@@ -95,9 +97,11 @@ function toRecord(accountId: string, account: AccountRow, password: PasswordRow)
  */
 export class MemoryAccountStore implements AccountStore, AccountDirectory {
   readonly #tables: MemoryAccountTables
+  readonly #codes: MemoryAccountData | undefined
 
   constructor(options: MemoryAccountStoreOptions = {}) {
     this.#tables = new MemoryAccountTables([...(options.cascade ?? [])], options.notices, options.outbox)
+    this.#codes = options.cascade?.find((data) => typeof data.prepareIssue === 'function')
   }
 
   oauth(registration: OAuthStoreRegistration): MemoryOAuthAccountStore {
@@ -144,8 +148,16 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
   }
 
   async createAccount(request: CreateAccountRequest): Promise<CreateAccountOutcome> {
-    const { accountId, username, passwordHash, now, inviteDigest, outbox } = validateCreateAccount(request)
+    const { accountId, username, passwordHash, now, inviteDigest, emailAddress, code, outbox } =
+      validateCreateAccount(request)
     const tables = this.#tables
+    const codes = this.#codes
+    if (code !== undefined && codes === undefined) {
+      throw new ConfigurationError(
+        'accounts.codes_not_configured',
+        'this MemoryAccountStore has no code store: pass the MemoryOneTimeCodeStore in { cascade } to issue codes with sign-ups',
+      )
+    }
     return tables.queue.run((): CreateAccountOutcome => {
       const writeOutbox = tables.stageOutbox(outbox)
       const invite = inviteDigest === undefined ? undefined : tables.invites.get(inviteDigest)
@@ -157,6 +169,10 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       }
       if (tables.byUsername.has(username)) return { outcome: 'username-taken' }
       if (tables.accounts.has(accountId)) throw duplicateRecord('an account with this id')
+      if (emailAddress !== undefined && tables.byVerifiedEmail.has(emailAddress)) {
+        return { outcome: 'address-taken' }
+      }
+      const writeCode = code === undefined ? () => {} : (codes?.prepareIssue?.(code) ?? (() => {}))
       const account: AccountRow = { securityEpoch: 1, status: 'active', createdAt: now, updatedAt: now }
       const password: PasswordRow = {
         username,
@@ -168,7 +184,13 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       tables.accounts.set(accountId, account)
       tables.passwords.set(accountId, password)
       tables.byUsername.set(username, accountId)
+      if (emailAddress !== undefined) {
+        tables.emails.set(accountId, [
+          { address: emailAddress, verifiedAt: null, primary: true, createdAt: now },
+        ])
+      }
       if (invite !== undefined) invite.consumed = true
+      writeCode()
       writeOutbox()
       return { outcome: 'created', account: toRecord(accountId, account, password) }
     })

@@ -1,3 +1,4 @@
+import type { NewOneTimeCode } from '../codes/port.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import type { OutboxEntry } from '../mail/outbox.js'
@@ -53,6 +54,12 @@ export interface MemoryAccountData {
    * deleting step before anything goes; undefined when nothing stands in the way. Synchronous.
    */
   refuseDeletion?(accountId: string): DeleteAccountOutcome | undefined
+  /**
+   * Checks a one-time code a `createAccount` request carries and returns its synchronous write, called
+   * in the sign-up's step right after the account is made (`MemoryOneTimeCodeStore` implements it), so
+   * the account and its code land together. Throws for a code it cannot store.
+   */
+  prepareIssue?(code: NewOneTimeCode): () => void
 }
 
 /** What a cascaded store may ask the account tables: whether an account exists, and its method count. */

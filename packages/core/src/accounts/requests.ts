@@ -1,3 +1,5 @@
+import { validateNewCode } from '../codes/input.js'
+import type { NewOneTimeCode } from '../codes/port.js'
 import {
   invalid,
   requireAfter,
@@ -28,6 +30,18 @@ export interface CreateAccountRequest {
   readonly now: Date
   /** An invite code's digest (`digestOpaqueToken`), consumed with the insert: single use, unexpired. */
   readonly invite?: { readonly digest: string } | undefined
+  /**
+   * The account's first email address (normalized), added unverified and primary in the same
+   * transaction. Refused (`address-taken`, nothing created) when another account holds it verified.
+   */
+  readonly emailAddress?: string | undefined
+  /**
+   * A one-time code issued in the same transaction (sign-up with verification): bound to this account
+   * (`code.accountId`) and to `emailAddress` (`code.address`), which it requires. The account is new, so
+   * the code supersedes nothing. The store must hold the codes in the same storage (Postgres: the same
+   * database; memory: `MemoryAccountStore({ codes })`); otherwise the request is refused.
+   */
+  readonly code?: NewOneTimeCode | undefined
   /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
   readonly outbox?: readonly OutboxEntry[] | undefined
 }
@@ -35,11 +49,14 @@ export interface CreateAccountRequest {
 /**
  * `invite-invalid` (unknown, used or expired invite) is decided before the username, so a caller without
  * a valid invite learns nothing about which usernames exist. `username-taken` never burns the invite.
+ * `address-taken` (only with `emailAddress`): another account holds the address verified. Whatever the
+ * outcome other than `created`, nothing is written: no account, address, code or message.
  */
 export type CreateAccountOutcome =
   | { readonly outcome: 'created'; readonly account: PasswordRecord }
   | { readonly outcome: 'username-taken' }
   | { readonly outcome: 'invite-invalid' }
+  | { readonly outcome: 'address-taken' }
 
 export type FindPasswordQuery =
   | { readonly username: string }
@@ -135,16 +152,29 @@ export function validateCreateAccount(request: unknown): {
   readonly passwordHash: string
   readonly now: Date
   readonly inviteDigest: string | undefined
+  readonly emailAddress: string | undefined
+  readonly code: NewOneTimeCode | undefined
   readonly outbox: readonly OutboxEntry[]
 } {
   const fields = requireRecord(request, 'request')
   const invite = fields.invite === undefined ? undefined : requireRecord(fields.invite, 'invite')
+  const accountId = requireStoreId(fields.accountId, 'accountId')
+  const emailAddress =
+    fields.emailAddress === undefined
+      ? undefined
+      : requireNormalizedEmailAddress(fields.emailAddress, 'emailAddress')
+  const code = fields.code === undefined ? undefined : validateNewCode(fields.code)
+  if (code !== undefined && (code.accountId !== accountId || code.address !== emailAddress)) {
+    throw invalid('code must be bound to the new account (code.accountId) and to emailAddress (code.address)')
+  }
   return {
-    accountId: requireStoreId(fields.accountId, 'accountId'),
+    accountId,
     username: requireNormalizedUsername(fields.username),
     passwordHash: requirePasswordHash(fields.passwordHash, 'passwordHash'),
     now: requireInstant(fields.now, 'now'),
     inviteDigest: invite === undefined ? undefined : requireTokenDigest(invite.digest, 'invite.digest'),
+    emailAddress,
+    code,
     outbox: validateOutboxEntries(fields.outbox),
   }
 }

@@ -8,6 +8,7 @@ import { OneTimeCodeError, OneTimeCodeErrorCodes } from './errors.js'
 import {
   validateConsumeRequest,
   validateIssueRequest,
+  validateNewCode,
   validateRevokeRequest,
   validateSweepRequest,
 } from './input.js'
@@ -105,6 +106,21 @@ export class MemoryOneTimeCodeStore implements OneTimeCodeStore, MemoryAccountDa
       writeOutbox()
     } finally {
       this.#reserved.delete(code.id)
+    }
+  }
+
+  /**
+   * Checks a new code of a change made elsewhere in the same step (`MemoryAccountStore({ codes })`,
+   * a sign-up that issues its verification code) and returns the synchronous write of it: call it right
+   * after the change, before any `await`, so the change and its code land together. A stored id is
+   * `codes.duplicate`. Nothing is superseded (the code's account is new).
+   */
+  prepareIssue(code: unknown): () => void {
+    const valid = validateNewCode(code)
+    this.#reserve(valid.id, valid.createdAt)
+    this.#reserved.delete(valid.id)
+    return () => {
+      this.#records.set(valid.id, Object.freeze({ ...valid, attempts: 0 }))
     }
   }
 

@@ -204,8 +204,11 @@ export interface SecurityEventFields {
   'sign_up.created': { readonly accountId: string; readonly clientAddress?: string }
   /** Email sign-up with an address another account verified: no account, that account is told instead. */
   'sign_up.existing_address': { readonly accountId: string; readonly clientAddress?: string }
-  /** Email sign-up refused after the uniform answer (`invite_invalid`): nothing was created or sent. */
-  'sign_up.refused': { readonly reason: 'invite_invalid'; readonly clientAddress?: string }
+  /**
+   * Email sign-up refused after the uniform answer (`invite_invalid`, or `address_taken`: another account
+   * verified the address between the lookup and the sign-up's transaction): nothing was created or sent.
+   */
+  'sign_up.refused': { readonly reason: 'invite_invalid' | 'address_taken'; readonly clientAddress?: string }
   /** A new verification code was sent to an unverified address of the account. */
   'email.verification_sent': { readonly accountId: string; readonly clientAddress?: string }
   /** An address of the account was verified with its code. */

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { MemoryAccountStore } from '../../src/accounts/memory-store.js'
+import { MemoryOneTimeCodeStore } from '../../src/codes/memory-store.js'
+import { MemoryMailOutbox } from '../../src/mail/memory-outbox.js'
 import { openOutboxMessage } from '../../src/mail/outbox-seal.js'
 import { accountEmailWorld, PASSWORD } from '../support/account-email-world.js'
 
@@ -223,10 +226,38 @@ describe('email verification', () => {
 })
 
 describe('sign-up when a store fails', () => {
-  it('answers account_email.unavailable (retry later) and deletes the account it made when the code cannot be written', async () => {
+  it('answers account_email.unavailable (retry later) and writes nothing when the account store is down', async () => {
     const base = await accountEmailWorld()
     const created: string[] = []
     const accounts = new Proxy(base.accounts, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target)
+        if (typeof value !== 'function') return value
+        if (property !== 'createAccount') return value.bind(target)
+        return async (request: { accountId: string }) => {
+          created.push(request.accountId)
+          throw new Error('connection refused')
+        }
+      },
+    })
+    const world = await accountEmailWorld({ email: { accounts, local: base.local } })
+    await expect(world.email.signUp({ email: 'down@example.com', password: PASSWORD })).rejects.toMatchObject(
+      { code: 'account_email.unavailable', retryAfterSeconds: 1 },
+    )
+    expect(created).toHaveLength(1)
+    expect(await base.accounts.getAccount(created[0] as string)).toBeNull()
+    expect(world.outbox.pending()).toHaveLength(0)
+    expect(base.events.filter((event) => event.type === 'sign_up.created')).toHaveLength(0)
+  })
+
+  it('keeps no account, address or mail when the code cannot be stored (one step: all or nothing)', async () => {
+    const outbox = new MemoryMailOutbox()
+    // Room for one code: the second sign-up's code is refused inside the account's own step.
+    const codes = new MemoryOneTimeCodeStore({ outbox, capacity: 1 })
+    const accounts = new MemoryAccountStore({ outbox, cascade: [codes] })
+    const base = await accountEmailWorld()
+    const created: string[] = []
+    const watched = new Proxy(accounts, {
       get(target, property) {
         const value = Reflect.get(target, property, target)
         if (typeof value !== 'function') return value
@@ -237,25 +268,23 @@ describe('sign-up when a store fails', () => {
         }
       },
     })
-    const codes = new Proxy(base.codes, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target)
-        if (typeof value !== 'function') return value
-        if (property !== 'issue') return value.bind(target)
-        return async () => {
-          throw new Error('connection refused')
-        }
-      },
-    })
-    const world = await accountEmailWorld({ email: { codes, accounts, local: base.local } })
-    await expect(world.email.signUp({ email: 'down@example.com', password: PASSWORD })).rejects.toMatchObject(
-      {
-        code: 'account_email.unavailable',
-        retryAfterSeconds: 1,
-      },
-    )
-    expect(created).toHaveLength(1)
-    expect(await base.accounts.getAccount(created[0] as string)).toBeNull()
-    expect(base.events.filter((event) => event.type === 'sign_up.created')).toHaveLength(0)
+    const world = await accountEmailWorld({ email: { accounts: watched, codes, outbox, local: base.local } })
+    await world.email.signUp({ email: 'first@example.com', password: PASSWORD })
+    expect(outbox.pending()).toHaveLength(1)
+    await expect(
+      world.email.signUp({ email: 'second@example.com', password: PASSWORD }),
+    ).rejects.toMatchObject({ code: 'account_email.unavailable' })
+    expect(created).toHaveLength(2)
+    const [first, second] = created as [string, string]
+    expect(await accounts.getAccount(first)).not.toBeNull()
+    expect((await accounts.listEmailAddresses(first)).map((each) => each.address)).toEqual([
+      'first@example.com',
+    ])
+    expect(await accounts.getAccount(second)).toBeNull()
+    expect(await accounts.listEmailAddresses(second)).toEqual([])
+    expect(await accounts.findPassword({ accountId: second })).toBeNull()
+    // Only the first sign-up's mail: the refused one left no message behind.
+    expect(outbox.pending()).toHaveLength(1)
+    expect(outbox.pending()[0]?.accountId).toBe(first)
   })
 })

@@ -8,6 +8,7 @@ import { digestOpaqueToken } from '../opaque-token.js'
 import type { LoginThrottle } from '../rate-limits/login-throttle.js'
 import { readCredentials, readPasswordChange, readRegistration } from '../request-bodies.js'
 import { defined, type LocalRuntime } from '../runtime.js'
+import { invalid } from '../store-input.js'
 import type { DummyHash } from './dummy-hash.js'
 import { type PasswordHasher, type PasswordRules, validatePassword } from './password.js'
 import { type PasswordScreen, screenNewPassword } from './password-screen.js'
@@ -153,6 +154,9 @@ export async function registerAccount(
     throw new LocalAuthError('local.username_taken', 'the username is taken')
   if (outcome.outcome === 'invite-invalid')
     throw new LocalAuthError('local.invite_invalid', 'the invite code is not valid')
+  // `address-taken` answers only a request that names an address, which this one does not.
+  if (outcome.outcome !== 'created')
+    throw invalid('the store answered for an address the request did not name')
   return { accountId: outcome.account.accountId, username: outcome.account.username }
 }
 
