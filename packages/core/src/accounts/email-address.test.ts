@@ -96,6 +96,15 @@ describe('normalizeEmailAddress', () => {
       'a@exa_mple.com',
       'a@example..com',
       `a@${'x'.repeat(64)}.com`,
+      // What a URL host parser would cut off or decode: never an address at `example.com`.
+      'a@example.com/evil',
+      'a@example.com?x',
+      'a@example.com#x',
+      'a@example.com\\x',
+      'a@example.com:25',
+      'a@exa%41mple.com',
+      'a@example.com;x',
+      'a@example.com\uFF0Fevil',
     ]) {
       expect(refusal(input).reason).toBe('domain')
     }

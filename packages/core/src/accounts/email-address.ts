@@ -76,8 +76,15 @@ function localPartOf(raw: string, fold: boolean): string {
   return local
 }
 
+/** An ASCII character that is not a letter, a digit, `-` or `.`. */
+const ASCII_OUTSIDE_HOST_NAMES = /[^A-Za-z0-9.\-\u0080-\uffff]/
+
 function domainOf(raw: string): string {
   if (raw === '' || raw.endsWith('.')) refuse('domain', 'the domain is empty or ends with a dot')
+  // The host parser behind domainToASCII reads a URL host: it stops at `/`, `?`, `#` or `\` and decodes
+  // `%41`, so `example.com/evil` would come back as `example.com`. No ASCII character but a letter, a
+  // digit, `-` or `.` may reach it (others, IDNA's, are mapped or refused by it).
+  if (ASCII_OUTSIDE_HOST_NAMES.test(raw)) refuse('domain', 'the domain is not a valid host name')
   const ascii = domainToASCII(raw.normalize('NFC'))
   if (ascii === '') refuse('domain', 'the domain is not a valid host name')
   const labels = ascii.split('.')
