@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
  * Impersonation in headless Chromium, by clicking: Alice (the demo directory's administrator) starts
- * acting as Bob with her password and a reason; every page shows the banner naming both; Bob's password
+ * acting as Bob from his administration page, with her password and a reason; every page shows the banner naming both; Bob's password
  * change is refused with a page that says why (and Bob's password still works); the administration
  * pages are out of reach with Bob's grants; End hands Alice's own session back, and the impersonation
  * session is refused afterwards. Alice (an administrator) cannot be impersonated, a wrong password
@@ -60,7 +60,15 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     )
     await expect(banner(page).count()).resolves.toBe(0)
 
-    await impersonate(page, 'bob', 'ticket 4711: the invoice page is empty', app.password('alice'))
+    // Started from the administration page of Bob's account, by its Impersonate form.
+    await page.goto(`${app.url}/admin/accounts`)
+    await page.fill('input[name="q"]', 'bo')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.locator('[data-testid="hits"]').getByRole('link', { name: 'bob' }).click()
+    const start = page.getByRole('form', { name: 'Impersonate' })
+    await start.locator('input[name="reason"]').fill('ticket 4711: the invoice page is empty')
+    await start.locator('input[name="password"]').fill(app.password('alice'))
+    await start.getByRole('button', { name: 'Impersonate' }).click()
     await page.waitForURL(`${app.url}/account`)
     await expect(banner(page).textContent()).resolves.toMatch(
       /You are acting as\s+Bob Baker\s+on behalf of\s+Alice Archer/,
@@ -72,6 +80,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     }
     // Bob's grants, never Alice's: the administrator's pages are refused.
     expect((await page.goto(`${app.url}/admin/impersonate`))?.status()).toBe(403)
+    expect((await page.goto(`${app.url}/admin/accounts`))?.status()).toBe(403)
 
     // A password change, even with Bob's right password, is refused with a page that says why.
     await page.goto(`${app.url}/account/password`)

@@ -12,6 +12,7 @@ import { field, formBody, requestInfo } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import { accountKit, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
+import { impersonateForm } from '../impersonation/impersonate-form.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH } from '../layout/layout.js'
 import { readableTime } from '../layout/readable.js'
@@ -120,6 +121,7 @@ export function administrationPages(
           <p>${view.account.status === 'active' ? action('disable', 'Disable account', 'danger') : action('enable', 'Enable account', '')}
             ${action('sign-out', 'Sign out every session', 'secondary')}</p>
         </form>
+        ${impersonateForm(accountId, view.account.status === 'active')}
         <h2>Recent events</h2>
         <ol class="events" data-testid="events">${view.recentEvents.map(
           (entry) =>

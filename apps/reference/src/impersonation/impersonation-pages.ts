@@ -11,10 +11,9 @@ import { accountKit, fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { ACCOUNT_PATH, SIGN_IN_PATH } from '../layout/layout.js'
+import { IMPERSONATE_PATH } from './impersonate-form.js'
 import { END_IMPERSONATION_PATH } from './impersonation-banner.js'
 import { IMPERSONATION_TTL_SECONDS } from './impersonation-wiring.js'
-
-export const IMPERSONATE_PATH = '/admin/impersonate'
 
 export interface ImpersonationPagesOptions {
   readonly impersonations: Impersonations
