@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 
 export interface CommandResult {
   readonly code: number
@@ -9,7 +9,7 @@ export interface CommandResult {
 export interface CommandOptions {
   readonly cwd: string
   readonly env?: NodeJS.ProcessEnv
-  /** Killed (SIGKILL) after this long; the result then has a non-zero code. */
+  /** Killed (SIGKILL, with everything it started) after this long; the result then has a non-zero code. */
   readonly timeoutMs: number
 }
 
@@ -29,33 +29,80 @@ export function cleanEnvironment(
   return { ...env, ...extra } as NodeJS.ProcessEnv
 }
 
-/** Runs `command` without a shell; resolves with its exit code and output (never rejects on exit codes). */
+/** Output beyond this is not collected: the command is killed. */
+const MAX_OUTPUT = 16 * 1024 * 1024
+
+/** SIGKILL to the process group of `pid` (a command started `detached` leads its own group). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+
+/** The groups of the commands still running, killed if this process exits before they end. */
+const running = new Set<number>()
+let exitHandlerInstalled = false
+
+function track(pid: number | undefined): void {
+  if (pid === undefined) return
+  running.add(pid)
+  if (exitHandlerInstalled) return
+  exitHandlerInstalled = true
+  process.once('exit', () => {
+    for (const each of running) killGroup(each)
+  })
+}
+
+/**
+ * Runs `command` without a shell; resolves with its exit code and output (never rejects on exit codes).
+ * The command and everything it starts (pnpm starts turbo, turbo its builds) form one process group,
+ * killed as a whole at the timeout and when this process exits first: nothing it started outlives it.
+ */
 export function run(
   command: string,
   args: readonly string[],
   options: CommandOptions,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    execFile(
-      command,
-      args,
-      {
-        cwd: options.cwd,
-        env: options.env ?? cleanEnvironment(),
-        timeout: options.timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: 16 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        if (error !== null && typeof error.code !== 'number' && !error.killed) {
-          reject(error)
-          return
-        }
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 137
-        resolve({ code, stdout, stderr })
-      },
-    )
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? cleanEnvironment(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const stdout: Buffer[] = []
+    const stderr: Buffer[] = []
+    let size = 0
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_OUTPUT) killGroup(child.pid)
+      else into.push(chunk)
+    }
+    child.stdout.on('data', collect(stdout))
+    child.stderr.on('data', collect(stderr))
+    track(child.pid)
+    const timer = setTimeout(() => killGroup(child.pid), options.timeoutMs)
+    const settle = () => {
+      clearTimeout(timer)
+      if (child.pid !== undefined) running.delete(child.pid)
+    }
+    // not started at all (ENOENT, ...)
+    child.once('error', (error) => {
+      settle()
+      reject(error)
+    })
+    // ended by a signal (the timeout's, or output past MAX_OUTPUT): a non-zero code
+    child.once('close', (code) => {
+      settle()
+      resolve({
+        code: code ?? 137,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      })
+    })
   })
 }
 

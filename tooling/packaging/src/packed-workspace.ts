@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildPackages } from './build.js'
+import { withBuildLock } from './build-lock.js'
 import { type PackedPackage, pack } from './tarball.js'
 import { publishedPackages, type WorkspacePackage } from './workspace.js'
 
@@ -42,11 +43,14 @@ export async function packWorkspace(
 ): Promise<PackedWorkspace> {
   const published = await publishedPackages()
   const packages = options.only === undefined ? published : withDependencies(published, options.only)
-  await buildPackages(packages)
   const directory = await mkdtemp(join(tmpdir(), 'portcullis-pack-'))
   const remove = () => rm(directory, { recursive: true, force: true })
   try {
-    const packed = await Promise.all(packages.map((entry) => pack(entry, directory)))
+    // Built and packed under the workspace's build lock: no other build writes `dist/` meanwhile.
+    const packed = await withBuildLock(async () => {
+      await buildPackages(packages)
+      return Promise.all(packages.map((entry) => pack(entry, directory)))
+    })
     return { packages, packed, tarballs: new Map(packed.map((entry) => [entry.name, entry.tarball])), remove }
   } catch (error) {
     await remove()
