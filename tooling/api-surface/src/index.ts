@@ -109,3 +109,62 @@ export function packageSurface(packageRoot: URL) {
     },
   }
 }
+
+/**
+ * How a package root differs from "every name of every subpath, the same binding under the same name,
+ * plus its own names": every list but `rootOnly` is empty when it is exactly that.
+ */
+export interface RootSurfaceReport {
+  /** `subpath: name` for a runtime name of a subpath the root lacks or exports as another value. */
+  readonly runtime: readonly string[]
+  /** Runtime names of the root that neither a subpath nor `ownNames` has. */
+  readonly runtimeExtra: readonly string[]
+  /** Two subpaths exporting one name for different things (compiler symbols, types included). */
+  readonly collisions: readonly string[]
+  /** Subpath names (types included) the root lacks. */
+  readonly missing: readonly string[]
+  /** Subpath names (types included) the root exports as something else. */
+  readonly different: readonly string[]
+  /** Names of `ownNames` a subpath also exports. */
+  readonly clashes: readonly string[]
+  /** The root's names (types included) no subpath exports, sorted: what a test compares with its own list. */
+  readonly rootOnly: readonly string[]
+}
+
+/**
+ * Compares a package root (`packageRoot`: the package folder's URL) with its subpaths, at runtime by
+ * identity and as compiler symbols (type-only names vanish at runtime). `ownNames` are the names only the
+ * root exports (the adapter itself).
+ */
+export async function rootSurfaceReport(
+  packageRoot: URL,
+  ownNames: readonly string[],
+): Promise<RootSurfaceReport> {
+  const { entries, subpaths, importRoot } = packageSurface(packageRoot)
+  const everything = await importRoot()
+  const runtime: string[] = []
+  const published = new Set<string>(ownNames)
+  for (const entry of subpaths) {
+    const subpath: Record<string, unknown> = await import(entry.url.href)
+    for (const name of Object.keys(subpath)) {
+      published.add(name)
+      if (!(name in everything) || everything[name] !== subpath[name])
+        runtime.push(`${entry.subpath}: ${name}`)
+    }
+  }
+  const exportsByEntry = compilerExports(packageRoot, entries)
+  const rootNames = exportsByEntry.get('.') ?? new Map()
+  const subpathNames = new Set(
+    subpaths.flatMap((entry) => [...(exportsByEntry.get(entry.subpath)?.keys() ?? [])]),
+  )
+  const { collisions, missing, different } = compareSurface(exportsByEntry, ownNames)
+  return {
+    runtime,
+    runtimeExtra: Object.keys(everything).filter((name) => !published.has(name)),
+    collisions,
+    missing,
+    different,
+    clashes: ownNames.filter((name) => subpathNames.has(name)),
+    rootOnly: [...rootNames.keys()].filter((name) => !subpathNames.has(name)).sort(),
+  }
+}
