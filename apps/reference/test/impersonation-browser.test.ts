@@ -78,6 +78,11 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
       await page.goto(`${app.url}${path}`)
       await expect(banner(page).count(), path).resolves.toBe(1)
     }
+    // Readable on a phone: the banner and its button fit 390 px.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${app.url}/account`)
+    await expect(page.evaluate('document.scrollingElement.scrollWidth')).resolves.toBe(390)
+    await page.setViewportSize({ width: 1280, height: 800 })
     // Bob's grants, never Alice's: the administrator's pages are refused.
     expect((await page.goto(`${app.url}/admin/impersonate`))?.status()).toBe(403)
     expect((await page.goto(`${app.url}/admin/accounts`))?.status()).toBe(403)
