@@ -136,6 +136,14 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     expect(forged.status()).toBe(403)
     await page.goto(`${app.url}/account`)
     await expect(banner(page).count()).resolves.toBe(0)
+    // End outside an impersonation is a conflict, and the administrator's own session goes on.
+    const notImpersonating = await page.request.post(`${app.url}/admin/impersonate/end`, {
+      form: {},
+      headers: { origin: app.url },
+      maxRedirects: 0,
+    })
+    expect(notImpersonating.status()).toBe(409)
+    expect((await page.goto(`${app.url}/admin/impersonate`))?.status()).toBe(200)
 
     // Carol holds no administrator role: the page and the start are 403 for her.
     const carolContext = await browser.newContext()
