@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
 import type { ApiKeyStore } from '@portcullis/core/api-keys'
+import type { OneTimeCodeStore } from '@portcullis/core/codes'
 import type { RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
 import type { MailOutboxStore } from '@portcullis/core/mail'
 import { accounts as oauth } from '@portcullis/core/oauth'
@@ -32,6 +33,12 @@ export interface AccountStoreFixture extends StoreFixture<AccountStore> {
    * transaction). Without it the store must refuse requests that carry entries, changing nothing.
    */
   readonly outbox?: MailOutboxStore
+  /**
+   * The code store over the same storage, which `createAccount({ code })` writes into in the sign-up's
+   * transaction (read back here through `consume`). Without it (and without `outbox`) the store must
+   * refuse a sign-up that carries a code, creating nothing.
+   */
+  readonly codes?: OneTimeCodeStore
 }
 
 export type AccountStoreFactory = () => AccountStoreFixture | Promise<AccountStoreFixture>

@@ -25,7 +25,7 @@ async function entry(fixture: AccountStoreFixture, accountId: string | null): Pr
 }
 
 /** Which of `ids` the outbox holds (claimed, then completed, so later cases never see them). */
-async function written(outbox: MailOutboxStore, ids: readonly string[]): Promise<Set<string>> {
+export async function written(outbox: MailOutboxStore, ids: readonly string[]): Promise<Set<string>> {
   const wanted = new Set(ids)
   const found = new Set<string>()
   for (let round = 0; round < 20; round++) {

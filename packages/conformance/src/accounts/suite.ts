@@ -9,6 +9,7 @@ import { methodCases } from './method-cases.js'
 import { outboxCases } from './outbox-cases.js'
 import { passkeyMethodCases } from './passkey-method-cases.js'
 import { passwordCases } from './password-cases.js'
+import { signUpCases } from './sign-up-cases.js'
 
 /**
  * The `AccountStore` suite: password sign-up and lookup, taken usernames and their race, single-use
@@ -18,7 +19,8 @@ import { passwordCases } from './password-cases.js'
  * (and refusing while provider tokens are retained), the security epoch moving exactly with the
  * operations that must move it, email addresses (one verified owner under concurrency, unverified ones
  * shared, one primary, the last way in kept, never linked by a provider sign-in), outbox entries written
- * in the change's transaction exactly when it happens, and typed invalid-input errors.
+ * in the change's transaction exactly when it happens, sign-up with its address, code and message in
+ * one transaction (all or nothing), and typed invalid-input errors.
  */
 export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuite<AccountStoreFixture> {
   return {
@@ -33,6 +35,7 @@ export function accountStoreSuite(factory: AccountStoreFactory): ConformanceSuit
       ...emailCases,
       ...emailLifecycleCases,
       ...outboxCases,
+      ...signUpCases,
     ],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),

@@ -17,9 +17,11 @@ import {
   validateIssueInvite,
   validateSetPassword,
 } from '@portcullis/core/accounts'
+import { OneTimeCodeError } from '@portcullis/core/codes'
 import { PortcullisError } from '@portcullis/core/errors'
 import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { inStatement, inTransaction } from '../client/transaction.js'
+import { insertIssuedCode } from '../codes/store.js'
 import { duplicateOr, type LocalStoreContext } from '../local-accounts/client.js'
 import { withOutbox } from '../mail/outbox-insert.js'
 import { notifyRevocations } from '../revocation/channel.js'
@@ -32,6 +34,13 @@ import {
   type PasswordRow,
   passwordsTable,
 } from './tables.js'
+
+/** Rolls a sign-up back when another account holds its address verified. */
+class AddressTaken extends PortcullisError {
+  constructor() {
+    super('email.address_taken', 'conflict', 'the address is verified by another account')
+  }
+}
 
 /** Rolls a sign-up back when the username is taken (a Portcullis error, so the connection is kept). */
 class UsernameTaken extends PortcullisError {
@@ -64,7 +73,8 @@ export async function createAccount(
   context: LocalStoreContext,
   request: CreateAccountRequest,
 ): Promise<CreateAccountOutcome> {
-  const { accountId, username, passwordHash, now, inviteDigest, outbox } = validateCreateAccount(request)
+  const { accountId, username, passwordHash, now, inviteDigest, emailAddress, code, outbox } =
+    validateCreateAccount(request)
   try {
     return await inTransaction(context.pool, async (tx): Promise<CreateAccountOutcome> => {
       if (inviteDigest !== undefined) {
@@ -92,6 +102,21 @@ export async function createAccount(
         .returning()
       // Undo the account row: the transaction rolls back and the outcome is answered below.
       if (password === undefined || account === undefined) throw new UsernameTaken()
+      if (emailAddress !== undefined) {
+        // An unverified row blocks nobody; a verified one of another account refuses the sign-up (a
+        // verification committing after this read finds this row unverified, and wins alone).
+        const [owner] = await tx
+          .select({ accountId: emailAddressesTable.accountId })
+          .from(emailAddressesTable)
+          .where(
+            and(eq(emailAddressesTable.address, emailAddress), isNotNull(emailAddressesTable.verifiedAt)),
+          )
+        if (owner !== undefined) throw new AddressTaken()
+        await tx
+          .insert(emailAddressesTable)
+          .values({ accountId, address: emailAddress, verifiedAt: null, isPrimary: true, createdAt: now })
+      }
+      if (code !== undefined) await insertIssuedCode(tx, code)
       if (inviteDigest !== undefined) {
         await tx
           .update(invitesTable)
@@ -102,6 +127,8 @@ export async function createAccount(
     })
   } catch (error) {
     if (error instanceof UsernameTaken) return { outcome: 'username-taken' }
+    if (error instanceof AddressTaken) return { outcome: 'address-taken' }
+    if (error instanceof OneTimeCodeError) throw error
     throw duplicateOr(error, 'an account with this id')
   }
 }

@@ -4,6 +4,7 @@ import {
   type ConsumeCodeRequest,
   codeDigestMatches,
   type IssueCodeRequest,
+  type NewOneTimeCode,
   OneTimeCodeError,
   OneTimeCodeErrorCodes,
   type OneTimeCodeRecord,
@@ -20,7 +21,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
 import { sqlStateOf } from '../client/database-error.js'
 import type { PostgresClient } from '../client/postgres-client.js'
-import { inStatement, inTransaction } from '../client/transaction.js'
+import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { insertOutboxEntries } from '../mail/outbox-insert.js'
 import { deleteExpiredRows, ONE_TIME_CODES_EXPIRY } from '../maintenance/sweep.js'
 import { oneTimeCodesTable } from './tables.js'
@@ -73,6 +74,28 @@ function issueError(error: unknown): unknown {
   return error
 }
 
+/** Inserts a validated new code (`validateNewCode`) inside the caller's transaction. */
+async function insertCodeRow(tx: Transaction, code: NewOneTimeCode): Promise<void> {
+  await tx.insert(oneTimeCodesTable).values({
+    ...code,
+    digest: Buffer.from(code.digest, 'base64url'),
+    attempts: 0,
+  })
+}
+
+/**
+ * Writes the code a change carries (a sign-up's verification code, `createAccount({ code })`) inside
+ * the change's transaction, so both commit or roll back together; the account is new, so no code is
+ * superseded. A stored id is `codes.duplicate`, which rolls the whole transaction back.
+ */
+export async function insertIssuedCode(tx: Transaction, code: NewOneTimeCode): Promise<void> {
+  try {
+    await insertCodeRow(tx, code)
+  } catch (error) {
+    throw issueError(error)
+  }
+}
+
 /**
  * The durable `OneTimeCodeStore` (`portcullis_one_time_codes`, migration 13). It holds digests only.
  * `issue` is one transaction: the superseded codes go, the code and its outbox entries are written, or
@@ -116,11 +139,7 @@ export class PostgresOneTimeCodeStore implements OneTimeCodeStore {
           // Never the new code's own id: a duplicate id must reach the insert and be refused there.
           await tx.delete(table).where(and(sameOwner, eq(table.purpose, code.purpose), ne(table.id, code.id)))
         }
-        await tx.insert(table).values({
-          ...code,
-          digest: Buffer.from(code.digest, 'base64url'),
-          attempts: 0,
-        })
+        await insertCodeRow(tx, code)
         await insertOutboxEntries(tx, outbox)
       } catch (error) {
         // Thrown from the body, the mapped error rolls the whole issue back.
