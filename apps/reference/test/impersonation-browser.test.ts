@@ -73,6 +73,8 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await expect(banner(page).textContent()).resolves.toMatch(
       /You are acting as\s+Bob Baker\s+on behalf of\s+Alice Archer/,
     )
+    // The header offers no sign-out of the account: the banner's End is the way back.
+    await expect(page.locator('header').getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0)
     // The banner is on every page, the home page and the events page included.
     for (const path of ['/', '/events', '/account/sessions']) {
       await page.goto(`${app.url}${path}`)
@@ -104,6 +106,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await page.waitForURL(`${app.url}/admin/impersonate`)
     await expect(banner(page).count()).resolves.toBe(0)
     await expect(page.locator('header .who').textContent()).resolves.toContain('Alice')
+    await expect(page.locator('header').getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(1)
 
     // The ended impersonation's cookies open nothing any more.
     const replay = await browser.newContext()

@@ -126,7 +126,10 @@ function account(init: PageInit): SafeHtml {
   const viewer = init.viewer
   if (viewer === undefined)
     return html`<a class="button" href="${SIGN_IN_PATH}">Sign in</a> <a href="${SIGN_UP_PATH}">Sign up</a>`
-  return html`<a class="who" href="${ACCOUNT_PATH}"${init.area === 'account' ? html` aria-current="page"` : ''}>${viewer.displayName}</a>
+  const who = html`<a class="who" href="${ACCOUNT_PATH}"${init.area === 'account' ? html` aria-current="page"` : ''}>${viewer.displayName}</a>`
+  // During an impersonation the banner's End button hands the administrator's session back instead.
+  if (viewer.actingFor !== undefined) return who
+  return html`${who}
     <form method="post" action="${SIGN_OUT_PATH}" class="inline"><button type="submit" class="link">Sign out</button></form>`
 }
 
