@@ -168,3 +168,16 @@ export async function rootSurfaceReport(
     rootOnly: [...rootNames.keys()].filter((name) => !subpathNames.has(name)).sort(),
   }
 }
+
+/** The report of a root that is exactly its subpaths plus `ownNames`: what a public API test expects. */
+export function cleanRootSurface(ownNames: readonly string[]): RootSurfaceReport {
+  return {
+    runtime: [],
+    runtimeExtra: [],
+    collisions: [],
+    missing: [],
+    different: [],
+    clashes: [],
+    rootOnly: [...ownNames].sort(),
+  }
+}
