@@ -10,6 +10,7 @@ import { codeFaultCases } from './support/fault-cases-codes.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
+import { signUpFaultCases } from './support/fault-cases-sign-up.js'
 import { faultKit } from './support/faults.js'
 
 /**
@@ -40,6 +41,7 @@ const cases = [
   ...reencryptionFaultCases(kit),
   ...mailFaultCases(kit),
   ...codeFaultCases(kit),
+  ...signUpFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {
