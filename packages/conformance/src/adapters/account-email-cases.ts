@@ -318,7 +318,7 @@ export const accountEmailCases: readonly Case[] = [
   ),
   conformanceCase(
     'adapter.account-email-outage',
-    'with the code store down, sign-up and reset requests answer 503 with Retry-After, not 500',
+    'with the database down (the code and account stores of the flows), sign-up and reset requests answer 503 with Retry-After, not 500',
     async (fixture, check) => {
       const { world, url } = await started(fixture)
       world.codeState.down = true

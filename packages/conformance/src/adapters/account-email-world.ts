@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { AccountEmail } from '@portcullis/core/account-email'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import { CodeKeyRing, MemoryOneTimeCodeStore, type OneTimeCodeStore } from '@portcullis/core/codes'
+import { CodeKeyRing, MemoryOneTimeCodeStore } from '@portcullis/core/codes'
 import { PortcullisError } from '@portcullis/core/errors'
 import {
   generateLocalSigningKey,
@@ -38,8 +38,8 @@ function movableClock() {
   })
 }
 
-/** The code store with every method failing while `state.down` (a database outage). */
-function switchableCodes(store: OneTimeCodeStore, state: { down: boolean }): OneTimeCodeStore {
+/** A store with every method failing while `state.down` (a database outage). */
+function switchable<Store extends object>(store: Store, state: { down: boolean }): Store {
   return new Proxy(store, {
     get(target, property) {
       const value = Reflect.get(target, property, target)
@@ -93,10 +93,11 @@ export async function accountEmailWorld(options: { readonly maxAttempts?: number
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     clock,
   })
+  // One database holds the codes and the accounts: an outage takes both from the email flows.
   const accountEmail = new AccountEmail({
-    accounts,
+    accounts: switchable(accounts, codeState),
     local,
-    codes: switchableCodes(codes, codeState),
+    codes: switchable(codes, codeState),
     outbox,
     notificationSettings: new MemoryNotificationSettings(),
     protector,
