@@ -1,6 +1,8 @@
 import { setImmediate as tick } from 'node:timers/promises'
+import type { MemoryAccountData } from '@portcullis/core/accounts'
 import { type Account, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryApiKeyStore } from '@portcullis/core/api-keys'
+import { MemoryOneTimeCodeStore } from '@portcullis/core/codes'
 import { MemoryRefreshTokenStore, MemorySessionStore } from '@portcullis/core/local-accounts'
 import { MemoryMailOutbox } from '@portcullis/core/mail'
 import type { accounts } from '@portcullis/core/oauth'
@@ -59,8 +61,18 @@ function linkingByEmail(inner: AccountStore, view: accounts.OAuthAccountStore): 
 }
 
 function fixture(
-  override: (inner: AccountStore, outbox: MemoryMailOutbox) => Partial<AccountStore> = () => ({}),
-  options: { cascade?: boolean; secondFactors?: boolean; ownPeer?: boolean; blindPasskeys?: boolean } = {},
+  override: (
+    inner: AccountStore,
+    outbox: MemoryMailOutbox,
+    codes: MemoryOneTimeCodeStore,
+  ) => Partial<AccountStore> = () => ({}),
+  options: {
+    cascade?: boolean
+    secondFactors?: boolean
+    ownPeer?: boolean
+    blindPasskeys?: boolean
+    codes?: boolean
+  } = {},
 ): () => AccountStoreFixture {
   return () => {
     const sessions = new MemorySessionStore()
@@ -71,13 +83,15 @@ function fixture(
     const passkeys =
       options.blindPasskeys === true ? new BlindRemovalPasskeyStore() : new MemoryPasskeyStore()
     const passkeyChallenges = new MemoryPasskeyChallengeStore()
-    const cascade = [
+    const cascade: MemoryAccountData[] = [
       ...(options.cascade === false ? [] : [sessions, refreshTokens, stepUp, apiKeys]),
       ...(options.secondFactors === false ? [] : [totp, passkeys, passkeyChallenges]),
     ]
     const outbox = new MemoryMailOutbox()
+    const codes = new MemoryOneTimeCodeStore({ outbox })
+    if (options.codes === true) cascade.push(codes)
     const inner = new MemoryAccountStore({ cascade, outbox })
-    const store = { ...forwarding(inner), ...override(inner, outbox) }
+    const store = { ...forwarding(inner), ...override(inner, outbox, codes) }
     const peer = options.ownPeer === true ? new MemoryAccountStore({ cascade }) : store
     const seconds = { totp, passkeys, passkeyChallenges }
     return {
@@ -85,6 +99,7 @@ function fixture(
       peer,
       protector: realProtector(),
       outbox,
+      ...(options.codes === true ? { codes } : {}),
       sessions,
       refreshTokens,
       stepUp,
@@ -101,7 +116,7 @@ export interface BrokenAccountStore {
   readonly caught: readonly string[]
 }
 
-export const correctAccountStore = fixture()
+export const correctAccountStore = fixture(undefined, { codes: true })
 
 export const brokenAccountStores: readonly BrokenAccountStore[] = [
   {
@@ -113,6 +128,20 @@ export const brokenAccountStores: readonly BrokenAccountStore[] = [
       },
     })),
     caught: ['accounts.outbox.iff-commit'],
+  },
+  {
+    name: "issues a sign-up's code in a step of its own, whatever the sign-up's outcome",
+    factory: fixture(
+      (inner, _outbox, codes) => ({
+        createAccount: async ({ code, ...request }) => {
+          const outcome = await inner.createAccount(request)
+          if (code !== undefined) await codes.issue({ code, supersede: false })
+          return outcome
+        },
+      }),
+      { codes: true },
+    ),
+    caught: ['accounts.sign-up.atomic'],
   },
   {
     name: 'drops the messages of an epoch bump',
