@@ -288,3 +288,42 @@ describe('sign-up when a store fails', () => {
     expect(outbox.pending()[0]?.accountId).toBe(first)
   })
 })
+
+describe('sign-up racing a verification of the same address', () => {
+  it('answers as ever and creates and sends nothing when another account verified the address after the lookup', async () => {
+    const base = await accountEmailWorld()
+    await base.verifiedAccount('raced@example.com')
+    const mailBefore = base.outbox.pending().length
+    const created: string[] = []
+    // The lookup runs before the other account's verification commits: it finds nobody.
+    const accounts = new Proxy(base.accounts, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target)
+        if (typeof value !== 'function') return value
+        if (property === 'findAccountByVerifiedEmail') return async () => null
+        if (property !== 'createAccount') return value.bind(target)
+        return async (request: { accountId: string }) => {
+          created.push(request.accountId)
+          return value.call(target, request)
+        }
+      },
+    })
+    const world = await accountEmailWorld({
+      email: { accounts, codes: base.codes, outbox: base.outbox, local: base.local },
+    })
+    const fresh = await world.email.signUp({ email: 'other@example.com', password: PASSWORD })
+    const raced = await world.email.signUp({ email: 'raced@example.com', password: PASSWORD })
+    expect(raced.flow).toHaveLength(fresh.flow.length)
+    expect(created).toHaveLength(2)
+    expect(await base.accounts.getAccount(created[1] as string)).toBeNull()
+    expect(await base.accounts.listEmailAddresses(created[1] as string)).toEqual([])
+    // Only the other address's verification was written.
+    expect(base.outbox.pending().length - mailBefore).toBe(1)
+    expect(base.events.filter((event) => event.type === 'sign_up.refused')).toMatchObject([
+      { type: 'sign_up.refused', reason: 'address_taken' },
+    ])
+    await expect(world.email.verifyEmail({ flow: raced.flow, code: '000000' })).rejects.toMatchObject({
+      code: 'account_email.invalid_code',
+    })
+  })
+})
