@@ -1,8 +1,9 @@
 // What the published packages promise before anything is packed: the exports they publish, the files
 // they list, their LICENSE and a README with a checked example. Plus the helpers the pack test relies on,
 // shown able to fail.
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { readFile, realpath } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   exportTargets,
@@ -14,6 +15,35 @@ import { readmeExample } from '../src/readme.js'
 import { publishedPackages, WORKSPACE_ROOT } from '../src/workspace.js'
 
 const packages = await publishedPackages()
+
+/** npm's install-time lifecycle scripts: what runs on a user's machine during `npm install`. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall']
+
+/** Where Node would find `name` from `directory` (node_modules of it and of every parent). */
+async function installedPackage(directory: string, name: string): Promise<string | undefined> {
+  for (let dir = directory; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name)
+    if (existsSync(join(candidate, 'package.json'))) return realpath(candidate)
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+/** Every package a user's install of `directory` brings (dependencies and optional ones, transitively). */
+async function productionTree(directory: string): Promise<Map<string, Record<string, unknown>>> {
+  const seen = new Map<string, Record<string, unknown>>()
+  const visit = async (from: string, manifest: Record<string, Record<string, string> | undefined>) => {
+    for (const name of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+      if (name.startsWith('@portcullis/')) continue
+      const found = await installedPackage(from, name)
+      if (found === undefined || seen.has(found)) continue
+      const dependency = JSON.parse(await readFile(join(found, 'package.json'), 'utf8'))
+      seen.set(found, dependency)
+      await visit(found, dependency)
+    }
+  }
+  await visit(directory, JSON.parse(await readFile(join(directory, 'package.json'), 'utf8')))
+  return seen
+}
 
 describe('every published package', () => {
   it('is one of the adapters, the capability packages, the authorization server, the HTTP layer and core (a new package must be added here on purpose)', () => {
@@ -34,6 +64,26 @@ describe('every published package', () => {
       '@portcullis/totp',
     ])
   })
+
+  it.each(packages.map((entry) => [entry.name, entry] as const))(
+    "%s installs nothing that runs a script on the user's machine (no preinstall, install or postinstall in its dependency tree)",
+    async (_name, entry) => {
+      const tree = await productionTree(entry.directory)
+      const dependencies = Object.keys(
+        (entry.manifest as { dependencies?: object }).dependencies ?? {},
+      ).filter((name) => !name.startsWith('@portcullis/'))
+      // The walk reached every direct dependency, so a script anywhere below it would be seen.
+      const reached = new Set([...tree.values()].map((manifest) => manifest.name))
+      expect(dependencies.filter((name) => !reached.has(name))).toEqual([])
+      const running = [...tree.values()]
+        .filter((manifest) => {
+          const scripts = (manifest.scripts ?? {}) as Record<string, string>
+          return INSTALL_SCRIPTS.some((script) => script in scripts)
+        })
+        .map((manifest) => `${manifest.name}@${manifest.version}`)
+      expect(running).toEqual([])
+    },
+  )
 
   it.each(packages.map((entry) => [entry.name, entry] as const))(
     '%s publishes its exports without the source condition (publishConfig.exports)',

@@ -1,3 +1,4 @@
+/// <reference path="./email-providers.d.ts" />
 import { ConfigurationError } from '@portcullis/core/errors'
 
 /**
