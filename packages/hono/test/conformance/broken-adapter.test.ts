@@ -27,13 +27,14 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
       ),
     )
     // the OpenAPI document of a guard-less route lacks its 403 answer, a passkey step-up guards nothing
-    // then, and MCP reads obey the same routes
+    // then, an impersonation starts without the capability, and MCP reads obey the same routes
     expect(failed).toEqual([
       'adapter.guard-forbidden',
       'adapter.tenant-path-forgery',
       'adapter.step-up-one-use',
       'adapter.openapi',
       'adapter.passkey-step-up',
+      'adapter.impersonation-start',
       'adapter.mcp-list-read',
     ])
   })
