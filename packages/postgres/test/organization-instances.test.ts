@@ -61,7 +61,8 @@ listenerB.subscribe({
 
 async function heardOnB(accountId: string): Promise<void> {
   const deadline = Date.now() + 5_000
-  while (!heard.has(accountId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2))
+  while (!heard.has(accountId) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 2))
   heard.delete(accountId)
 }
 
