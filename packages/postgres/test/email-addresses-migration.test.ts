@@ -3,10 +3,8 @@
 // identity links gain only the two informational columns (null), and the accounts work as before and
 // can take addresses.
 import { digestOpaqueToken, newOpaqueToken } from '@portcullis/core/local-accounts'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  createPostgresClient,
   MIGRATIONS,
   migrate,
   PostgresAccountStore,
@@ -14,19 +12,11 @@ import {
   PostgresSessionStore,
 } from '../src/index.js'
 import { realProtector } from './support/database.js'
-import { everyRow, migrateThrough } from './support/migration-database.js'
+import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'email-addresses')?.version ?? -1
 const NOW = new Date('2026-11-30T12:00:00.000Z')
-const database = await createTestDatabase()
-const client: PostgresClient = createPostgresClient({
-  connectionString: database.connectionString,
-  maxConnections: 4,
-})
-afterAll(async () => {
-  await client.close()
-  await database.close()
-})
+const client: PostgresClient = await migrationDatabase()
 
 const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
 let before: Record<string, unknown[]> = {}

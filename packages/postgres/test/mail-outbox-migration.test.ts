@@ -5,10 +5,8 @@
 import { randomUUID } from 'node:crypto'
 import { CodeKeyRing, generateFlowId } from '@portcullis/core/codes'
 import { digestOpaqueToken, newOpaqueToken } from '@portcullis/core/local-accounts'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  createPostgresClient,
   MIGRATIONS,
   migrate,
   PostgresAccountStore,
@@ -19,19 +17,11 @@ import {
   PostgresSessionStore,
   sweepExpired,
 } from '../src/index.js'
-import { everyRow, migrateThrough } from './support/migration-database.js'
+import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'mail-outbox')?.version ?? -1
 const NOW = new Date('2026-12-01T12:00:00.000Z')
-const database = await createTestDatabase()
-const client: PostgresClient = createPostgresClient({
-  connectionString: database.connectionString,
-  maxConnections: 4,
-})
-afterAll(async () => {
-  await client.close()
-  await database.close()
-})
+const client: PostgresClient = await migrationDatabase()
 
 const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
 const ring = new CodeKeyRing({ version: 1, secret: new Uint8Array(32).fill(9) })

@@ -7,11 +7,9 @@ import {
   type SessionSignIn,
 } from '@portcullis/core/local-accounts'
 import { accounts } from '@portcullis/core/oauth'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  createPostgresClient,
   MIGRATIONS,
   migrate,
   migrationStatus,
@@ -21,7 +19,7 @@ import {
   PostgresSessionStore,
 } from '../src/index.js'
 import { realProtector } from './support/database.js'
-import { migrateThrough } from './support/migration-database.js'
+import { migrateThrough, migrationDatabase } from './support/migration-database.js'
 import { V5LocalAccountStore, V5OAuthAccountStore } from './support/schema-v5.js'
 
 /** A real (cheap) hasher: scrypt, `$scrypt$salt$hash`. */
@@ -50,15 +48,7 @@ function derive(password: string, salt: Buffer): Promise<Buffer> {
 const NOW = new Date()
 const ISSUERS = { google: 'https://accounts.google.example', github: 'https://github.example' } as const
 const protector = realProtector()
-const database = await createTestDatabase()
-const client: PostgresClient = createPostgresClient({
-  connectionString: database.connectionString,
-  maxConnections: 4,
-})
-afterAll(async () => {
-  await client.close()
-  await database.close()
-})
+const client: PostgresClient = await migrationDatabase()
 
 const identity = (provider: keyof typeof ISSUERS, subject: string): accounts.ProviderIdentity => ({
   provider,

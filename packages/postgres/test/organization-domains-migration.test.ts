@@ -1,10 +1,8 @@
 // The organization-domain migration on a database of the version before it, holding accounts, an
 // organization and its memberships: every row of every table is the same afterwards, the new table is
 // empty, and the organization can claim and verify a domain that goes with it when it is deleted.
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  createPostgresClient,
   MIGRATIONS,
   migrate,
   PostgresAccountStore,
@@ -12,19 +10,11 @@ import {
   PostgresOrganizationDomainStore,
   PostgresOrganizationStore,
 } from '../src/index.js'
-import { everyRow, migrateThrough } from './support/migration-database.js'
+import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'organization-domains')?.version ?? -1
 const NOW = new Date('2026-12-02T12:00:00.000Z')
-const database = await createTestDatabase()
-const client: PostgresClient = createPostgresClient({
-  connectionString: database.connectionString,
-  maxConnections: 4,
-})
-afterAll(async () => {
-  await client.close()
-  await database.close()
-})
+const client: PostgresClient = await migrationDatabase()
 
 const HASH = (label: string) => `$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$${label.padEnd(43, 'A')}`
 let before: Record<string, unknown[]> = {}

@@ -1,4 +1,6 @@
-import { MIGRATIONS, MIGRATIONS_TABLE, type PostgresClient } from '../../src/index.js'
+import { createTestDatabase } from '@portcullis/database-tooling/test-database'
+import { afterAll } from 'vitest'
+import { createPostgresClient, MIGRATIONS, MIGRATIONS_TABLE, type PostgresClient } from '../../src/index.js'
 import { checksumOf } from '../../src/migrations/migrate.js'
 
 /**
@@ -35,4 +37,32 @@ export async function everyRow(client: PostgresClient): Promise<Record<string, u
     rows[name] = result.rows[0]?.rows ?? []
   }
   return rows
+}
+
+/**
+ * A fresh database of its own for a migration test, its client closed and the database dropped after
+ * the file's tests.
+ */
+export async function migrationDatabase(maxConnections = 4): Promise<PostgresClient> {
+  const database = await createTestDatabase()
+  const client = createPostgresClient({ connectionString: database.connectionString, maxConnections })
+  afterAll(async () => {
+    await client.close()
+    await database.close()
+  })
+  return client
+}
+
+/**
+ * `after` split into the tables `before` had (`kept`) and those a migration created (`added`): a
+ * migration test upgrades to the latest version, so later migrations' tables appear too.
+ */
+export function splitByTables(
+  after: Record<string, unknown[]>,
+  before: Record<string, unknown[]>,
+): { kept: Record<string, unknown[]>; added: Record<string, unknown[]> } {
+  const kept: Record<string, unknown[]> = {}
+  const added: Record<string, unknown[]> = {}
+  for (const [name, rows] of Object.entries(after)) (name in before ? kept : added)[name] = rows
+  return { kept, added }
 }
