@@ -34,10 +34,10 @@ CREATE TABLE "portcullis_organizations" (
 	CONSTRAINT "portcullis_organizations_name_check" CHECK (char_length("portcullis_organizations"."name") between 1 and 200)
 );
 --> statement-breakpoint
-ALTER TABLE "portcullis_invitations" ADD CONSTRAINT "portcullis_invitations_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "public"."portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "portcullis_invitations" ADD CONSTRAINT "portcullis_invitations_inviter_account_id_fkey" FOREIGN KEY ("inviter_account_id") REFERENCES "public"."portcullis_accounts"("account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "portcullis_memberships" ADD CONSTRAINT "portcullis_memberships_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "public"."portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "portcullis_memberships" ADD CONSTRAINT "portcullis_memberships_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "public"."portcullis_accounts"("account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portcullis_invitations" ADD CONSTRAINT "portcullis_invitations_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portcullis_invitations" ADD CONSTRAINT "portcullis_invitations_inviter_account_id_fkey" FOREIGN KEY ("inviter_account_id") REFERENCES "portcullis_accounts"("account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portcullis_memberships" ADD CONSTRAINT "portcullis_memberships_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portcullis_memberships" ADD CONSTRAINT "portcullis_memberships_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "portcullis_accounts"("account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "portcullis_invitations_organization_idx" ON "portcullis_invitations" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "portcullis_invitations_inviter_idx" ON "portcullis_invitations" USING btree ("inviter_account_id");--> statement-breakpoint
 CREATE INDEX "portcullis_memberships_account_idx" ON "portcullis_memberships" USING btree ("account_id","organization_id");--> statement-breakpoint

@@ -12,6 +12,6 @@ CREATE TABLE "portcullis_organization_domains" (
 	CONSTRAINT "portcullis_organization_domains_enrollment_check" CHECK ("portcullis_organization_domains"."enrollment" in ('manual-invitation', 'automatic-invitation', 'automatic-suggestion'))
 );
 --> statement-breakpoint
-ALTER TABLE "portcullis_organization_domains" ADD CONSTRAINT "portcullis_organization_domains_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "public"."portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "portcullis_organization_domains" ADD CONSTRAINT "portcullis_organization_domains_organization_id_fkey" FOREIGN KEY ("organization_id") REFERENCES "portcullis_organizations"("organization_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "portcullis_organization_domains_organization_domain_key" ON "portcullis_organization_domains" USING btree ("organization_id","domain");--> statement-breakpoint
 CREATE UNIQUE INDEX "portcullis_organization_domains_verified_key" ON "portcullis_organization_domains" USING btree ("domain") WHERE "portcullis_organization_domains"."verified_at" is not null;

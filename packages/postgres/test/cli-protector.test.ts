@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../src/cli/run.js'
-import { createPostgresClient, migrate, type PostgresClient } from '../src/index.js'
+import { createPostgresClient, migrate, type PostgresClient, SEALED_COLUMNS } from '../src/index.js'
 
 let database: TestDatabase
 let client: PostgresClient
@@ -38,7 +38,7 @@ describe('portcullis-postgres protector', () => {
     expect(out).toContain('  (none)')
     expect(out).toContain('unreadable (not an envelope): 0')
     expect(out).toContain('  portcullis_totp_enrollments.sealed_secret: none')
-    expect(out.filter((line) => line.startsWith('    counted by '))).toHaveLength(5)
+    expect(out.filter((line) => line.startsWith('    counted by '))).toHaveLength(SEALED_COLUMNS.length)
   })
 
   it('status shows roles from the key ring, unreadable values apart, and warns of a version outside the ring', async () => {

@@ -57,6 +57,13 @@ describe('generated migrations', () => {
     ])
   })
 
+  it('name no schema: every table they create or reference is in the schema the client is set to', () => {
+    // drizzle-kit writes `REFERENCES "public"."t"` for a foreign key; the schema option would then point
+    // at a table that is not there (or at another schema's).
+    const naming = generatedMigrations(5).filter((migration) => /"public"\./i.test(migration.sql))
+    expect(naming.map((migration) => migration.name)).toEqual([])
+  })
+
   it('refuses a malformed journal instead of skipping migrations, before reading any file', async () => {
     const folder = await drizzleFolder([{ idx: 0, tag: '../escape' }])
     expect(() => readDrizzleFolder(folder)).toThrow('drizzle journal entry is malformed')

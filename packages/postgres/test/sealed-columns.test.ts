@@ -11,6 +11,8 @@ import {
   sessionStoreSuite,
 } from '@portcullis/conformance/local-accounts'
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
+import { organizationDomainStoreSuite } from '@portcullis/conformance/organization-domains'
+import { organizationStoresSuite } from '@portcullis/conformance/organizations'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { securityLogSuite } from '@portcullis/conformance/security-log'
@@ -50,6 +52,8 @@ import {
   sealedColumnName,
 } from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
+import { postgresOrganizationDomainFixture } from './support/organization-domains.js'
+import { postgresOrganizationFixture } from './support/organizations.js'
 
 // The registry of sealed columns is complete: every store writes through its conformance suite into
 // one database, every envelope its protector seals is recorded, and then every column of every
@@ -147,6 +151,8 @@ const suites: ConformanceSuite<never>[] = [
     accounts: new PostgresAccountStore({ client }),
     heard: () => heard,
   })),
+  organizationStoresSuite(postgresOrganizationFixture(client, client)),
+  organizationDomainStoreSuite(postgresOrganizationDomainFixture(client, client)),
 ] as unknown as ConformanceSuite<never>[]
 
 interface ColumnInfo {
