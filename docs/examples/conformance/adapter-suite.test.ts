@@ -5,7 +5,10 @@ import { describeConformance } from '@portcullis/conformance/vitest'
 import {
   accountEmailRoutes,
   activityRoutes,
+  administrationRoutes,
   createAccountRoutes,
+  createOrganizationDomainRoutes,
+  impersonationRoutes,
   localAccountRoutes,
   mcpEndpoint,
   passkeyRoutes,
@@ -44,6 +47,11 @@ async function fastifyApp(scenario: AdapterScenario) {
   if (scenario.totp !== undefined) totpRoutes(app, scenario.totp)
   if (scenario.accountEmail !== undefined) accountEmailRoutes(app, scenario.accountEmail)
   if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
+  if (scenario.administration !== undefined) administrationRoutes(app, scenario.administration)
+  if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
+  if (scenario.organizationDomains !== undefined) {
+    createOrganizationDomainRoutes(app, scenario.organizationDomains)
+  }
   if (scenario.mcp !== undefined) {
     const { scheme, auth, listing, protectedResource } = scenario.mcp
     mcpEndpoint(app, {
