@@ -97,14 +97,20 @@ describe.skipIf(chromiumPath === undefined)('the addresses of a signed-in accoun
     await expect(page.locator('[data-testid="no-address"]').count()).resolves.toBe(1)
     await expect(page.locator('[data-testid="verify-banner"]').count()).resolves.toBe(0)
 
+    // The account page asks no password: adding an address is a page of its own.
+    await expect(page.locator('input[type="password"]').count()).resolves.toBe(0)
+    await page.getByRole('link', { name: 'Add an address' }).click()
+    await page.waitForURL(`${app.url}/account/email/addresses`)
     // A wrong password earns no step-up: nothing is added.
     await page.fill(ADD_EMAIL, FIRST)
     await page.fill(ADD_PASSWORD, `${PASSWORD}-wrong`)
     await page.getByRole('button', { name: 'Add the address' }).click()
-    await page.waitForURL(`${app.url}/account`)
+    await page.waitForURL(`${app.url}/account/email/addresses`)
     await expect(page.locator(ADD_PASSWORD).getAttribute('aria-invalid')).resolves.toBe('true')
+    await page.goto(`${app.url}/account`)
     await expect(page.locator('[data-testid="no-address"]').count()).resolves.toBe(1)
 
+    await page.getByRole('link', { name: 'Add an address' }).click()
     await page.fill(ADD_EMAIL, FIRST)
     await page.fill(ADD_PASSWORD, PASSWORD)
     await page.getByRole('button', { name: 'Add the address' }).click()
@@ -132,6 +138,7 @@ describe.skipIf(chromiumPath === undefined)('the addresses of a signed-in accoun
   })
 
   it('a second address, verified, becomes primary; the first is removed; other sessions end; notices arrive', async () => {
+    await page.getByRole('link', { name: 'Add an address' }).click()
     await page.fill(ADD_EMAIL, SECOND)
     await page.fill(ADD_PASSWORD, PASSWORD)
     await page.getByRole('button', { name: 'Add the address' }).click()

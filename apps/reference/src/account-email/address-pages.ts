@@ -13,7 +13,7 @@ import { html } from '../layout/html.js'
 import { CODE_LINK_SCRIPT_PATH, sendPage, sessionViewer } from '../layout/layout.js'
 import { codePageHeaders } from './recovery-pages.js'
 
-/** The account page's form that adds an address (with the password: the `email-change` step-up). */
+/** The page that adds an address (with the password: the `email-change` step-up); the account page links it. */
 export const ADD_ADDRESS_PATH = '/account/email/addresses'
 /** A new verification code for an unverified address (the banner's button and the account page's). */
 export const RESEND_ADDRESS_PATH = '/account/email/addresses/resend'
@@ -77,6 +77,26 @@ export function addressRoutes(
     return { session, stepUpToken: stepUp.reveal() }
   }
 
+  router.get(ADD_ADDRESS_PATH, { auth }, async (request, response) => {
+    const flash = kit.take(request, response)
+    const email = fieldError(flash, 'email')
+    const password = fieldError(flash, 'password')
+    await kit.show(
+      request,
+      response,
+      'Add an email address',
+      html`${flashNotice(flash)}
+        <form method="post" action="${ADD_ADDRESS_PATH}" class="stack card" aria-label="Add an address">
+          <label>Another email address <input name="email" type="email" autocomplete="email" required${email.invalid}></label>
+          ${email.message}
+          <label>Your password <input name="password" type="password" autocomplete="current-password" required${password.invalid}></label>
+          ${password.message}
+          <div class="actions"><button type="submit">Add the address</button> <a href="/account">Cancel</a></div>
+          <p class="muted">A code goes to the new address; it can receive password resets once verified.</p>
+        </form>`,
+    )
+  })
+
   router.post(ADD_ADDRESS_PATH, { auth }, form, async (request, response) => {
     const email = field(request, 'email')
     try {
@@ -94,9 +114,12 @@ export function addressRoutes(
       const code = String((error as { code?: unknown }).code)
       if (code.startsWith('account_email.') || code.startsWith('email.')) {
         retryHint(response, error)
-        return kit.done(request, response, '/account', { error: refusal(error).message, field: 'email' })
+        return kit.done(request, response, ADD_ADDRESS_PATH, {
+          error: refusal(error).message,
+          field: 'email',
+        })
       }
-      kit.failed(request, response, error, '/account')
+      kit.failed(request, response, error, ADD_ADDRESS_PATH)
     }
   })
 

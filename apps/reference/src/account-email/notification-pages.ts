@@ -5,8 +5,7 @@ import { required } from '@portcullis/core/policy'
 import type { SecureRouter } from '@portcullis/express'
 import type { Request, RequestHandler } from 'express'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import { type AccountKit, fieldError } from '../accounts/page-kit.js'
-import type { Flash } from '../layout/flash.js'
+import type { AccountKit } from '../accounts/page-kit.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { ADD_ADDRESS_PATH, ADDRESS_ACTION_PATH, RESEND_ADDRESS_PATH } from './address-pages.js'
 import { EMAIL_CHANGE_PATH } from './email-change-pages.js'
@@ -30,19 +29,15 @@ const KIND_WORDS: Readonly<Record<SecurityChangeType, string>> = {
 
 /**
  * The account page's section about mail: the addresses (verified or not, the primary first) with what
- * each offers (a new code for an unverified one, making a verified one primary, removing one), a form
- * that adds one, and which security notifications go to the primary address. Every kind is on until
- * the person turns it off.
+ * each offers (a new code for an unverified one, making a verified one primary, removing one), a link to
+ * the page that adds one (the account page asks no password itself), and which security notifications
+ * go to the primary address. Every kind is on until the person turns it off.
  */
 export function emailSection(input: {
   readonly addresses: readonly EmailAddress[]
   readonly optOuts: readonly SecurityChangeType[]
-  /** What the last action left (an error beside the add form's field). */
-  readonly flash?: Flash | undefined
 }): SafeHtml {
   const off = new Set(input.optOuts)
-  const email = fieldError(input.flash, 'email')
-  const password = fieldError(input.flash, 'password')
   const only = input.addresses.length === 1
   return html`<h2>Email</h2>
     ${
@@ -57,14 +52,7 @@ export function emailSection(input: {
           )}</ul>`
     }
     <p><a href="${EMAIL_CHANGE_PATH}">Change the email address</a></p>
-    <form method="post" action="${ADD_ADDRESS_PATH}" class="stack card" aria-label="Add an address">
-      <label>Another email address <input name="email" type="email" autocomplete="email" required${email.invalid}></label>
-      ${email.message}
-      <label>Your password <input name="password" type="password" autocomplete="current-password" required${password.invalid}></label>
-      ${password.message}
-      <div><button type="submit" class="secondary">Add the address</button></div>
-      <p class="muted">A code goes to the new address; it can receive password resets once verified.</p>
-    </form>
+    <p><a href="${ADD_ADDRESS_PATH}">Add an address</a></p>
     <form method="post" action="${NOTIFICATIONS_PATH}" class="stack card" aria-label="Security notifications">
       <fieldset class="plain"><legend>Tell me by mail when</legend>
         ${SECURITY_CHANGE_TYPES.map(

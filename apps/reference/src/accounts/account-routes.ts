@@ -83,7 +83,6 @@ export function accountRoutes(
         : emailSection({
             addresses: await mail.parts.accounts.listEmailAddresses(accountId),
             optOuts: (await mail.notificationSettings(accountId)).optOuts,
-            flash,
           })
     const linked = methods.some((method) => method.kind === 'identity' && method.provider === DEMO_PROVIDER)
     // A link or an unlink ends at the provider's routes, which return here: say what came of it.
