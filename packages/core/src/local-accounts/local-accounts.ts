@@ -42,6 +42,7 @@ import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './
 import type { SessionOperations } from './session-operations.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
 import type { SessionCookie } from './sessions/session-cookie.js'
+import { isHandleTagList } from './sessions/session-store.js'
 import type {
   EstablishSignInRequest,
   LocalRequestInfo,
@@ -216,9 +217,8 @@ export class LocalAccounts {
       throw invalidLocalInput('accountId must be a non-empty string')
     }
     const tags = request.handleTags
-    if (!Array.isArray(tags) || tags.length < 1 || tags.length > 2 || !tags.every(isHandleTag)) {
+    if (!isHandleTagList(tags))
       throw invalidLocalInput('handleTags must be 1 or 2 tags of 11 base64url characters')
-    }
     const account = await this.#accounts.getAccount(request.accountId)
     if (account === null || account.status === 'disabled') {
       throw new LocalAuthError('local.account_not_found', 'no active account with this id')
@@ -238,9 +238,7 @@ export class LocalAccounts {
    * the store announces each one. How many ended.
    */
   async revokeTaggedSessions(tags: readonly string[]): Promise<number> {
-    if (!Array.isArray(tags) || tags.length < 1 || tags.length > 2 || !tags.every(isHandleTag)) {
-      throw invalidLocalInput('tags must be 1 or 2 tags of 11 base64url characters')
-    }
+    if (!isHandleTagList(tags)) throw invalidLocalInput('tags must be 1 or 2 tags of 11 base64url characters')
     return this.#operations.revokeTagged(tags)
   }
 
@@ -412,12 +410,6 @@ export class LocalAccounts {
   ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
     return issueInviteCode(this.#accounts, this.#runtime, options)
   }
-}
-
-const HANDLE_TAG = /^[A-Za-z0-9_-]{11}$/
-
-function isHandleTag(value: unknown): value is string {
-  return typeof value === 'string' && HANDLE_TAG.test(value)
 }
 
 /**

@@ -207,14 +207,7 @@ export function validateRevokeSessions(request: unknown): ValidatedSessionRevoca
       throw invalid('revoke by handle tags takes no other field')
     }
     const tags = fields.handleTags
-    if (
-      !Array.isArray(tags) ||
-      tags.length < 1 ||
-      tags.length > 2 ||
-      !tags.every((tag) => isHandleTag(tag))
-    ) {
-      throw invalid('handleTags must be 1 or 2 tags of 11 base64url characters')
-    }
+    if (!isHandleTagList(tags)) throw invalid('handleTags must be 1 or 2 tags of 11 base64url characters')
     return { by: 'tags', tags: Object.freeze([...tags]) }
   }
   if (has('digest')) {
@@ -237,6 +230,11 @@ export function validateRevokeSessions(request: unknown): ValidatedSessionRevoca
 }
 
 const HANDLE_TAG = /^[A-Za-z0-9_-]{11}$/
+
+/** 1 or 2 tags of 11 base64url characters: what a session handle's tag slots hold. */
+export function isHandleTagList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.length >= 1 && value.length <= 2 && value.every(isHandleTag)
+}
 
 function isHandleTag(value: unknown): value is string {
   return typeof value === 'string' && HANDLE_TAG.test(value)
