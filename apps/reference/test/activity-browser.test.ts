@@ -144,13 +144,16 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
     const redirected = page.waitForRequest((request) => request.url().startsWith(REDIRECT))
     await page.getByRole('button', { name: /allow/i }).click()
     await redirected
-    const connected = await activityItems(page, 'client_connected', 1)
+    // That tab goes on to the client's redirect URI, where nothing listens, and an error page: read on in
+    // another, so no navigation of it races the next one.
+    const account = await laptop.newPage()
+    const connected = await activityItems(account, 'client_connected', 1)
     await expect(words(connected.first())).resolves.toContain('Connected Activity test agent.')
     // Disconnecting it on the connected-apps page is there too.
-    await page.goto(`${app.url}/connected-apps`)
-    await page.getByRole('button', { name: 'Disconnect' }).first().click()
-    await page.waitForURL(`${app.url}/connected-apps?disconnected=1`)
-    const disconnected = await activityItems(page, 'client_disconnected', 1)
+    await account.goto(`${app.url}/connected-apps`)
+    await account.getByRole('button', { name: 'Disconnect' }).first().click()
+    await account.waitForURL(`${app.url}/connected-apps?disconnected=1`)
+    const disconnected = await activityItems(account, 'client_disconnected', 1)
     await expect(words(disconnected.first())).resolves.toContain('Disconnected an app.')
   })
 
