@@ -63,6 +63,8 @@ it('records sign-ins with their device and lists them newest first', async () =>
     'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
   const { accountId } = await local.register({ username: 'ada', password: 'correct horse battery' })
   await expect(local.login({ username: 'ada', password: 'wrong' })).rejects.toThrow()
+  // The log orders by time: the failure's millisecond is over before the next sign-in starts.
+  await new Promise((resolve) => setTimeout(resolve, 10))
   await local.login(
     { username: 'ada', password: 'correct horse battery' },
     { request: { peerAddress: '203.0.113.7', userAgent: chrome } },
