@@ -2,37 +2,24 @@ import type { AccountStore } from '../accounts/port.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationEvidence } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
-import { isImpersonationHandle } from '../impersonation/handle.js'
-import { StepUpError, StepUpErrorCodes } from '../step-up/errors.js'
 import type { StepUpService } from '../step-up/service.js'
 import type { AccountEpochs } from './account-epochs.js'
-import { LocalAuthError } from './auth-errors.js'
 import { invalidLocalInput } from './errors.js'
-import {
-  LOCAL_ACCOUNTS_OPTIONS,
-  type LocalAccountsOptions,
-  type LocalAuthProfile,
-  type LocalTransport,
-  type RegistrationPolicy,
+import type {
+  LocalAccountsOptions,
+  LocalAuthProfile,
+  LocalTransport,
+  RegistrationPolicy,
 } from './local-accounts-options.js'
+import { LOCAL_ACCOUNTS_OPTIONS } from './local-accounts-shape.js'
 import { type LocalCredentials, type LocalSessionView, localCredentialsOf } from './local-credentials.js'
 import { localParts, localServices } from './local-parts.js'
 import { LocalStepUp } from './local-step-up.js'
+import { checkedHandleTags, openAccountSession } from './open-session.js'
+import { PasswordActions } from './password-actions.js'
 import type { BoundedPasswordHasher } from './passwords/bounded-password-hasher.js'
-import { issueInviteCode } from './passwords/invites.js'
 import type { PasswordRules } from './passwords/password.js'
-import {
-  changeAccountPassword,
-  confirmAccountPassword,
-  type PasswordFlowParts,
-  registerAccount,
-  resetAccountPassword,
-} from './passwords/password-flows.js'
-import {
-  type PasswordScreen,
-  type PasswordScreenContext,
-  screenNewPassword,
-} from './passwords/password-screen.js'
+import type { PasswordScreen, PasswordScreenContext } from './passwords/password-screen.js'
 import type { ProviderSessionMatch } from './provider-session.js'
 import { resolveClientAddress, type TrustedProxies } from './rate-limits/client-address.js'
 import { subscribeLocalCaches } from './revocation-subscriber.js'
@@ -42,7 +29,6 @@ import type { EpochBumpReason, SecurityEventFields, SecurityEventType } from './
 import type { SessionOperations } from './session-operations.js'
 import type { LocalCsrf } from './sessions/local-csrf.js'
 import type { SessionCookie } from './sessions/session-cookie.js'
-import { isHandleTagList } from './sessions/session-store.js'
 import type {
   EstablishSignInRequest,
   LocalRequestInfo,
@@ -80,7 +66,7 @@ export class LocalAccounts {
   readonly #accounts: AccountStore
   readonly #operations: SessionOperations
   readonly #runtime: LocalRuntime
-  readonly #flows: PasswordFlowParts
+  readonly #passwords: PasswordActions
   readonly #proxies: TrustedProxies
   readonly #epochs: AccountEpochs
   readonly #signIns: SignIns
@@ -96,7 +82,6 @@ export class LocalAccounts {
     this.hasher = parts.hasher
     this.passwordRules = parts.flows.rules
     this.passwordScreen = parts.flows.screen
-    this.#flows = parts.flows
     this.sessionCookie = parts.sessionCookie
     this.csrf = parts.csrf
     this.sessionMechanismName = parts.sessionMechanismName
@@ -106,6 +91,12 @@ export class LocalAccounts {
     this.#signIns = services.signIns
     this.#epochs = services.epochs
     this.#operations = services.operations
+    this.#passwords = new PasswordActions({
+      flows: parts.flows,
+      epochs: services.epochs,
+      accounts: options.accounts,
+      runtime: parts.runtime,
+    })
     const notices = options.revocation?.notices
     if (notices !== undefined) {
       subscribeLocalCaches(notices, {
@@ -140,7 +131,7 @@ export class LocalAccounts {
     body: unknown,
     info: LocalRequestInfo = {},
   ): Promise<{ readonly accountId: string; readonly username: string }> {
-    return registerAccount(this.#flows, body, this.clientAddress(info))
+    return this.#passwords.register(body, this.clientAddress(info))
   }
 
   /**
@@ -213,23 +204,7 @@ export class LocalAccounts {
     readonly expiresAt: Date
     readonly request?: LocalRequestInfo
   }): Promise<SessionSignIn> {
-    if (typeof request?.accountId !== 'string' || request.accountId === '') {
-      throw invalidLocalInput('accountId must be a non-empty string')
-    }
-    const tags = request.handleTags
-    if (!isHandleTagList(tags))
-      throw invalidLocalInput('handleTags must be 1 or 2 tags of 11 base64url characters')
-    const account = await this.#accounts.getAccount(request.accountId)
-    if (account === null || account.status === 'disabled') {
-      throw new LocalAuthError('local.account_not_found', 'no active account with this id')
-    }
-    return this.#operations.openSession({
-      accountId: account.accountId,
-      securityEpoch: account.securityEpoch,
-      handleTags: tags,
-      expiresAt: request.expiresAt,
-      request: request.request,
-    })
+    return openAccountSession({ accounts: this.#accounts, operations: this.#operations }, request)
   }
 
   /**
@@ -238,8 +213,7 @@ export class LocalAccounts {
    * the store announces each one. How many ended.
    */
   async revokeTaggedSessions(tags: readonly string[]): Promise<number> {
-    if (!isHandleTagList(tags)) throw invalidLocalInput('tags must be 1 or 2 tags of 11 base64url characters')
-    return this.#operations.revokeTagged(tags)
+    return this.#operations.revokeTagged(checkedHandleTags(tags))
   }
 
   /** Moves the security epoch and ends every session and token family of the account; the new epoch. */
@@ -290,12 +264,7 @@ export class LocalAccounts {
     readonly password: unknown
     readonly request?: LocalRequestInfo
   }): Promise<void> {
-    await confirmAccountPassword(
-      this.#flows,
-      request.accountId,
-      request.password,
-      this.clientAddress(request.request),
-    )
+    await this.#passwords.confirm(request.accountId, request.password, this.clientAddress(request.request))
   }
 
   /**
@@ -322,20 +291,7 @@ export class LocalAccounts {
     readonly credentials: LocalCredentials
     readonly request?: LocalRequestInfo
   }): Promise<{ readonly session?: SessionSignIn; readonly tokens?: TokenSignIn }> {
-    if (isImpersonationHandle(request.credentials?.sessionHandle)) {
-      throw new StepUpError(StepUpErrorCodes.impersonated, 'an impersonation cannot change the password')
-    }
-    const info = request.request ?? {}
-    const clientAddress = this.clientAddress(info)
-    const updated = await changeAccountPassword(this.#flows, request.accountId, request.body, clientAddress)
-    await this.#epochs.endEverything(updated.accountId, 'epoch_bumped', clientAddress)
-    return this.renewSignIn({
-      accountId: updated.accountId,
-      securityEpoch: updated.securityEpoch,
-      credentials: request.credentials,
-      request: info,
-      amr: ['pwd'],
-    })
+    return this.#passwords.change(request, this.clientAddress(request.request ?? {}))
   }
 
   /**
@@ -387,10 +343,7 @@ export class LocalAccounts {
    * ends every session and token family of the account. False for an unknown account.
    */
   async resetPassword(accountId: string, newPassword: string): Promise<boolean> {
-    const updated = await resetAccountPassword(this.#flows, accountId, newPassword)
-    if (updated === null) return false
-    await this.#epochs.endEverything(accountId, 'revoked_by_admin', undefined)
-    return true
+    return this.#passwords.resetByAdministrator(accountId, newPassword)
   }
 
   /**
@@ -401,14 +354,14 @@ export class LocalAccounts {
    * the screen cannot decide.
    */
   screenPassword(password: string, context: PasswordScreenContext): Promise<void> {
-    return screenNewPassword(this.passwordScreen, password, context)
+    return this.#passwords.screen(password, context)
   }
 
   /** A single-use invite code for `invite-only` registration, shown once (only its digest is stored). */
   issueInvite(
     options: { readonly expiresInSeconds?: number } = {},
   ): Promise<{ readonly code: string; readonly expiresAt: Date }> {
-    return issueInviteCode(this.#accounts, this.#runtime, options)
+    return this.#passwords.issueInvite(options)
   }
 }
 

@@ -1,7 +1,7 @@
 import { CacheTrust } from '../revocation/cache-trust.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { EpochCache } from './epoch-cache.js'
-import type { LocalSettings } from './local-accounts-options.js'
+import type { LocalSettings } from './local-settings.js'
 import {
   emitSecurityEvent,
   type SecurityEventFields,
