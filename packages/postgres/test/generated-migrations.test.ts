@@ -54,6 +54,7 @@ describe('generated migrations', () => {
       { version: 16, name: 'account-search' },
       { version: 17, name: 'organizations' },
       { version: 18, name: 'organization-domains' },
+      { version: 19, name: 'session-active-organization' },
     ])
   })
 

@@ -69,7 +69,7 @@ register(
       peer: new PostgresSessionStore({ client: other }),
       accounts: new PostgresAccountStore({ client: db.client }),
     }),
-    { accountEpoch: true },
+    { accountEpoch: true, activeOrganization: true },
   ),
 )
 register(refreshTokenStoreSuite(fixture((client) => new PostgresRefreshTokenStore({ client }))))

@@ -10,6 +10,7 @@ import type {
 } from './fixture.js'
 import { rateLimitCases } from './rate-limit-cases.js'
 import { refreshCases } from './refresh-cases.js'
+import { sessionActiveOrganizationCases } from './session-active-cases.js'
 import { sessionCases } from './session-cases.js'
 import { sessionEpochCases } from './session-epoch-cases.js'
 import { sessionTagCases } from './session-tag-cases.js'
@@ -33,13 +34,16 @@ export interface SessionStoreSuiteOptions {
    * epoch): adds its cases, which need `accounts` in the fixture.
    */
   readonly accountEpoch?: boolean
+  /** The store implements the optional `setActiveOrganization`: adds its cases (a race with revoke included). */
+  readonly activeOrganization?: boolean
 }
 
 /**
  * The `SessionStore` suite: exact round trip, idle and absolute expiry at their boundaries, touch that
  * only moves forward (also under 16 concurrent touches), is capped and never revives, id rotation with
  * `replaces`, duplicates, listing, the four kinds of revoke, and typed invalid-input errors; with
- * `accountEpoch`, `getWithAccountEpoch` answering the account's current epoch.
+ * `accountEpoch`, `getWithAccountEpoch` answering the account's current epoch; with `activeOrganization`,
+ * `setActiveOrganization` (round trip, another account's handle, expiry, a race with revoke, bad input).
  */
 export function sessionStoreSuite(
   factory: SessionStoreFactory,
@@ -49,6 +53,7 @@ export function sessionStoreSuite(
     ...sessionCases,
     ...sessionTagCases,
     ...(options.accountEpoch === true ? sessionEpochCases : []),
+    ...(options.activeOrganization === true ? sessionActiveOrganizationCases : []),
   ]
   return suiteOf('SessionStore conformance', cases, factory)
 }

@@ -123,6 +123,7 @@ export {
   sessionCookie,
 } from './sessions/session-cookie.js'
 export {
+  ACTIVE_ORGANIZATION_ATTRIBUTE,
   CSRF_TOKEN_HEADER,
   SECURITY_EPOCH_ATTRIBUTE,
   SESSION_HANDLE_ATTRIBUTE,
@@ -134,6 +135,7 @@ export type {
   SessionRecord,
   SessionStore,
   SessionWithAccountEpoch,
+  SetActiveOrganizationRequest,
   TouchSessionRequest,
   ValidatedSessionRevocation,
 } from './sessions/session-store.js'
@@ -145,6 +147,7 @@ export {
   validateListSessions,
   validateRevokeSessions,
   validateSessionRecord,
+  validateSetActiveOrganization,
   validateTouchSession,
 } from './sessions/session-store.js'
 export type {

@@ -246,6 +246,19 @@ export class LocalAccounts {
   }
 
   /**
+   * Sets (`null`: clears) the active organization of the account's session with this handle. The caller
+   * checks the membership first (`setActiveOrganization` of `@portcullis/core/organizations` does); false
+   * when the session is gone.
+   */
+  async setActiveOrganization(
+    accountId: string,
+    handle: string,
+    organizationId: string | null,
+  ): Promise<boolean> {
+    return this.#operations.setActiveOrganization(accountId, handle, organizationId)
+  }
+
+  /**
    * A new session id for the caller's session (call it when the session's privileges change: no
    * fixation). The old id stops working at once on this instance and within the staleness bound elsewhere.
    */

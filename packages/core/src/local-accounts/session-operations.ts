@@ -130,7 +130,16 @@ export class SessionOperations {
       replaces: sessionId,
       clientAddress: this.#clientAddress(info),
       userAgent: info.userAgent,
+      activeOrganizationId: check.session.activeOrganizationId,
     })
+  }
+
+  async setActiveOrganization(
+    accountId: string,
+    handle: string,
+    organizationId: string | null,
+  ): Promise<boolean> {
+    return this.#sessionManager().setActiveOrganization(accountId, handle, organizationId)
   }
 
   #sessionManager(): SessionManager {

@@ -1,5 +1,16 @@
 // Organizations: memberships and their roles behind the tenant guard, invitations by email, the
 // store ports with their memory implementation, and the resolver that fills the snapshot's tenants.
+export type {
+  ActiveOrganizationSessions,
+  SetActiveOrganizationInput,
+  SetActiveOrganizationOutcome,
+} from './active-organization.js'
+export {
+  ACTIVE_ORGANIZATION_SNAPSHOT_ATTRIBUTE,
+  activeOrganizationOf,
+  sessionActiveOrganization,
+  setActiveOrganization,
+} from './active-organization.js'
 export type { OrganizationErrorCode, OrganizationErrorOptions } from './errors.js'
 export { OrganizationError, OrganizationErrorCodes } from './errors.js'
 export type {

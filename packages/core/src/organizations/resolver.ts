@@ -3,6 +3,10 @@ import { AuthorizationSnapshot, type AuthorizationSnapshotInit } from '../author
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { CacheTrust } from '../revocation/cache-trust.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import {
+  ACTIVE_ORGANIZATION_SNAPSHOT_ATTRIBUTE as ACTIVE,
+  sessionActiveOrganization,
+} from './active-organization.js'
 import type { MembershipStore } from './port.js'
 import type { Membership } from './records.js'
 import { OrganizationRoles } from './roles.js'
@@ -64,18 +68,22 @@ function tenantsOf(memberships: readonly Membership[], roles: OrganizationRoles)
 function withTenants(
   base: AuthorizationSnapshot | AuthorizationSnapshotInit,
   tenants: Tenants,
+  active: string | undefined,
 ): AuthorizationSnapshotInit {
   const snapshot = AuthorizationSnapshot.from(base)
   const merged = new Map<string, readonly string[]>()
   for (const tenantId of snapshot.tenantIds) merged.set(tenantId, snapshot.tenantRoles(tenantId))
   for (const [tenantId, held] of tenants) merged.set(tenantId, held)
+  // The session's choice shows only while a membership backs it; an application's own value never does.
+  const { [ACTIVE]: _ignored, ...attributes } = snapshot.attributes
   return {
     scopes: snapshot.scopes,
     roles: snapshot.roles,
     capabilities: snapshot.capabilities,
     teams: snapshot.teams,
     tenants: merged,
-    attributes: snapshot.attributes,
+    attributes:
+      active !== undefined && tenants.has(active) ? { ...attributes, [ACTIVE]: active } : attributes,
   }
 }
 
@@ -84,7 +92,9 @@ function withTenants(
  * `AuthorizationSnapshot.tenants` (organization id -> its role, then that role's permissions), read
  * from the store once per request and cached per account until a `membership` or `account` notice
  * evicts it, on every instance. A role is only ever read from the store, never from the request, so
- * `requiresTenantRole` and MCP tenant templates work unchanged. A store failure rejects (503).
+ * `requiresTenantRole` and MCP tenant templates work unchanged. A store failure rejects (503). A session's
+ * active organization becomes the snapshot attribute `activeOrganizationId` (`activeOrganizationOf`) only
+ * while the account is a member of it, so a removed member's choice vanishes with the membership notice.
  */
 export function membershipResolver(options: MembershipResolverOptions): MembershipResolver {
   const store = options?.memberships
@@ -155,7 +165,11 @@ export function membershipResolver(options: MembershipResolverOptions): Membersh
   ): Promise<AuthorizationSnapshot | AuthorizationSnapshotInit | null> => {
     const base = options.resolver === undefined ? {} : await options.resolver(request)
     if (base === null || request.principal.kind !== 'user') return base
-    return withTenants(base, await tenantsFor(request.principal.id))
+    return withTenants(
+      base,
+      await tenantsFor(request.principal.id),
+      sessionActiveOrganization(request.evidence),
+    )
   }
   return Object.assign(resolve, { close: unsubscribe })
 }

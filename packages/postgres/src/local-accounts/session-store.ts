@@ -5,12 +5,14 @@ import {
   type SessionRecord,
   type SessionStore,
   type SessionWithAccountEpoch,
+  type SetActiveOrganizationRequest,
   sessionRecord,
   type TouchSessionRequest,
   validateCreateSession,
   validateGetSession,
   validateListSessions,
   validateRevokeSessions,
+  validateSetActiveOrganization,
   validateTouchSession,
 } from '@portcullis/core/local-accounts'
 import type { RevocationNotice } from '@portcullis/core/revocation'
@@ -67,11 +69,12 @@ const hotPath = preparedStatements((db, name) => ({
 }))
 
 function toSession(row: SessionRow): SessionRecord {
-  const { userAgent, clientAddress, ...rest } = row
+  const { userAgent, clientAddress, activeOrganizationId, ...rest } = row
   return sessionRecord({
     ...rest,
     ...(userAgent === null ? {} : { userAgent }),
     ...(clientAddress === null ? {} : { clientAddress }),
+    ...(activeOrganizationId === null ? {} : { activeOrganizationId }),
   })
 }
 
@@ -84,7 +87,9 @@ function toSession(row: SessionRow): SessionRecord {
  * (`revoke`, the replaced session of `create`) sends its revocation notice in the same transaction
  * (`notifyRevocations`): one `session` notice per session, one `account` notice for all of an account's.
  * `revoke({ handleTags })` (a back-channel logout) reads the two handle-tag indexes, never the whole table.
- * `getWithAccountEpoch` joins the account's security epoch in (one statement).
+ * `getWithAccountEpoch` joins the account's security epoch in (one statement), the active organization
+ * included (a column of the row). `setActiveOrganization` is one conditional update of the account's live
+ * session with that handle and its `session` notice, in one transaction.
  */
 export class PostgresSessionStore implements SessionStore {
   readonly #context: LocalStoreContext
@@ -99,6 +104,7 @@ export class PostgresSessionStore implements SessionStore {
       ...session,
       userAgent: session.userAgent ?? null,
       clientAddress: session.clientAddress ?? null,
+      activeOrganizationId: session.activeOrganizationId ?? null,
     }
     try {
       if (replaces === undefined) {
@@ -138,6 +144,30 @@ export class PostgresSessionStore implements SessionStore {
       prepared.touch.execute({ digest, seen: lastSeenAt, idle: idleExpiresAt }),
     )
     return result.rowCount === 1
+  }
+
+  async setActiveOrganization(request: SetActiveOrganizationRequest): Promise<boolean> {
+    const { accountId, handle, organizationId, now } = validateSetActiveOrganization(request)
+    return inTransaction(this.#context.pool, async (tx) => {
+      const changed = await tx
+        .update(sessions)
+        .set({ activeOrganizationId: organizationId })
+        .where(
+          and(
+            eq(sessions.accountId, accountId),
+            eq(sessions.handle, handle),
+            gt(sessions.idleExpiresAt, now),
+            gt(sessions.absoluteExpiresAt, now),
+          ),
+        )
+        .returning({ digest: sessions.digest })
+      await notifyRevocations(
+        tx,
+        this.#context.channel,
+        changed.map(({ digest }) => ({ kind: 'session', digest })),
+      )
+      return changed.length === 1
+    })
   }
 
   async list(request: ListSessionsRequest): Promise<readonly SessionRecord[]> {

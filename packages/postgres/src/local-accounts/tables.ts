@@ -37,6 +37,8 @@ export const sessionsTable = pgTable(
     absoluteExpiresAt: instant('absolute_expires_at').notNull(),
     userAgent: text('user_agent'),
     clientAddress: text('client_address'),
+    // The organization the person chose to work in (a choice only: memberships are read elsewhere).
+    activeOrganizationId: text('active_organization_id'),
   },
   (table) => [
     unique('portcullis_sessions_account_handle_key').on(table.accountId, table.handle),

@@ -599,4 +599,9 @@ ALTER TABLE "portcullis_organization_domains" ADD CONSTRAINT "portcullis_organiz
 CREATE UNIQUE INDEX "portcullis_organization_domains_organization_domain_key" ON "portcullis_organization_domains" USING btree ("organization_id","domain");--> statement-breakpoint
 CREATE UNIQUE INDEX "portcullis_organization_domains_verified_key" ON "portcullis_organization_domains" USING btree ("domain") WHERE "portcullis_organization_domains"."verified_at" is not null;`,
   },
+  {
+    idx: 14,
+    tag: '0014_session-active-organization',
+    sql: `ALTER TABLE "portcullis_sessions" ADD COLUMN "active_organization_id" text;`,
+  },
 ]

@@ -103,7 +103,7 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
               peer: new PostgresSessionStore({ client: other }),
               accounts: new PostgresAccountStore({ client: db.client }),
             }),
-            { accountEpoch: true },
+            { accountEpoch: true, activeOrganization: true },
           ),
         ),
       ]

@@ -9,12 +9,14 @@ import {
   type RevokeSessionsRequest,
   type SessionRecord,
   type SessionStore,
+  type SetActiveOrganizationRequest,
   sessionRecord,
   type TouchSessionRequest,
   validateCreateSession,
   validateGetSession,
   validateListSessions,
   validateRevokeSessions,
+  validateSetActiveOrganization,
   validateTouchSession,
 } from './session-store.js'
 
@@ -77,6 +79,20 @@ export class MemorySessionStore implements SessionStore {
       digest,
       sessionRecord({ ...session, lastSeenAt: new Date(seen), idleExpiresAt: new Date(idle) }),
     )
+    return true
+  }
+
+  async setActiveOrganization(request: SetActiveOrganizationRequest): Promise<boolean> {
+    const { accountId, handle, organizationId, now } = validateSetActiveOrganization(request)
+    const digest = this.#handles.get(accountId)?.get(handle)
+    const session = digest === undefined ? undefined : this.#sessions.get(digest)
+    if (digest === undefined || session === undefined || !isSessionLive(session, now)) return false
+    const { activeOrganizationId: _previous, ...rest } = session
+    this.#sessions.set(
+      digest,
+      sessionRecord(organizationId === null ? rest : { ...rest, activeOrganizationId: organizationId }),
+    )
+    await this.#announce([{ kind: 'session', digest }])
     return true
   }
 

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../../errors/portcullis-error.js'
 import type { EpochVerdict } from '../epoch-cache.js'
 import { invalidLocalInput } from '../errors.js'
 import { digestOpaqueToken, newOpaqueToken } from '../opaque-token.js'
@@ -98,6 +99,8 @@ export class SessionManager {
     readonly handleTags?: readonly string[] | undefined
     /** An absolute expiry earlier than the configured one (a short-lived session); must be in the future. */
     readonly expiresAt?: Date | undefined
+    /** The active organization a rotated session keeps. */
+    readonly activeOrganizationId?: string | undefined
   }): Promise<SessionSignIn> {
     const { settings, random } = this.#runtime
     const sessionId = newOpaqueToken(SESSION_ID_BYTES, random)
@@ -118,6 +121,7 @@ export class SessionManager {
       ...defined({
         userAgent: storableUserAgent(request.userAgent),
         clientAddress: request.clientAddress,
+        activeOrganizationId: request.activeOrganizationId,
       }),
     }
     const replaced = request.replaces === undefined ? undefined : digestOpaqueToken(request.replaces)
@@ -346,6 +350,32 @@ export class SessionManager {
       this.#cache.clearTagged(tags)
     }
     return removed
+  }
+
+  /**
+   * Sets (or with `null` clears) the active organization of the account's session with this handle; the
+   * caller has checked the membership. This instance drops the cached record at once (and a read in
+   * flight is not cached over it); the store's `session` notice drops it on every other instance. False
+   * when the session is gone. A store without `setActiveOrganization` is a configuration error.
+   */
+  async setActiveOrganization(
+    accountId: string,
+    handle: string,
+    organizationId: string | null,
+  ): Promise<boolean> {
+    const set = this.#store.setActiveOrganization
+    if (typeof set !== 'function') {
+      throw new ConfigurationError(
+        'local.active_organization_unsupported',
+        'this session store cannot keep an active organization (setActiveOrganization)',
+      )
+    }
+    this.#cache.deleteHandle(accountId, handle)
+    const now = new Date(this.#runtime.clock())
+    const changed = await set.call(this.#store, { accountId, handle, organizationId, now })
+    this.#runtime.trust.moved()
+    this.#cache.deleteHandle(accountId, handle)
+    return changed
   }
 
   /** Forgets a cached session (after a rotation elsewhere in this instance). */

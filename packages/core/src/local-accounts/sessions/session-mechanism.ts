@@ -18,6 +18,11 @@ export const CSRF_TOKEN_HEADER = 'x-csrf-token'
 /** Evidence attribute names of the session mechanism (public: handlers and step-up bindings read them). */
 export const SESSION_HANDLE_ATTRIBUTE = 'sessionHandle'
 export const SECURITY_EPOCH_ATTRIBUTE = 'securityEpoch'
+/**
+ * The session's chosen organization, when it has one. Only a choice read from the session store: a
+ * resolver (`membershipResolver`) shows it only while the account is a member, with the stored role.
+ */
+export const ACTIVE_ORGANIZATION_ATTRIBUTE = 'activeOrganizationId'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 
@@ -56,6 +61,9 @@ export function sessionMechanism(parts: SessionMechanismParts): AuthenticationMe
             // What `authenticatedWithin` and the authorization server's `auth_time` read: a session is
             // created by a sign-in (a new id every time), so its creation is when the user last proved it.
             [AUTH_TIME_ATTRIBUTE]: Math.floor(session.createdAt.getTime() / 1000),
+            ...(session.activeOrganizationId === undefined
+              ? {}
+              : { [ACTIVE_ORGANIZATION_ATTRIBUTE]: session.activeOrganizationId }),
           },
           expiresAt: new Date(Math.min(session.idleExpiresAt.getTime(), session.absoluteExpiresAt.getTime())),
         },

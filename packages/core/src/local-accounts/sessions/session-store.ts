@@ -32,6 +32,21 @@ export interface SessionRecord {
   /** At most `MAX_SESSION_USER_AGENT_LENGTH` characters: truncate the header before storing. */
   readonly userAgent?: string
   readonly clientAddress?: string
+  /**
+   * The organization the signed-in person chose to work in (`setActiveOrganization`), if any. Only a
+   * choice: the membership and its role are read from the membership store on every request, never from
+   * here, and a resolver shows it only while the account is still a member.
+   */
+  readonly activeOrganizationId?: string
+}
+
+/** `setActiveOrganization` input: the account's own session, by its handle, and the choice (null clears it). */
+export interface SetActiveOrganizationRequest {
+  readonly accountId: string
+  readonly handle: string
+  readonly organizationId: string | null
+  /** A session already expired at this time is not changed. */
+  readonly now: Date
 }
 
 export interface CreateSessionRequest {
@@ -100,6 +115,13 @@ export interface SessionStore {
    * mode) costs one store round trip instead of two.
    */
   getWithAccountEpoch?(digest: string, now: Date): Promise<SessionWithAccountEpoch | null>
+  /**
+   * Optional: sets (or with `null` clears) the active organization of the account's live session with this
+   * handle, in one statement, and announces it (a `session` notice with the session's digest) so every
+   * instance re-reads the record. True when that session was live and is changed; false for an unknown,
+   * expired or revoked session and for another account's handle (nothing is written, nothing revived).
+   */
+  setActiveOrganization?(request: SetActiveOrganizationRequest): Promise<boolean>
 }
 
 /** A frozen copy of a session record with copied dates; optional fields only when present. */
@@ -120,6 +142,9 @@ export function sessionRecord(fields: SessionRecord): SessionRecord {
   if (fields.clientAddress !== undefined && fields.clientAddress !== null) {
     copy.clientAddress = fields.clientAddress
   }
+  if (fields.activeOrganizationId !== undefined && fields.activeOrganizationId !== null) {
+    copy.activeOrganizationId = fields.activeOrganizationId
+  }
   return Object.freeze(copy)
 }
 
@@ -131,6 +156,10 @@ export function validateSessionRecord(value: unknown): SessionRecord {
   const fields = requireRecord(value, 'session')
   const userAgent = optionalText(fields.userAgent, 'userAgent', MAX_SESSION_USER_AGENT_LENGTH)
   const clientAddress = optionalText(fields.clientAddress, 'clientAddress', MAX_SESSION_CLIENT_ADDRESS_LENGTH)
+  const activeOrganizationId =
+    fields.activeOrganizationId === undefined
+      ? undefined
+      : requireStoreId(fields.activeOrganizationId, 'session.activeOrganizationId')
   const record = sessionRecord({
     digest: requireTokenDigest(fields.digest, 'session.digest'),
     handle: requireHandle(fields.handle, 'session.handle'),
@@ -142,6 +171,7 @@ export function validateSessionRecord(value: unknown): SessionRecord {
     absoluteExpiresAt: requireInstant(fields.absoluteExpiresAt, 'session.absoluteExpiresAt'),
     ...(userAgent === undefined ? {} : { userAgent }),
     ...(clientAddress === undefined ? {} : { clientAddress }),
+    ...(activeOrganizationId === undefined ? {} : { activeOrganizationId }),
   })
   if (record.lastSeenAt.getTime() < record.createdAt.getTime()) {
     throw invalid('session.lastSeenAt must not be before createdAt')
@@ -183,6 +213,19 @@ export function validateTouchSession(request: unknown): TouchSessionRequest {
   }
   requireAfter(copy.idleExpiresAt, copy.lastSeenAt, 'idleExpiresAt must be after lastSeenAt')
   return copy
+}
+
+/** `setActiveOrganization` input, validated and copied: a store id or null, never anything else. */
+export function validateSetActiveOrganization(request: unknown): SetActiveOrganizationRequest {
+  const fields = requireRecord(request, 'request')
+  if (fields.organizationId === undefined) throw invalid('organizationId must be a store id or null')
+  return {
+    accountId: requireStoreId(fields.accountId, 'accountId'),
+    handle: requireHandle(fields.handle),
+    organizationId:
+      fields.organizationId === null ? null : requireStoreId(fields.organizationId, 'organizationId'),
+    now: requireInstant(fields.now, 'now'),
+  }
 }
 
 /** `list` input, validated and copied. */

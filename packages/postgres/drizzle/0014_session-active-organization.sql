@@ -1,0 +1,1 @@
+ALTER TABLE "portcullis_sessions" ADD COLUMN "active_organization_id" text;
