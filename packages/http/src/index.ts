@@ -130,6 +130,12 @@ export type { EvaluatingSecurity } from './oauth/session.js'
 export { localSessionOf, localSessionReader } from './oauth/session.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiInput, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument, OPENAPI_INFO_OPTIONS, OPENAPI_SERVER_OPTIONS } from './openapi/document.js'
+export type { ActiveOrganizationRouteTableOptions } from './organizations/active-routes.js'
+export {
+  ACTIVE_ORGANIZATION_ROUTE_DOCS,
+  ACTIVE_ORGANIZATION_ROUTE_TABLE_OPTIONS,
+  activeOrganizationRouteTable,
+} from './organizations/active-routes.js'
 export { ORGANIZATION_DOMAIN_ROUTE_DOCS } from './organizations/domain-openapi.js'
 export type { OrganizationDomainRouteTableOptions } from './organizations/domain-routes.js'
 export {
@@ -137,6 +143,9 @@ export {
   organizationDomainRouteTable,
 } from './organizations/domain-routes.js'
 export { FREE_MAIL_DOMAINS_SOURCE, freeMailDomains } from './organizations/free-mail-domains.js'
+export { ORGANIZATION_ROUTE_DOCS } from './organizations/openapi.js'
+export type { OrganizationRouteTableOptions } from './organizations/routes.js'
+export { ORGANIZATION_ROUTE_TABLE_OPTIONS, organizationRouteTable } from './organizations/routes.js'
 export {
   browserBindingCookie,
   browserBindingFrom,

@@ -22,6 +22,7 @@ import { requireLocalSession } from '../oauth/session.js'
 import { HttpProblem } from '../problem/problem.js'
 import type { OperationDocumentation } from '../routing/route-options.js'
 import type { HttpMethod } from '../routing/route-registry.js'
+import { fieldsOf } from './bodies.js'
 import { ORGANIZATION_DOMAIN_ROUTE_DOCS as DOCS } from './domain-openapi.js'
 
 /** What every adapter's organization-domain routes take besides its own `security` and `onError`. */
@@ -56,29 +57,6 @@ export const ORGANIZATION_DOMAIN_ROUTE_TABLE_OPTIONS: OptionsShape<OrganizationD
   maxBodyBytes: { kind: 'number', check: integerBetween(64, 1024 * 1024) },
 }
 
-const invalid = (detail: string) =>
-  new HttpProblem({ status: 400, code: OrganizationDomainErrorCodes.invalidInput, detail })
-
-/** The string members of a JSON or form body: the required ones present, nothing unknown. */
-function fieldsOf(
-  body: unknown,
-  required: readonly string[],
-  optional: readonly string[],
-): Record<string, string> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('the body must be a JSON object or a form')
-  }
-  const known = new Set([...required, ...optional])
-  const fields: Record<string, string> = {}
-  for (const [name, value] of Object.entries(body)) {
-    if (!known.has(name)) throw invalid(`${name} is not a member of this request`)
-    if (typeof value !== 'string') throw invalid(`${name} must be a string`)
-    fields[name] = value
-  }
-  for (const name of required) if (fields[name] === undefined) throw invalid(`${name} is required`)
-  return fields
-}
-
 function claimBody({ claim, recordName, recordValue }: OrganizationDomainClaim): Record<string, unknown> {
   return {
     id: claim.id,
@@ -90,6 +68,8 @@ function claimBody({ claim, recordName, recordValue }: OrganizationDomainClaim):
     recordValue,
   }
 }
+
+const INVALID = OrganizationDomainErrorCodes.invalidInput
 
 const organizationNotFound = () =>
   new HttpProblem({ status: 404, code: 'organizations.not_found', detail: 'No such organization' })
@@ -170,10 +150,10 @@ export function organizationDomainRouteTable(options: OrganizationDomainRouteTab
 
   add('POST', '/organizations/:organizationId/domains', DOCS.claim, async (exchange) => {
     const organizationId = await managedOrganization(exchange)
-    const fields = fieldsOf(await exchange.body(limit), ['domain'], ['enrollment'])
+    const fields = fieldsOf(await exchange.body(limit), ['domain'], ['enrollment'], INVALID)
     const claimed = await domains.claim({
       organizationId,
-      domain: fields.domain as string,
+      domain: fields.domain,
       ...(fields.enrollment === undefined ? {} : { enrollment: fields.enrollment as DomainEnrollmentMode }),
     })
     return jsonAnswer(claimBody(claimed), 201)
@@ -193,7 +173,7 @@ export function organizationDomainRouteTable(options: OrganizationDomainRouteTab
     async (exchange) => {
       const organizationId = await managedOrganization(exchange)
       const id = String(exchange.params.domainId)
-      const fields = fieldsOf(await exchange.body(limit), ['enrollment'], [])
+      const fields = fieldsOf(await exchange.body(limit), ['enrollment'], [], INVALID)
       await translated(() =>
         domains.setEnrollment({ organizationId, id, enrollment: fields.enrollment as DomainEnrollmentMode }),
       )
