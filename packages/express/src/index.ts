@@ -56,8 +56,16 @@ export {
 } from './oauth/index.js'
 export type { OpenApiDocument, OpenApiInfo, OpenApiServer } from './openapi/document.js'
 export { buildOpenApiDocument } from './openapi/document.js'
-export type { OrganizationDomainRoutesOptions } from './organizations/index.js'
-export { createOrganizationDomainRoutes } from './organizations/index.js'
+export type {
+  ActiveOrganizationRoutesOptions,
+  OrganizationDomainRoutesOptions,
+  OrganizationRoutesOptions,
+} from './organizations/index.js'
+export {
+  createActiveOrganizationRoutes,
+  createOrganizationDomainRoutes,
+  createOrganizationRoutes,
+} from './organizations/index.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export {
   PASSKEY_BINDING_COOKIE,

@@ -45,8 +45,16 @@ export {
   OAuthBindingCookie,
   StepUpCookies,
 } from './oauth/index.js'
-export type { OrganizationDomainRoutesOptions } from './organizations/index.js'
-export { createOrganizationDomainRoutes } from './organizations/index.js'
+export type {
+  ActiveOrganizationRoutesOptions,
+  OrganizationDomainRoutesOptions,
+  OrganizationRoutesOptions,
+} from './organizations/index.js'
+export {
+  createActiveOrganizationRoutes,
+  createOrganizationDomainRoutes,
+  createOrganizationRoutes,
+} from './organizations/index.js'
 export type { PasskeyRoutesOptions } from './passkeys/index.js'
 export {
   PASSKEY_BINDING_COOKIE,

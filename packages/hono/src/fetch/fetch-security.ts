@@ -7,7 +7,11 @@ import type { ActivityRouteTableOptions } from '@portcullis/http/activity'
 import type { AdministrationRouteTableOptions } from '@portcullis/http/administration'
 import type { HealthRouteOptions } from '@portcullis/http/health'
 import type { ImpersonationRouteTableOptions } from '@portcullis/http/impersonation'
-import type { OrganizationDomainRouteTableOptions } from '@portcullis/http/organizations'
+import type {
+  ActiveOrganizationRouteTableOptions,
+  OrganizationDomainRouteTableOptions,
+  OrganizationRouteTableOptions,
+} from '@portcullis/http/organizations'
 import type { PasskeyRouteTableOptions } from '@portcullis/http/passkeys'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
 import type { TotpRouteTableOptions } from '@portcullis/http/totp'
@@ -29,7 +33,9 @@ import {
   currentLocalSession,
   type OAuthRoutesOptions,
 } from '../oauth/routes.js'
+import { createActiveOrganizationRoutes } from '../organizations/active-routes.js'
 import { createOrganizationDomainRoutes } from '../organizations/domain-routes.js'
+import { createOrganizationRoutes } from '../organizations/routes.js'
 import { passkeyRoutes } from '../passkeys/routes.js'
 import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
@@ -64,6 +70,10 @@ export interface FetchSecurityOptions extends Omit<HonoSecurityOptions, 'clientA
   readonly activity?: Omit<ActivityRouteTableOptions, 'base'>
   /** Serves the impersonation routes (`{base}/auth/impersonation`, ...) after the local-account routes. */
   readonly impersonation?: Omit<ImpersonationRouteTableOptions, 'base'>
+  /** Serves the organization routes (`{base}/auth/organizations`, members, invitations) after the local-account routes. */
+  readonly organizations?: Omit<OrganizationRouteTableOptions, 'base'>
+  /** Serves the active-organization routes (`{base}/auth/active-organization`) after the local-account routes. */
+  readonly activeOrganization?: Omit<ActiveOrganizationRouteTableOptions, 'base'>
   /** Serves the organization-domain routes (`{base}/auth/organizations/{id}/domains`, ...) after the local-account routes. */
   readonly organizationDomains?: Omit<OrganizationDomainRouteTableOptions, 'base'>
   /** Serves the administration routes (`{base}/auth/admin/...`, administrators only) after the local-account routes. */
@@ -149,7 +159,9 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     activity,
     administration,
     impersonation,
+    organizations,
     organizationDomains,
+    activeOrganization,
     oauth,
     mcp,
     health,
@@ -173,8 +185,12 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   if (activity !== undefined) activityRoutes(app, security, { ...activity, base })
   if (administration !== undefined) administrationRoutes(app, security, { ...administration, base })
   if (impersonation !== undefined) impersonationRoutes(app, security, { ...impersonation, base })
+  if (organizations !== undefined) createOrganizationRoutes(app, security, { ...organizations, base })
   if (organizationDomains !== undefined) {
     createOrganizationDomainRoutes(app, security, { ...organizationDomains, base })
+  }
+  if (activeOrganization !== undefined) {
+    createActiveOrganizationRoutes(app, security, { ...activeOrganization, base })
   }
   if (oauth !== undefined) {
     const currentSession = oauth.currentSession ?? currentLocalSession(security, oauth.auth)
