@@ -27,7 +27,7 @@ export const STORE_DOWN_CODE = 'conformance.store_down'
  * `store` with every method rejecting while `state.down`, the way a database-backed store fails in an
  * outage (a typed `unavailable` error that knows no retry delay).
  */
-function switchable<T extends object>(store: T, state: { down: boolean }): T {
+export function switchable<T extends object>(store: T, state: { down: boolean }): T {
   return new Proxy(store, {
     get(target, property) {
       const value = Reflect.get(target, property, target)

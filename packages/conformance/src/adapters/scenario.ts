@@ -9,6 +9,7 @@ import type {
   AdministrationRouteTableOptions,
   ImpersonationRouteTableOptions,
   OrganizationDomainRouteTableOptions,
+  OrganizationRouteTableOptions,
   PasskeyRouteTableOptions,
   RouteOptions,
   SecurityOptions,
@@ -114,6 +115,8 @@ export interface AdapterScenario {
   readonly totp?: TotpRouteTableOptions
   /** The account email routes (`accountEmailRoutes`, no base), mounted after the local-account routes. */
   readonly accountEmail?: AccountEmailRouteTableOptions
+  /** The organization routes (`createOrganizationRoutes`, no base), mounted after the local-account routes. */
+  readonly organizations?: OrganizationRouteTableOptions
   /**
    * The organization-domain routes (`createOrganizationDomainRoutes`, no base), mounted after the
    * local-account routes.

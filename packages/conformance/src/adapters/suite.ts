@@ -14,7 +14,9 @@ import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
+import { organizationCases } from './organization-cases.js'
 import { organizationDomainCases } from './organization-domain-cases.js'
+import { organizationRefusalCases } from './organization-refusal-cases.js'
 import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
@@ -64,6 +66,8 @@ export function adapterSuite(
       ...activityCases,
       ...administrationCases,
       ...accountEmailAddressCases,
+      ...organizationCases,
+      ...organizationRefusalCases,
       ...organizationDomainCases,
       ...mcpCases,
       ...mcpHostCases,

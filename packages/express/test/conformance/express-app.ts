@@ -10,6 +10,7 @@ import {
   createMCPEndpoint,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
+  createOrganizationRoutes,
   createSecurity,
   currentLocalSession,
   impersonationRoutes,
@@ -52,6 +53,9 @@ export async function expressApp(
   }
   if (scenario.impersonation !== undefined) {
     app.use(impersonationRoutes({ ...scenario.impersonation, security }))
+  }
+  if (scenario.organizations !== undefined) {
+    app.use(createOrganizationRoutes({ ...scenario.organizations, security }))
   }
   if (scenario.organizationDomains !== undefined) {
     app.use(createOrganizationDomainRoutes({ ...scenario.organizationDomains, security }))

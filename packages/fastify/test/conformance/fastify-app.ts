@@ -7,6 +7,7 @@ import {
   createAccountRoutes,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
+  createOrganizationRoutes,
   currentLocalSession,
   impersonationRoutes,
   localAccountRoutes,
@@ -34,6 +35,7 @@ export async function fastifyApp(
   if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
   if (scenario.administration !== undefined) administrationRoutes(app, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
+  if (scenario.organizations !== undefined) createOrganizationRoutes(app, scenario.organizations)
   if (scenario.organizationDomains !== undefined)
     createOrganizationDomainRoutes(app, scenario.organizationDomains)
   const { mcp } = scenario

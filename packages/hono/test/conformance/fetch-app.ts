@@ -44,6 +44,7 @@ export async function fetchApp(
     ...(scenario.activity === undefined ? {} : { activity: scenario.activity }),
     ...(scenario.administration === undefined ? {} : { administration: scenario.administration }),
     ...(scenario.impersonation === undefined ? {} : { impersonation: scenario.impersonation }),
+    ...(scenario.organizations === undefined ? {} : { organizations: scenario.organizations }),
     ...(scenario.organizationDomains === undefined
       ? {}
       : { organizationDomains: scenario.organizationDomains }),

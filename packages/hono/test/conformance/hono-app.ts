@@ -11,6 +11,7 @@ import {
   createAccountRoutes,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
+  createOrganizationRoutes,
   createSecurity,
   currentLocalSession,
   type HonoSecurity,
@@ -60,6 +61,7 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.activity !== undefined) activityRoutes(app, security, scenario.activity)
   if (scenario.administration !== undefined) administrationRoutes(app, security, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, security, scenario.impersonation)
+  if (scenario.organizations !== undefined) createOrganizationRoutes(app, security, scenario.organizations)
   if (scenario.organizationDomains !== undefined) {
     createOrganizationDomainRoutes(app, security, scenario.organizationDomains)
   }
