@@ -16,7 +16,13 @@ import {
   type SecurityLogWriterReport,
 } from '@portcullis/core/security-log'
 import { describeUserAgent } from '@portcullis/http/user-agents'
-import { createPostgresClient, migrate, PostgresSecurityLog, sweepExpired } from '@portcullis/postgres'
+import {
+  createPostgresClient,
+  migrate,
+  PostgresAccountStore,
+  PostgresSecurityLog,
+  sweepExpired,
+} from '@portcullis/postgres'
 import { afterAll, expect, it } from 'vitest'
 
 const connectionString = process.env.DATABASE_URL
@@ -123,6 +129,36 @@ it('writes an entry in the same transaction as the change it records', async () 
   // #endregion transaction
   const page = await securityLog.listForAccount({ accountId: 'acct-42', limit: 5 })
   expect(page.entries.map((entry) => entry.details.status)).toEqual(['disabled'])
+})
+
+it("writes an entry with a store's change: both commit or neither", async () => {
+  const accounts = new PostgresAccountStore({ client })
+  const accountId = `acct-${randomBytes(6).toString('hex')}`
+  await accounts.createAccount({ accountId, username: accountId, passwordHash: '$plain$x', now: new Date() })
+  // #region store-change
+  // A store that says `securityLogInTransaction` takes the entries with its change (`WithSecurityLog`).
+  const disabled = await accounts.setAccountStatus({
+    accountId,
+    status: 'disabled',
+    now: new Date(),
+    securityLog: [
+      writer.entryFor({ type: 'account.status_changed', at: new Date(), accountId, status: 'disabled' }),
+    ],
+  })
+  // null (an unknown account): nothing changed, and no entry was written
+  // #endregion store-change
+  expect(disabled?.status).toBe('disabled')
+  const page = await securityLog.listForAccount({ accountId, limit: 5 })
+  expect(page.entries.map((entry) => entry.type)).toEqual(['account.status_changed'])
+  const unknown = `acct-${randomBytes(6).toString('hex')}`
+  const none = await accounts.setAccountStatus({
+    accountId: unknown,
+    status: 'disabled',
+    now: new Date(),
+    securityLog: [writer.entryFor({ type: 'account.status_changed', at: new Date(), accountId: unknown })],
+  })
+  expect(none).toBeNull()
+  expect((await securityLog.listForAccount({ accountId: unknown, limit: 5 })).entries).toEqual([])
 })
 
 it('reports what it could not keep and sweeps entries past retention', async () => {

@@ -10,6 +10,7 @@ import { codeFaultCases } from './support/fault-cases-codes.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
+import { securityLogFaultCases } from './support/fault-cases-security-log.js'
 import { signUpFaultCases } from './support/fault-cases-sign-up.js'
 import { faultKit } from './support/faults.js'
 
@@ -42,6 +43,7 @@ const cases = [
   ...mailFaultCases(kit),
   ...codeFaultCases(kit),
   ...signUpFaultCases(kit),
+  ...securityLogFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { WithSecurityLog } from '../security-log/in-transaction.js'
 import { AccountError, AccountErrorCodes } from './errors.js'
 import type { AccountStore } from './port.js'
 
@@ -17,18 +18,19 @@ const ATTEMPTS = 3
 
 /**
  * Stages the revocation of the account's provider tokens, then deletes the account in one store
- * transaction. The store refuses while tokens are retained, so tokens a concurrent sign-in retained after
+ * transaction (with `change.securityLog`, written only by the round that deletes). The store refuses while tokens are retained, so tokens a concurrent sign-in retained after
  * staging are staged in the next round instead of being deleted unrevoked. How many were staged.
  */
 export async function deleteWithStagedRevocations(
   accounts: AccountStore,
   providerTokens: ProviderTokenRevocations | undefined,
   accountId: string,
+  change: WithSecurityLog = {},
 ): Promise<number> {
   let staged = 0
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     if (providerTokens !== undefined) staged += await providerTokens.stageAccountRevocations(accountId)
-    const outcome = await accounts.deleteAccount({ accountId, now: new Date() })
+    const outcome = await accounts.deleteAccount({ ...change, accountId, now: new Date() })
     if (outcome.outcome === 'deleted') return staged
     if (outcome.outcome === 'not-found') {
       throw new AccountError(AccountErrorCodes.notFound, 'the account does not exist')

@@ -4,6 +4,7 @@ import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import { identityKey } from '../oauth/accounts/memory-state.js'
 import { type MemoryOAuthAccountStore, memoryOAuthView } from '../oauth/accounts/memory-store.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import type { MemorySecurityLog } from '../security-log/memory.js'
 import type { AccountDirectory, AccountSearchHit, AccountSearchQuery } from './directory.js'
 import type {
   AddEmailAddressOutcome,
@@ -74,6 +75,12 @@ export interface MemoryAccountStoreOptions {
    * change happens. Without it, a request that carries entries is refused (`accounts.outbox_not_configured`).
    */
   readonly outbox?: MemoryMailOutbox
+  /**
+   * Where the `securityLog` entries of change requests are written (`WithSecurityLog`), in the change's
+   * step and only when the change happens. Without it, a request that carries entries is refused
+   * (`accounts.security_log_not_configured`) and `securityLogInTransaction` is false.
+   */
+  readonly securityLog?: MemorySecurityLog
 }
 
 function toRecord(accountId: string, account: AccountRow, password: PasswordRow): PasswordRecord {
@@ -99,8 +106,18 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
   readonly #tables: MemoryAccountTables
   readonly #codes: MemoryAccountData | undefined
 
+  /** Whether changes take `securityLog` entries (a `MemorySecurityLog` was given). */
+  get securityLogInTransaction(): boolean {
+    return this.#tables.writesSecurityLog
+  }
+
   constructor(options: MemoryAccountStoreOptions = {}) {
-    this.#tables = new MemoryAccountTables([...(options.cascade ?? [])], options.notices, options.outbox)
+    this.#tables = new MemoryAccountTables(
+      [...(options.cascade ?? [])],
+      options.notices,
+      options.outbox,
+      options.securityLog,
+    )
     this.#codes = options.cascade?.find((data) => typeof data.prepareIssue === 'function')
   }
 
@@ -265,10 +282,11 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
   }
 
   async removePassword(request: AccountChangeRequest): Promise<RemoveSignInMethodOutcome> {
-    const { accountId, now, outbox } = validateAccountChange(request)
+    const { accountId, now, outbox, securityLog } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async (): Promise<RemoveSignInMethodOutcome> => {
       const writeOutbox = tables.stageOutbox(outbox)
+      const writeLog = tables.stageSecurityLog(securityLog)
       const password = tables.passwords.get(accountId)
       if (!tables.accounts.has(accountId) || password === undefined) return { outcome: 'not-found' }
       if (tables.methodCount(accountId) <= 1) return { outcome: 'final-method' }
@@ -276,29 +294,33 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       tables.byUsername.delete(password.username)
       const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
       writeOutbox()
+      writeLog()
       await tables.announce(accountId)
       return { outcome: 'removed', securityEpoch }
     })
   }
 
   async bumpSecurityEpoch(request: AccountChangeRequest): Promise<number | null> {
-    const { accountId, now, outbox } = validateAccountChange(request)
+    const { accountId, now, outbox, securityLog } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async () => {
       const writeOutbox = tables.stageOutbox(outbox)
+      const writeLog = tables.stageSecurityLog(securityLog)
       const securityEpoch = tables.bumpEpoch(accountId, now)
       if (securityEpoch === null) return null
       writeOutbox()
+      writeLog()
       await tables.announce(accountId)
       return securityEpoch
     })
   }
 
   async setAccountStatus(request: SetAccountStatusRequest): Promise<Account | null> {
-    const { accountId, status, now, outbox } = validateSetAccountStatus(request)
+    const { accountId, status, now, outbox, securityLog } = validateSetAccountStatus(request)
     const tables = this.#tables
     return tables.queue.run(async () => {
       const writeOutbox = tables.stageOutbox(outbox)
+      const writeLog = tables.stageSecurityLog(securityLog)
       const account = tables.accounts.get(accountId)
       if (account === undefined) return null
       const disabling = status === 'disabled' && account.status !== 'disabled'
@@ -310,16 +332,18 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       }
       tables.accounts.set(accountId, next)
       writeOutbox()
+      writeLog()
       if (disabling) await tables.announce(accountId)
       return accountRecord({ accountId, ...next })
     })
   }
 
   async deleteAccount(request: AccountChangeRequest): Promise<DeleteAccountOutcome> {
-    const { accountId, outbox } = validateAccountChange(request)
+    const { accountId, outbox, securityLog } = validateAccountChange(request)
     const tables = this.#tables
     return tables.queue.run(async (): Promise<DeleteAccountOutcome> => {
       const writeOutbox = tables.stageOutbox(outbox)
+      const writeLog = tables.stageSecurityLog(securityLog)
       if (!tables.accounts.has(accountId)) return { outcome: 'not-found' }
       const retained: string[] = []
       for (const state of tables.providers.values()) {
@@ -349,6 +373,7 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       tables.accounts.delete(accountId)
       for (const holder of tables.cascade) holder.deleteAccountData(accountId)
       writeOutbox()
+      writeLog()
       await tables.announce(accountId)
       return { outcome: 'deleted' }
     })

@@ -4,6 +4,8 @@ import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { emptyState, SerialQueue, type StoreState } from '../oauth/accounts/memory-state.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import type { SecurityLogEntry } from '../security-log/entry.js'
+import type { MemorySecurityLog } from '../security-log/memory.js'
 import type { AccountStatus, SignInMethod } from './records.js'
 import type { DeleteAccountOutcome } from './requests.js'
 
@@ -89,15 +91,18 @@ export class MemoryAccountTables implements MemorySignInMethods {
   readonly cascade: readonly MemoryAccountData[]
   readonly #notices: RevocationNotices | undefined
   readonly #outbox: MemoryMailOutbox | undefined
+  readonly #securityLog: MemorySecurityLog | undefined
 
   constructor(
     cascade: readonly MemoryAccountData[] = [],
     notices?: RevocationNotices,
     outbox?: MemoryMailOutbox,
+    securityLog?: MemorySecurityLog,
   ) {
     this.cascade = cascade
     this.#notices = notices
     this.#outbox = outbox
+    this.#securityLog = securityLog
     for (const data of cascade) data.joinAccountTables?.(this)
   }
 
@@ -132,6 +137,26 @@ export class MemoryAccountTables implements MemorySignInMethods {
       )
     }
     return this.#outbox.prepareWrite(entries)
+  }
+
+  /** Whether `stageSecurityLog` can take entries (a `MemorySecurityLog` was given). */
+  get writesSecurityLog(): boolean {
+    return this.#securityLog !== undefined
+  }
+
+  /**
+   * As `stageOutbox`, for a change's security-log entries (`WithSecurityLog`): checked now, written by
+   * the returned function in the change's step. Entries without a log configured are refused.
+   */
+  stageSecurityLog(entries: readonly SecurityLogEntry[]): () => void {
+    if (entries.length === 0) return () => {}
+    if (this.#securityLog === undefined) {
+      throw new ConfigurationError(
+        'accounts.security_log_not_configured',
+        'this MemoryAccountStore has no security log: pass { securityLog: MemorySecurityLog } to write entries with changes',
+      )
+    }
+    return this.#securityLog.prepareAppend(entries)
   }
 
   /** The link, vault and retry rows of one provider (created on first use). */

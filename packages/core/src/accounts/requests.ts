@@ -13,6 +13,8 @@ import {
 } from '../local-accounts/store-input.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { validateOutboxEntries } from '../mail/outbox-input.js'
+import type { SecurityLogEntry } from '../security-log/entry.js'
+import { validateSecurityLogEntries, type WithSecurityLog } from '../security-log/in-transaction.js'
 import { requireNormalizedEmailAddress } from './email-requests.js'
 import type { AccountStatus, PasswordRecord } from './records.js'
 
@@ -97,7 +99,7 @@ export type AddPasswordOutcome =
   | { readonly outcome: 'password-exists' }
   | { readonly outcome: 'not-found' }
 
-export interface AccountChangeRequest {
+export interface AccountChangeRequest extends WithSecurityLog {
   readonly accountId: string
   readonly now: Date
   /** Messages written in the same transaction, only when the change happens (`sealOutboxMessage`). */
@@ -114,7 +116,7 @@ export type RemoveSignInMethodOutcome =
   | { readonly outcome: 'final-method' }
   | { readonly outcome: 'not-found' }
 
-export interface SetAccountStatusRequest {
+export interface SetAccountStatusRequest extends WithSecurityLog {
   readonly accountId: string
   readonly status: AccountStatus
   readonly now: Date
@@ -239,21 +241,24 @@ export function validateAddPassword(
 }
 
 /** Input of `bumpSecurityEpoch`, `removePassword` and `deleteAccount`, validated and copied. */
-export function validateAccountChange(
-  request: unknown,
-): AccountChangeRequest & { readonly outbox: readonly OutboxEntry[] } {
+export function validateAccountChange(request: unknown): AccountChangeRequest & {
+  readonly outbox: readonly OutboxEntry[]
+  readonly securityLog: readonly SecurityLogEntry[]
+} {
   const fields = requireRecord(request, 'request')
   return {
     accountId: requireStoreId(fields.accountId, 'accountId'),
     now: requireInstant(fields.now, 'now'),
     outbox: validateOutboxEntries(fields.outbox),
+    securityLog: validateSecurityLogEntries(fields.securityLog),
   }
 }
 
 /** `setAccountStatus` input, validated and copied. */
-export function validateSetAccountStatus(
-  request: unknown,
-): SetAccountStatusRequest & { readonly outbox: readonly OutboxEntry[] } {
+export function validateSetAccountStatus(request: unknown): SetAccountStatusRequest & {
+  readonly outbox: readonly OutboxEntry[]
+  readonly securityLog: readonly SecurityLogEntry[]
+} {
   const fields = requireRecord(request, 'request')
   if (fields.status !== 'active' && fields.status !== 'disabled') {
     throw invalid('status must be active or disabled')
@@ -263,6 +268,7 @@ export function validateSetAccountStatus(
     status: fields.status,
     now: requireInstant(fields.now, 'now'),
     outbox: validateOutboxEntries(fields.outbox),
+    securityLog: validateSecurityLogEntries(fields.securityLog),
   }
 }
 

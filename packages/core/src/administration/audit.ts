@@ -1,5 +1,6 @@
 import type { LoggableEvent, SecurityLogEntries } from '../security-log/entries.js'
 import type { SecurityLogEntry } from '../security-log/entry.js'
+import { writesSecurityLogInTransaction } from '../security-log/in-transaction.js'
 import type { SecurityLog } from '../security-log/port.js'
 import type { SecurityLogWriter } from '../security-log/writer.js'
 import { AdministrationError, AdministrationErrorCodes } from './errors.js'
@@ -47,13 +48,13 @@ export interface AdministrationAuditFacts {
   /** Non-secret identifiers of what was acted on (`keyId`, `grantId`), kept in `details`. */
   readonly keyId?: string
   readonly grantId?: string
-  readonly securityEpoch?: number
 }
 
 /**
- * Writes the audit entries of administrative acts, each before the act's answer: straight to the log,
- * or, when the log refuses or fails, into the writer's queue (retried, counted and reported, never
- * dropped silently). Without a writer, a failed write is `administration.audit_unavailable`.
+ * Writes the audit entries of administrative acts, each before the act's answer: in the change's own
+ * transaction where its store can (`audited`); otherwise straight to the log after the change, or, when
+ * the log refuses or fails, into the writer's queue (retried, counted and reported, never dropped
+ * silently). Without a writer, a failed write is `administration.audit_unavailable`.
  */
 export class AdministrationAudit {
   readonly #log: SecurityLog
@@ -79,8 +80,28 @@ export class AdministrationAudit {
       ...(facts.userAgent === undefined ? {} : { userAgent: facts.userAgent }),
       ...(facts.keyId === undefined ? {} : { keyId: facts.keyId }),
       ...(facts.grantId === undefined ? {} : { grantId: facts.grantId }),
-      ...(facts.securityEpoch === undefined ? {} : { epoch: facts.securityEpoch }),
     }
+  }
+
+  /**
+   * Makes a change and its audit entry. Where `store` writes entries in its transaction
+   * (`securityLogInTransaction`), the entry goes with the change (`securityLog`): both commit or
+   * neither. Otherwise the change runs first and the entry is written after it (`record`). `change`
+   * throws when nothing changed, so no entry is written for it.
+   */
+  async audited<T>(
+    type: AdministrationEventType,
+    facts: AdministrationAuditFacts,
+    store: unknown,
+    change: (securityLog: readonly SecurityLogEntry[] | undefined) => Promise<T>,
+  ): Promise<{ readonly result: T; readonly entry: SecurityLogEntry }> {
+    if (writesSecurityLogInTransaction(store)) {
+      const entry = this.#entries.entryOf(this.eventOf(type, facts, new Date()))
+      const result = await change([entry])
+      return { result, entry }
+    }
+    const result = await change(undefined)
+    return { result, entry: await this.record(type, facts) }
   }
 
   /** Writes the act's entry; answers it. */

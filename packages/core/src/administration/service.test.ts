@@ -17,6 +17,8 @@ import { ADMINISTRATION_EVENT_TYPES } from './audit.js'
 import { AccountAdministration, type PasswordResetMailer } from './service.js'
 
 const PASSWORD = 'correct horse battery staple'
+const KEY_ONE = 'AAAAAAAAAAAAAAAA'
+const KEY_TWO = 'BBBBBBBBBBBBBBBA'
 
 async function code(promise: Promise<unknown>): Promise<string> {
   try {
@@ -29,14 +31,17 @@ async function code(promise: Promise<unknown>): Promise<string> {
 }
 
 /** An administrator and a user, both signed in, the administration over memory stores. */
-async function world(options: { log?: SecurityLog; passwordReset?: PasswordResetMailer } = {}) {
+async function world(
+  options: { log?: SecurityLog; passwordReset?: PasswordResetMailer; inTransaction?: MemorySecurityLog } = {},
+) {
   const stepUpStore = new MemoryStepUpStore()
-  const apiKeyStore = new MemoryApiKeyStore()
-  const accounts = new MemoryAccountStore({ cascade: [stepUpStore, apiKeyStore] })
+  const inTransaction = options.inTransaction === undefined ? {} : { securityLog: options.inTransaction }
+  const apiKeyStore = new MemoryApiKeyStore(inTransaction)
+  const accounts = new MemoryAccountStore({ cascade: [stepUpStore, apiKeyStore], ...inTransaction })
   const fixture = await localFixture({ accounts, rateLimits: new MemoryRateLimitStore() })
   const stepUp = new StepUpService({ store: stepUpStore, clock: () => new Date(fixture.clock()) })
   const service = new AccountService({ accounts, local: fixture.local, stepUp })
-  const log = options.log ?? new MemorySecurityLog()
+  const log = options.log ?? options.inTransaction ?? new MemorySecurityLog()
   const administration = new AccountAdministration({
     accounts,
     local: fixture.local,
@@ -292,6 +297,96 @@ describe('AccountAdministration', () => {
     expect(await code(w.administration.disable(await w.change()))).toBe('administration.audit_unavailable')
     // The change itself stands (repeating it is harmless); the caller was told its entry is missing.
     expect((await w.accounts.getAccount(w.user.accountId))?.status).toBe('disabled')
+  })
+})
+
+describe('AccountAdministration with stores that write the audit entry in the change', () => {
+  it('writes every entry with its change, never through a separate append', async () => {
+    const log = new MemorySecurityLog()
+    const appended: unknown[] = []
+    log.append = async (entries) => {
+      appended.push(...entries)
+      throw new Error('append must not be used: the stores write the entries')
+    }
+    const w = await world({ inTransaction: log })
+    expect(w.accounts.securityLogInTransaction).toBe(true)
+    const issued = await w.apiKeyStore.create({
+      keyId: KEY_ONE,
+      ownerId: w.user.accountId,
+      ownerKind: 'user',
+      digest: new Uint8Array(32).fill(7),
+      pepperVersion: 'v1',
+      restrictions: { scopes: [] },
+      createdAt: new Date(),
+    })
+    expect(issued).toBeUndefined()
+    const outcomes = [
+      await w.administration.disable(await w.change()),
+      await w.administration.enable(await w.change()),
+      await w.administration.signOutEverywhere(await w.change()),
+      await w.administration.revokeApiKey({ ...(await w.change()), keyId: KEY_ONE }),
+      await w.administration.deleteAccount(await w.change()),
+    ]
+    expect(appended).toEqual([])
+    const page = await log.listForAccount({ accountId: w.user.accountId, limit: 20 })
+    const byId = new Map(page.entries.map((entry) => [entry.id, entry.type]))
+    expect(outcomes.map((outcome) => byId.get(outcome.auditId))).toEqual([
+      ADMINISTRATION_EVENT_TYPES.disabled,
+      ADMINISTRATION_EVENT_TYPES.enabled,
+      ADMINISTRATION_EVENT_TYPES.signedOut,
+      ADMINISTRATION_EVENT_TYPES.apiKeyRevoked,
+      ADMINISTRATION_EVENT_TYPES.deleted,
+    ])
+    expect(w.apiKeyStore.get(KEY_ONE)).toBeUndefined()
+    expect(await w.accounts.getAccount(w.user.accountId)).toBeNull()
+  })
+
+  it('writes no entry for a change that does not happen (the key of another account)', async () => {
+    const log = new MemorySecurityLog()
+    const w = await world({ inTransaction: log })
+    await w.apiKeyStore.create({
+      keyId: KEY_TWO,
+      ownerId: w.admin.accountId,
+      ownerKind: 'user',
+      digest: new Uint8Array(32).fill(9),
+      pepperVersion: 'v1',
+      restrictions: { scopes: [] },
+      createdAt: new Date(),
+    })
+    expect(await code(w.administration.revokeApiKey({ ...(await w.change()), keyId: KEY_TWO }))).toBe(
+      'administration.not_found',
+    )
+    const page = await log.listForAccount({ accountId: w.user.accountId, limit: 20 })
+    expect(page.entries.filter((entry) => entry.type.startsWith('administration.'))).toEqual([])
+    expect(w.apiKeyStore.get(KEY_TWO)?.revokedAt).toBeUndefined()
+  })
+
+  it('refuses entries a memory store has no log for (never dropped silently)', async () => {
+    const accounts = new MemoryAccountStore()
+    expect(accounts.securityLogInTransaction).toBe(false)
+    const log = new MemorySecurityLog()
+    await expect(
+      accounts.bumpSecurityEpoch({
+        accountId: 'a-1',
+        now: new Date(),
+        securityLog: [
+          {
+            id: '0123456789abcdef0123456789abcdef',
+            at: new Date(),
+            type: 'administration.signed_out',
+            accountId: 'a-1',
+            actorId: null,
+            reason: null,
+            sessionHandle: null,
+            clientAddress: null,
+            clientAddressHash: null,
+            device: null,
+            details: {},
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: 'accounts.security_log_not_configured' })
+    expect(log.size).toBe(0)
   })
 })
 

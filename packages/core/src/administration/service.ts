@@ -11,6 +11,7 @@ import type { LocalAccounts } from '../local-accounts/local-accounts.js'
 import type { LocalRequestInfo } from '../local-accounts/sign-in.js'
 import { requireStoreId } from '../local-accounts/store-input.js'
 import { SecurityLogEntries, type SecurityLogEntryOptions } from '../security-log/entries.js'
+import type { SecurityLogEntry } from '../security-log/entry.js'
 import type { SecurityLog } from '../security-log/port.js'
 import type { SecurityLogWriter } from '../security-log/writer.js'
 import type { StepUpService } from '../step-up/service.js'
@@ -18,7 +19,6 @@ import { ADMINISTRATION_STEP_UP_PURPOSE } from './administrators.js'
 import {
   AdministrationAudit,
   type AdministrationAuditFacts,
-  type AdministrationEventType,
   ADMINISTRATION_EVENT_TYPES as EVENTS,
   requireAdministrationReason,
 } from './audit.js'
@@ -154,9 +154,10 @@ export class AccountAdministration {
   /** Ends every session, token family and access token of the account (the epoch moves). */
   async signOutEverywhere(change: AdministrativeChange): Promise<AdministrativeOutcome> {
     const { accountId, facts } = await this.#authorize(change, { notSelf: true })
-    const epoch = await this.#options.local.signOutEverywhere(accountId, 'admin', facts.clientAddress)
-    if (epoch === null) throw notFound()
-    return this.#done(EVENTS.signedOut, { ...facts, securityEpoch: epoch })
+    const { entry } = await this.#audit.audited(EVENTS.signedOut, facts, this.#options.accounts, (log) =>
+      this.#endEverything(accountId, facts, log),
+    )
+    return this.#done(entry, accountId)
   }
 
   /** Revokes one API key of the account; a key of another owner is `administration.not_found`. */
@@ -172,8 +173,13 @@ export class AccountAdministration {
         if (record === undefined || record.ownerKind !== 'user' || record.ownerId !== target) throw notFound()
       },
     })
-    await keys.store.revoke(keyId, new Date())
-    return this.#done(EVENTS.apiKeyRevoked, { ...facts, keyId }, accountId)
+    const { entry } = await this.#audit.audited(
+      EVENTS.apiKeyRevoked,
+      { ...facts, keyId },
+      keys.store,
+      (securityLog) => keys.store.revoke(keyId, new Date(), securityLog === undefined ? {} : { securityLog }),
+    )
+    return this.#done(entry, accountId)
   }
 
   /** Revokes one grant of the account (an app it connected); a grant of another account is `not_found`. */
@@ -189,8 +195,20 @@ export class AccountAdministration {
         if (status === undefined || status.accountId !== target) throw notFound()
       },
     })
-    if (!(await grants.disconnect(accountId, grantId))) throw notFound()
-    return this.#done(EVENTS.grantRevoked, { ...facts, grantId }, accountId)
+    const { entry } = await this.#audit.audited(
+      EVENTS.grantRevoked,
+      { ...facts, grantId },
+      grants,
+      async (securityLog) => {
+        const ended = await grants.disconnect(
+          accountId,
+          grantId,
+          securityLog === undefined ? {} : { securityLog },
+        )
+        if (!ended) throw notFound()
+      },
+    )
+    return this.#done(entry, accountId)
   }
 
   /**
@@ -216,19 +234,30 @@ export class AccountAdministration {
         if (address === undefined) throw new AdministrationError(CODES.noAddress, 'no verified address')
       },
     })
-    const epoch = await this.#options.local.signOutEverywhere(accountId, 'admin', facts.clientAddress)
-    if (epoch === null) throw notFound()
+    const { entry } = await this.#audit.audited(
+      EVENTS.passwordResetRequired,
+      facts,
+      this.#options.accounts,
+      (log) => this.#endEverything(accountId, facts, log),
+    )
     await reset.requestPasswordReset({ email: address as string }, change.request ?? {})
-    return this.#done(EVENTS.passwordResetRequired, { ...facts, securityEpoch: epoch })
+    return this.#done(entry, accountId)
   }
 
   /** Deletes the account and everything of it (provider tokens staged for revocation first). */
   async deleteAccount(change: AdministrativeChange): Promise<AdministrativeOutcome> {
     const { accountId, facts } = await this.#authorize(change, { notSelf: true })
-    const staged = await deleteWithStagedRevocations(
+    const { result: staged, entry } = await this.#audit.audited(
+      EVENTS.deleted,
+      facts,
       this.#options.accounts,
-      this.#options.providerTokens,
-      accountId,
+      (securityLog) =>
+        deleteWithStagedRevocations(
+          this.#options.accounts,
+          this.#options.providerTokens,
+          accountId,
+          securityLog === undefined ? {} : { securityLog },
+        ),
     )
     this.#options.local.accountDeleted(accountId)
     this.#options.local.emit('account.deleted', {
@@ -236,15 +265,23 @@ export class AccountAdministration {
       stagedRevocations: staged,
       ...(facts.clientAddress === undefined ? {} : { clientAddress: facts.clientAddress }),
     })
-    const entry = await this.#audit.record(EVENTS.deleted, facts)
     return Object.freeze({ account: null, auditId: entry.id })
   }
 
   async #setStatus(change: AdministrativeChange, status: Account['status']): Promise<AdministrativeOutcome> {
     const { accountId, facts, before } = await this.#authorize(change, { notSelf: status === 'disabled' })
     const { accounts, local } = this.#options
-    const account = await accounts.setAccountStatus({ accountId, status, now: new Date() })
-    if (account === null) throw notFound()
+    const type = status === 'disabled' ? EVENTS.disabled : EVENTS.enabled
+    const { result: account, entry } = await this.#audit.audited(type, facts, accounts, async (log) => {
+      const changed = await accounts.setAccountStatus({
+        accountId,
+        status,
+        now: new Date(),
+        ...(log === undefined ? {} : { securityLog: log }),
+      })
+      if (changed === null) throw notFound()
+      return changed
+    })
     if (account.status !== before.status) local.emit('account.status_changed', { accountId, status })
     if (account.securityEpoch !== before.securityEpoch) {
       await local.epochMoved({
@@ -254,8 +291,28 @@ export class AccountAdministration {
         clientAddress: facts.clientAddress,
       })
     }
-    const type = status === 'disabled' ? EVENTS.disabled : EVENTS.enabled
-    return this.#done(type, { ...facts, securityEpoch: account.securityEpoch })
+    return this.#done(entry, accountId)
+  }
+
+  /** Moves the epoch (with the audit entry where the store takes it), then ends every session here. */
+  async #endEverything(
+    accountId: string,
+    facts: AdministrationAuditFacts,
+    securityLog: readonly SecurityLogEntry[] | undefined,
+  ): Promise<number> {
+    const epoch = await this.#options.accounts.bumpSecurityEpoch({
+      accountId,
+      now: new Date(),
+      ...(securityLog === undefined ? {} : { securityLog }),
+    })
+    if (epoch === null) throw notFound()
+    await this.#options.local.epochMoved({
+      accountId,
+      securityEpoch: epoch,
+      reason: 'admin',
+      clientAddress: facts.clientAddress,
+    })
+    return epoch
   }
 
   /**
@@ -300,12 +357,7 @@ export class AccountAdministration {
     return { accountId, facts, before }
   }
 
-  async #done(
-    type: AdministrationEventType,
-    facts: AdministrationAuditFacts,
-    accountId = facts.accountId,
-  ): Promise<AdministrativeOutcome> {
-    const entry = await this.#audit.record(type, facts)
+  async #done(entry: SecurityLogEntry, accountId: string): Promise<AdministrativeOutcome> {
     const account = await this.#options.accounts.getAccount(accountId)
     return Object.freeze({ account, auditId: entry.id })
   }

@@ -1,3 +1,4 @@
+import type { WithSecurityLog } from '../security-log/in-transaction.js'
 import type { ApiKeyRecord } from './api-key-record.js'
 
 export interface ApiKeyRotation {
@@ -32,8 +33,11 @@ export interface ApiKeyStore {
    * replacement is inserted. Of concurrent rotations of one key exactly one succeeds; a failure changes nothing.
    */
   rotate(rotation: ApiKeyRotation): Promise<void>
-  /** Sets `revokedAt` (keeping an earlier one) and ends any overlap now; `api_key.not_found` if missing. */
-  revoke(keyId: string, now: Date): Promise<void>
+  /**
+   * Sets `revokedAt` (keeping an earlier one) and ends any overlap now; `api_key.not_found` if missing.
+   * `change.securityLog` entries are written in the same step (stores with `securityLogInTransaction`).
+   */
+  revoke(keyId: string, now: Date, change?: WithSecurityLog): Promise<void>
   /** Moves `lastUsedAt` forward (never back); unknown ids are ignored. */
   recordUsage(usage: readonly ApiKeyUsage[]): Promise<void>
 }

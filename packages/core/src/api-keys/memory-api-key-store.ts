@@ -1,6 +1,12 @@
 import type { CredentialRestrictions } from '../authentication/principal.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import {
+  stageSecurityLog,
+  validateSecurityLogEntries,
+  type WithSecurityLog,
+} from '../security-log/in-transaction.js'
+import type { MemorySecurityLog } from '../security-log/memory.js'
+import {
   type ApiKeyDirectory,
   type ApiKeyListOptions,
   type ApiKeyOwner,
@@ -52,6 +58,8 @@ export interface MemoryApiKeyStoreOptions {
    * `ApiKeyService({ notices })` for its verified-lookup cache.
    */
   readonly notices?: RevocationNotices
+  /** Where a revocation's `securityLog` entries are written, in its step (`WithSecurityLog`). */
+  readonly securityLog?: MemorySecurityLog
 }
 
 /**
@@ -61,9 +69,11 @@ export interface MemoryApiKeyStoreOptions {
 export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
   readonly #records = new Map<string, ApiKeyRecord>()
   readonly #notices: RevocationNotices | undefined
+  readonly #securityLog: MemorySecurityLog | undefined
 
   constructor(options: MemoryApiKeyStoreOptions = {}) {
     this.#notices = options.notices
+    this.#securityLog = options.securityLog
   }
 
   get(keyId: string): ApiKeyRecord | undefined {
@@ -105,12 +115,23 @@ export class MemoryApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
     await this.#notices?.publish({ kind: 'api-key', keyId: currentKeyId })
   }
 
-  async revoke(keyId: string, now: Date): Promise<void> {
+  /** Whether `revoke` takes `securityLog` entries (a `MemorySecurityLog` was given). */
+  get securityLogInTransaction(): boolean {
+    return this.#securityLog !== undefined
+  }
+
+  async revoke(keyId: string, now: Date, change?: WithSecurityLog): Promise<void> {
+    const writeLog = stageSecurityLog(
+      this.#securityLog,
+      validateSecurityLogEntries(change?.securityLog),
+      'MemoryApiKeyStore',
+    )
     const current = this.#records.get(keyId)
     if (current === undefined) throw new ApiKeyError('api_key.not_found', 'API key not found')
     const { overlapUntil: _ended, ...rest } = current
     const revokedAt = current.revokedAt !== undefined && current.revokedAt < now ? current.revokedAt : now
     this.#records.set(keyId, { ...rest, revokedAt: new Date(revokedAt) })
+    writeLog()
     await this.#notices?.publish({ kind: 'api-key', keyId })
   }
 

@@ -1,6 +1,12 @@
 import type { AccountRecords } from '../accounts/port.js'
 import { InvalidInputError } from '../errors/portcullis-error.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
+import {
+  stageSecurityLog,
+  validateSecurityLogEntries,
+  type WithSecurityLog,
+} from '../security-log/in-transaction.js'
+import type { MemorySecurityLog } from '../security-log/memory.js'
 import { checkedEntry, grantSummaryOf, indexOf, isEntryKey } from './entries.js'
 import type {
   OAuthGrantStatus,
@@ -20,6 +26,8 @@ export interface MemoryOAuthServerStoreOptions {
   readonly notices?: RevocationNotices
   /** Milliseconds since the epoch. Default `Date.now`. */
   readonly clock?: () => number
+  /** Where a disconnection's `securityLog` entries are written, in its step (`WithSecurityLog`). */
+  readonly securityLog?: MemorySecurityLog
 }
 
 interface Row {
@@ -38,6 +46,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
   readonly #lastUsed = new Map<string, Date>()
   readonly #accounts: Pick<AccountRecords, 'getAccount'>
   readonly #notices: RevocationNotices | undefined
+  readonly #securityLog: MemorySecurityLog | undefined
   readonly #clock: () => number
 
   constructor(options: MemoryOAuthServerStoreOptions) {
@@ -47,6 +56,12 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
     this.#accounts = options.accounts
     this.#notices = options.notices
     this.#clock = options.clock ?? Date.now
+    this.#securityLog = options.securityLog
+  }
+
+  /** Whether `disconnect` takes `securityLog` entries (a `MemorySecurityLog` was given). */
+  get securityLogInTransaction(): boolean {
+    return this.#securityLog !== undefined
   }
 
   async upsert(entry: OAuthServerEntry): Promise<void> {
@@ -110,6 +125,11 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
 
   async revokeGrant(grantId: string): Promise<void> {
     if (!isEntryKey(grantId)) throw new InvalidInputError('oauth_server.invalid_entry', 'not a grant id')
+    this.#removeGrant(grantId)
+    await this.#notices?.publish({ kind: 'grant', grantId })
+  }
+
+  #removeGrant(grantId: string): void {
     for (const [key, row] of this.#rows) {
       if (
         indexOf(row.entry).grantId === grantId ||
@@ -119,7 +139,6 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
       }
     }
     this.#lastUsed.delete(grantId)
-    await this.#notices?.publish({ kind: 'grant', grantId })
   }
 
   async list(accountId: string): Promise<readonly OAuthGrantSummary[]> {
@@ -135,10 +154,18 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
     )
   }
 
-  async disconnect(accountId: string, grantId: string): Promise<boolean> {
+  async disconnect(accountId: string, grantId: string, change?: WithSecurityLog): Promise<boolean> {
+    const writeLog = stageSecurityLog(
+      this.#securityLog,
+      validateSecurityLogEntries(change?.securityLog),
+      'MemoryOAuthServerStore',
+    )
     const row = this.#live(this.#rows.get(keyOf('Grant', grantId)))
     if (row === undefined || indexOf(row.entry).accountId !== accountId) return false
-    await this.revokeGrant(grantId)
+    if (!isEntryKey(grantId)) throw new InvalidInputError('oauth_server.invalid_entry', 'not a grant id')
+    this.#removeGrant(grantId)
+    writeLog()
+    await this.#notices?.publish({ kind: 'grant', grantId })
     return true
   }
 

@@ -1,3 +1,4 @@
+import type { WithSecurityLog } from '../security-log/in-transaction.js'
 /**
  * The persistence of the OAuth 2.1 authorization server (`@portcullis/authorization-server`, built on
  * oidc-provider) in the shape of that provider's adapter: entries of a few models (`AuthorizationCode`,
@@ -94,8 +95,12 @@ export interface OAuthGrantStatus {
 export interface OAuthGrants {
   /** The account's active grants, newest first. */
   list(accountId: string): Promise<readonly OAuthGrantSummary[]>
-  /** Ends one of the account's grants (as `revokeGrant`); false when the account has no such grant. */
-  disconnect(accountId: string, grantId: string): Promise<boolean>
+  /**
+   * Ends one of the account's grants (as `revokeGrant`); false when the account has no such grant.
+   * `change.securityLog` entries are written with it, only when it ends (stores with
+   * `securityLogInTransaction`).
+   */
+  disconnect(accountId: string, grantId: string, change?: WithSecurityLog): Promise<boolean>
   /** The grant when it is active (see the store's rules), else undefined. One indexed read. */
   status(grantId: string): Promise<OAuthGrantStatus | undefined>
 }

@@ -18,6 +18,12 @@ export {
 } from './entry.js'
 export type { SecurityLogErrorCode } from './errors.js'
 export { SecurityLogError, SecurityLogErrorCodes } from './errors.js'
+export type { SecurityLogInTransaction, WithSecurityLog } from './in-transaction.js'
+export {
+  stageSecurityLog,
+  validateSecurityLogEntries,
+  writesSecurityLogInTransaction,
+} from './in-transaction.js'
 export { MemorySecurityLog } from './memory.js'
 export type {
   AccountLogRequest,

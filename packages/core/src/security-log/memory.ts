@@ -38,7 +38,19 @@ export class MemorySecurityLog implements SecurityLog {
   readonly #ids = new Set<string>()
 
   async append(entries: readonly SecurityLogEntry[]): Promise<void> {
+    this.prepareAppend(entries)()
+  }
+
+  /**
+   * Checks a batch and returns the function that stores it, synchronously: a memory store calls it in
+   * the same step as its change (`WithSecurityLog`), so the change and its entries land together.
+   */
+  prepareAppend(entries: readonly SecurityLogEntry[]): () => void {
     const checked = checkAppend(entries)
+    return () => this.#store(checked)
+  }
+
+  #store(checked: readonly SecurityLogEntry[]): void {
     const batch = new Set<string>()
     const fresh = checked.filter((entry) => {
       const key = keyOf(entry)

@@ -14,6 +14,7 @@ import { linksTable, vaultTable } from '../oauth-accounts/tables.js'
 import { deleteAccountMemberships, organizationsBlockingDeletion } from '../organizations/account-deletion.js'
 import { passkeyChallengesTable, passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
+import { insertSecurityLogEntries } from '../security-log/store.js'
 import { stepUpTable } from '../step-up/tables.js'
 import { recoveryCodesTable, totpEnrollmentsTable } from '../totp/tables.js'
 import { accountsTable, emailAddressesTable, passwordsTable } from './tables.js'
@@ -35,7 +36,7 @@ export async function deleteAccount(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<DeleteAccountOutcome> {
-  const { accountId, outbox } = validateAccountChange(request)
+  const { accountId, outbox, securityLog } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<DeleteAccountOutcome> => {
     const [account] = await tx
       .select({ accountId: accountsTable.accountId })
@@ -98,6 +99,7 @@ export async function deleteAccount(
       ...keys.map((key) => ({ kind: 'api-key' as const, keyId: key.keyId })),
       ...grantIds.map((grantId) => ({ kind: 'grant' as const, grantId })),
     ])
+    await insertSecurityLogEntries(tx, securityLog)
     return withOutbox(tx, outbox, { outcome: 'deleted' } as const)
   })
 }

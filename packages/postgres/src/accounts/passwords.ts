@@ -25,6 +25,7 @@ import { insertIssuedCode } from '../codes/store.js'
 import { duplicateOr, type LocalStoreContext } from '../local-accounts/client.js'
 import { withOutbox } from '../mail/outbox-insert.js'
 import { notifyRevocations } from '../revocation/channel.js'
+import { insertSecurityLogEntries } from '../security-log/store.js'
 import { bumpEpoch, lockAndCountMethods } from './methods.js'
 import {
   type AccountRow,
@@ -244,7 +245,7 @@ export async function removePassword(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<RemoveSignInMethodOutcome> {
-  const { accountId, now, outbox } = validateAccountChange(request)
+  const { accountId, now, outbox, securityLog } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx): Promise<RemoveSignInMethodOutcome> => {
     const methods = await lockAndCountMethods(tx, accountId)
     if (methods === null) return { outcome: 'not-found' }
@@ -256,6 +257,7 @@ export async function removePassword(
     if (methods <= 1) return { outcome: 'final-method' }
     await tx.delete(passwordsTable).where(eq(passwordsTable.accountId, accountId))
     const securityEpoch = await bumpEpoch(tx, context.channel, accountId, now)
+    await insertSecurityLogEntries(tx, securityLog)
     return withOutbox(tx, outbox, { outcome: 'removed', securityEpoch })
   })
 }

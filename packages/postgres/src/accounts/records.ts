@@ -16,6 +16,7 @@ import { withOutbox } from '../mail/outbox-insert.js'
 import { linksTable } from '../oauth-accounts/tables.js'
 import { passkeysTable } from '../passkeys/tables.js'
 import { notifyRevocations } from '../revocation/channel.js'
+import { insertSecurityLogEntries } from '../security-log/store.js'
 import { type AccountRow, accountsTable, passwordsTable } from './tables.js'
 
 /** The lookup by id, prepared once per connection: it runs on every request that checks a security epoch. */
@@ -98,7 +99,7 @@ export async function bumpSecurityEpoch(
   context: LocalStoreContext,
   request: AccountChangeRequest,
 ): Promise<number | null> {
-  const { accountId, now, outbox } = validateAccountChange(request)
+  const { accountId, now, outbox, securityLog } = validateAccountChange(request)
   return inTransaction(context.pool, async (tx) => {
     const [row] = await tx
       .update(accountsTable)
@@ -107,6 +108,7 @@ export async function bumpSecurityEpoch(
       .returning({ securityEpoch: accountsTable.securityEpoch })
     if (row === undefined) return null
     await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
+    await insertSecurityLogEntries(tx, securityLog)
     return withOutbox(tx, outbox, row.securityEpoch)
   })
 }
@@ -119,7 +121,7 @@ export async function setAccountStatus(
   context: LocalStoreContext,
   request: SetAccountStatusRequest,
 ): Promise<Account | null> {
-  const { accountId, status, now, outbox } = validateSetAccountStatus(request)
+  const { accountId, status, now, outbox, securityLog } = validateSetAccountStatus(request)
   return inTransaction(context.pool, async (tx) => {
     const [row] = await tx
       .update(accountsTable)
@@ -137,6 +139,7 @@ export async function setAccountStatus(
     if (status === 'disabled') {
       await notifyRevocations(tx, context.channel, [{ kind: 'account', accountId }])
     }
+    await insertSecurityLogEntries(tx, securityLog)
     return withOutbox(tx, outbox, toAccount(row))
   })
 }

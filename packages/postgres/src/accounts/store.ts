@@ -52,6 +52,11 @@ export interface PostgresAccountStoreOptions {
 export class PostgresAccountStore implements AccountStore, AccountDirectory {
   readonly #context: LocalStoreContext
   readonly #client: LocalStoreClient
+  /**
+   * Status changes, epoch moves, password removals and deletions write a request's `securityLog`
+   * entries in their transaction, into the security log of the same database (`WithSecurityLog`).
+   */
+  readonly securityLogInTransaction = true
 
   constructor(options: PostgresAccountStoreOptions) {
     this.#context = storeContext(options, 'PostgresAccountStore')

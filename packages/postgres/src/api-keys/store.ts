@@ -11,10 +11,12 @@ import {
   type ApiKeyUsage,
   assertApiKeyRecord,
 } from '@portcullis/core/api-keys'
+import { validateSecurityLogEntries, type WithSecurityLog } from '@portcullis/core/security-log'
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { notifyRevocations, revocationChannel } from '../revocation/channel.js'
+import { insertSecurityLogEntries } from '../security-log/store.js'
 import { listApiKeysByOwner } from './listing.js'
 import { findApiKeyRow } from './lookup.js'
 import { toRecord, toRow } from './records.js'
@@ -152,8 +154,12 @@ export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
     })
   }
 
-  async revoke(keyId: string, now: Date): Promise<void> {
+  /** `revoke` writes a change's `securityLog` entries in its transaction (the same database's log). */
+  readonly securityLogInTransaction = true
+
+  async revoke(keyId: string, now: Date, change?: WithSecurityLog): Promise<void> {
     const at = requireDate(now, 'now')
+    const entries = validateSecurityLogEntries(change?.securityLog)
     if (!isKeyId(keyId)) throw notFound()
     await inTransaction(this.#client.pool, async (tx) => {
       const revoked = await tx
@@ -167,6 +173,7 @@ export class PostgresApiKeyStore implements ApiKeyStore, ApiKeyDirectory {
         .returning({ keyId: keys.keyId })
       if (revoked.length === 0) throw notFound()
       await notifyRevocations(tx, this.#channel, [{ kind: 'api-key', keyId }])
+      await insertSecurityLogEntries(tx, entries)
     })
   }
 

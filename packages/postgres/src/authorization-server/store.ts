@@ -12,10 +12,12 @@ import {
   oauthServerEntryIndex,
   type StoredOAuthServerEntry,
 } from '@portcullis/core/authorization-server'
+import { validateSecurityLogEntries, type WithSecurityLog } from '@portcullis/core/security-log'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
 import { revocationChannel } from '../revocation/channel.js'
+import { insertSecurityLogEntries } from '../security-log/store.js'
 import { activeGrantOf, activeGrantsOf, endGrant, live } from './grants.js'
 import { oauthServerEntriesTable as entries } from './tables.js'
 
@@ -217,7 +219,11 @@ export class PostgresOAuthServerStore implements OAuthServerStore, OAuthGrants {
     return inStatement(() => activeGrantsOf(this.#client.db, accountId, this.#now()))
   }
 
-  async disconnect(accountId: string, grantId: string): Promise<boolean> {
+  /** `disconnect` writes a change's `securityLog` entries in its transaction (the same database's log). */
+  readonly securityLogInTransaction = true
+
+  async disconnect(accountId: string, grantId: string, change?: WithSecurityLog): Promise<boolean> {
+    const logEntries = validateSecurityLogEntries(change?.securityLog)
     if (!isOAuthServerEntryKey(accountId) || !isOAuthServerEntryKey(grantId)) return false
     const now = this.#now()
     return inTransaction(this.#client.pool, async (tx) => {
@@ -235,6 +241,7 @@ export class PostgresOAuthServerStore implements OAuthServerStore, OAuthGrants {
         .for('update')
       if (owned === undefined) return false
       await endGrant(tx, this.#channel, grantId)
+      await insertSecurityLogEntries(tx, logEntries)
       return true
     })
   }

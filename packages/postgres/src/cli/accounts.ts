@@ -7,7 +7,6 @@ import {
 import { SecurityLogEntries } from '@portcullis/core/security-log'
 import { PostgresAccountStore } from '../accounts/store.js'
 import type { PostgresClient } from '../client/postgres-client.js'
-import { PostgresSecurityLog } from '../security-log/store.js'
 
 // `portcullis-postgres accounts ...`: account administration for operators without the web UI, straight
 // on the database. Every change names the operator (`--actor`) and a reason (`--reason`) and is written
@@ -95,20 +94,28 @@ export async function runAccounts(
   }
   const reason = requireAdministrationReason(command.reason)
   const now = new Date()
-  let epoch: number | undefined
+  // The audit entry is written in the change's transaction: no change without its record.
+  const entry = new SecurityLogEntries().entryOf({
+    type: TYPES[action as string] as AdministrationEventType,
+    at: now,
+    accountId,
+    actorId: `cli:${command.actor}`,
+    reason,
+  })
+  const securityLog = [entry]
   if (action === 'disable' || action === 'enable') {
     const after = await store.setAccountStatus({
       accountId,
       status: action === 'disable' ? 'disabled' : 'active',
       now,
+      securityLog,
     })
-    epoch = after?.securityEpoch
     out(`${accountId} ${after?.status ?? 'gone'}; epoch ${after?.securityEpoch ?? '-'}`)
   } else if (action === 'sign-out') {
-    epoch = (await store.bumpSecurityEpoch({ accountId, now })) ?? undefined
+    const epoch = await store.bumpSecurityEpoch({ accountId, now, securityLog })
     out(`${accountId} signed out everywhere; epoch ${epoch ?? '-'}`)
   } else {
-    const outcome = await store.deleteAccount({ accountId, now })
+    const outcome = await store.deleteAccount({ accountId, now, securityLog })
     if (outcome.outcome !== 'deleted') {
       err(
         outcome.outcome === 'tokens-retained'
@@ -119,15 +126,6 @@ export async function runAccounts(
     }
     out(`${accountId} deleted`)
   }
-  const entry = new SecurityLogEntries().entryOf({
-    type: TYPES[action as string] as AdministrationEventType,
-    at: now,
-    accountId,
-    actorId: `cli:${command.actor}`,
-    reason,
-    ...(epoch === undefined ? {} : { epoch }),
-  })
-  await new PostgresSecurityLog({ client }).append([entry])
   out(`audit ${entry.id}`)
   return 0
 }

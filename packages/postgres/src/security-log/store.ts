@@ -162,6 +162,18 @@ export const SWEEP_STATEMENT = `delete from portcullis_security_log where ctid =
   select ctid from portcullis_security_log where occurred_at < $1 order by occurred_at limit $2 for update skip locked
 ))`
 
+/**
+ * Writes already validated entries (`validateSecurityLogEntries`) inside a store's transaction: what the
+ * Postgres stores do with the `securityLog` of a change request (`WithSecurityLog`), once the change is
+ * known to happen. An entry already stored is kept once.
+ */
+export async function insertSecurityLogEntries(
+  tx: Transaction,
+  entries: readonly SecurityLogEntry[],
+): Promise<void> {
+  if (entries.length > 0) await insert(tx, entries)
+}
+
 function insert(db: Transaction | NodePgDatabase, entries: readonly SecurityLogEntry[]) {
   return db.insert(log).values(entries.map(rowOf)).onConflictDoNothing()
 }
