@@ -22,19 +22,21 @@ export function refuseMalformedJson(c: Context): void {
   ;(c.req as { json: unknown }).json = json
 }
 
+/** The `json` of a Web `Request`'s prototype (Node's, `@hono/node-server`'s lightweight one, ...). */
+function requestJson(this: Request): Promise<unknown> {
+  const declared = (Object.getPrototypeOf(this) as { json: () => Promise<unknown> }).json
+  return declared.call(this).catch(refuseMalformed)
+}
+
+/** Where the own `json` goes: one descriptor for every request, no closure made per request. */
+const REQUEST_JSON: PropertyDescriptor = { configurable: true, writable: true, value: requestJson }
+
 /**
  * Makes `request.json()` of a Web `Request` (what a fetch-form handler receives) answer a body that is
  * not JSON with the same 400 problem: its own property over the prototype's method, so the request
  * stays a real `Request` (brand checks, `new Request(request)`, `fetch(request)` keep working).
  */
 export function refuseMalformedRequestJson(request: Request): Request {
-  const declared = request.json
-  Object.defineProperty(request, 'json', {
-    configurable: true,
-    writable: true,
-    value: function json(): Promise<unknown> {
-      return declared.call(request).catch(refuseMalformed)
-    },
-  })
+  Object.defineProperty(request, 'json', REQUEST_JSON)
   return request
 }

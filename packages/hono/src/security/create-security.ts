@@ -10,7 +10,7 @@ import type { Context, ErrorHandler, MiddlewareHandler } from 'hono'
 import { refuseMalformedJson } from '../body/json-body.js'
 import { problemErrorHandler } from '../problem/problems.js'
 import { setMissingHeaders } from './response-headers.js'
-import { type HonoApp, type HonoHandler, routeMarks } from './route-marks.js'
+import { type HonoApp, type HonoHandler, NO_STORE, NO_STORE_PENDING, routeMarks } from './route-marks.js'
 
 const EVALUATION = 'portcullis.evaluation'
 
@@ -94,6 +94,7 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
   const onError = problemErrorHandler(config.onError)
   const marks = routeMarks(core, evaluationOf, config.onError)
   const headers = core.headers.map(([name, value]) => [name.toLowerCase(), value] as const)
+  const headersNoStore = [...NO_STORE, ...headers]
   const openapiPath = core.openapiPath
 
   const middleware: MiddlewareHandler = async (c, next) => {
@@ -103,10 +104,13 @@ export function createSecurity(config: HonoSecurityOptions): HonoSecurity {
       return c.json(core.openapi())
     }
     c.set('security', anonymousContext)
+    c.set(NO_STORE_PENDING, false)
     refuseMalformedJson(c)
     await next()
-    // an in-process request (an MCP read) never reaches a client: no headers to send
-    if (callerOf(c.req.raw) === undefined) setMissingHeaders(c, headers)
+    // an in-process request (an MCP read) never reaches a client: no headers to send (its reader takes
+    // the status, content type and body only)
+    if (callerOf(c.req.raw) !== undefined) return
+    setMissingHeaders(c, c.get(NO_STORE_PENDING) === true ? headersNoStore : headers)
   }
 
   return {

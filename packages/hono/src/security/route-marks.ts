@@ -3,12 +3,19 @@ import { ConfigurationError } from '@portcullis/core/errors'
 import type { RequestEvaluation } from '@portcullis/core/policy'
 import { problems } from '@portcullis/http/problem'
 import type { HttpMethod, RouteOptions } from '@portcullis/http/routing'
-import type { CompiledRoute, SecurityCore } from '@portcullis/http/security'
-import { problemResponse, webRouteRequest } from '@portcullis/http/web'
+import type { CompiledRoute, RouteRequest, SecurityCore } from '@portcullis/http/security'
+import { problemResponse } from '@portcullis/http/web'
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import { observe } from '../problem/problems.js'
 import { routePattern } from './paths.js'
 import { setMissingHeaders } from './response-headers.js'
+
+/**
+ * The context variable the application middleware sets while it runs: the `Cache-Control: no-store` of
+ * an authenticated answer is then added in its one header pass (with the baseline), not in a pass of its
+ * own. A route on an app without that middleware adds it itself.
+ */
+export const NO_STORE_PENDING = 'portcullis.noStore'
 
 /** A Hono handler or middleware, as `app.routes` lists them. */
 export type HonoHandler = (c: Context, next: Next) => unknown
@@ -25,7 +32,27 @@ export interface HonoApp {
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /** The default of an authenticated answer, added only when its handler set no `Cache-Control` itself. */
-const NO_STORE = [['cache-control', 'no-store']] as const
+export const NO_STORE = [['cache-control', 'no-store']] as const
+
+/**
+ * The neutral route request over a Hono context (read only by step-up routes and guards): no closure per
+ * request, and the path parameters decoded only when a guard reads them.
+ */
+class HonoRouteRequest implements RouteRequest {
+  readonly #c: Context
+  constructor(c: Context) {
+    this.#c = c
+  }
+  get params(): RouteParameters {
+    return this.#c.req.param() as RouteParameters
+  }
+  header(name: string): string | undefined {
+    return this.#c.req.raw.headers.get(name) ?? undefined
+  }
+  get cookieHeader(): string | undefined {
+    return this.#c.req.raw.headers.get('cookie') ?? undefined
+  }
+}
 
 /**
  * Where Hono keeps the handler it wrapped: `app.route(path, sub)` wraps every handler of a sub-app that
@@ -88,10 +115,7 @@ export function routeMarks(
       c.set('security', anonymousContext)
       const { authorizer } = compiled
       if (authorizer === undefined) return next()
-      const decided = authorizer(
-        evaluationOf(c),
-        webRouteRequest(c.req.raw, () => c.req.param() as RouteParameters),
-      )
+      const decided = authorizer(evaluationOf(c), new HonoRouteRequest(c))
       const outcome = decided instanceof Promise ? await decided : decided
       const { setCookie } = outcome
       if (!outcome.granted) {
@@ -101,7 +125,9 @@ export function routeMarks(
       await next()
       if (setCookie !== undefined) c.header('set-cookie', setCookie, { append: true })
       // the handler's own Cache-Control (`private, max-age=60`) stands, as on every adapter
-      if (outcome.noStore) setMissingHeaders(c, NO_STORE)
+      if (!outcome.noStore) return
+      if (c.get(NO_STORE_PENDING) === false) c.set(NO_STORE_PENDING, true)
+      else setMissingHeaders(c, NO_STORE)
     }
     marks.set(middleware as HonoHandler, mark)
     return middleware
