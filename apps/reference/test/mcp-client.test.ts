@@ -11,14 +11,6 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  */
 let app: TestApp
 const clients: Client[] = []
-/** An owner's tenant roles: the role, then the four permissions of the organization store. */
-const OWNER = [
-  'owner',
-  'organization.members.manage',
-  'organization.invitations.manage',
-  'organization.rename',
-  'organization.delete',
-]
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -80,8 +72,7 @@ describe('an MCP SDK client with the API key of a demo user', () => {
   it('reads the capability summary as the key owner, and the JSON schema', async () => {
     const capabilities = await client.readResource({ uri: 'reference://capabilities' })
     expect(textOf(capabilities.contents)).toMatchObject({
-      // Her memberships: the role first, then its permissions (the owner's are the organization store's).
-      you: { id: 'demo-alice', kind: 'user', tenants: { acme: OWNER, globex: ['viewer'] } },
+      you: { id: 'demo-alice', kind: 'user', tenants: { acme: ['owner'], globex: ['viewer'] } },
     })
     const schema = await client.readResource({ uri: 'reference://tenant-projection-schema' })
     expect(schema.contents[0]?.mimeType).toBe('application/schema+json')
@@ -91,7 +82,7 @@ describe('an MCP SDK client with the API key of a demo user', () => {
   it('reads its own tenant through the template, and is refused another tenant (403 inside -32603)', async () => {
     const acme = await client.readResource({ uri: 'tenant://acme/projection' })
     expect(acme.contents[0]?.uri).toBe('tenant://acme/projection')
-    expect(textOf(acme.contents)).toMatchObject({ tenant: { id: 'acme' }, viewer: { roles: OWNER } })
+    expect(textOf(acme.contents)).toMatchObject({ tenant: { id: 'acme' }, viewer: { roles: ['owner'] } })
     for (const uri of ['tenant://initech/projection', 'tenant://globex/projection']) {
       const failure = await readFailure(client, uri)
       expect(failure.code).toBe(-32603)

@@ -15,7 +15,7 @@ export interface DemoUser {
   readonly username: string
   readonly displayName: string
   readonly scopes: readonly string[]
-  /** Tenant id -> its role there: the demo seed's memberships (the first role is the membership's). */
+  /** Tenant id -> roles in that tenant. */
   readonly tenants: Readonly<Record<string, readonly string[]>>
   /** One line for the console and the home page. */
   readonly summary: string
@@ -118,10 +118,8 @@ export class DemoDirectory {
   }
 
   /**
-   * The directory's part of the `authorizationResolver`: scopes, app roles and the services' tenants; a
-   * user the directory does not know (signed up) has none; unknown services are refused (401). Users'
-   * tenants are their memberships (`membershipResolver` over the organization store, which the demo
-   * seed fills from `DemoUser.tenants`), never this list.
+   * The `authorizationResolver`: grants from the directory; a user the directory does not know (signed
+   * up) has none; unknown services are refused (401).
    */
   resolver(): AuthorizationResolver {
     return ({ principal }): AuthorizationSnapshotInit | null => {
@@ -130,7 +128,7 @@ export class DemoDirectory {
       return {
         scopes: [...grants.scopes],
         ...('roles' in grants && grants.roles !== undefined ? { roles: [...grants.roles] } : {}),
-        tenants: principal.kind === 'user' ? {} : grants.tenants,
+        tenants: grants.tenants,
         ...('username' in grants ? { attributes: { username: grants.username } } : {}),
       }
     }

@@ -202,9 +202,11 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
   // Every declaration is compiled at once, so a mistake throws where the route is declared.
   security.ready(app)
   let serving = false
-  const fetch: FetchRoute = async (request, env) => {
+  // no async wrapper: one promise fewer per request
+  const fetch: FetchRoute = (request, env) => {
     serving = true
-    return app.fetch(request, env)
+    const answer = app.fetch(request, env)
+    return answer instanceof Promise ? answer : Promise.resolve(answer)
   }
   return {
     route(method, path, routeOptions, handler) {
