@@ -25,6 +25,18 @@ export interface FetchReadLimits {
 const callers = new WeakMap<Request, Request>()
 
 /**
+ * The origin of a request's URL (serialized by the `Request`, so scheme and host are already normal): the
+ * text before the path, without a parse, when the authority holds no userinfo; else the URL's `origin`.
+ */
+function originOf(url: string): string {
+  const authority = url.indexOf('//') + 2
+  const slash = url.indexOf('/', authority)
+  if (authority < 2 || slash === -1) return new URL(url).origin
+  const at = url.indexOf('@', authority)
+  return at !== -1 && at < slash ? new URL(url).origin : url.slice(0, slash)
+}
+
+/**
  * The in-process `GET path` made for `caller` (an MCP read): the caller's origin, its headers but the
  * dropped ones (hop-by-hop, body, conditional and range, MCP transport headers) and `Accept: *\/*`, no
  * body. It is linked to the caller (`callerOf`), so an adapter can share the caller's per-request
@@ -37,8 +49,7 @@ export function inProcessRequest(caller: Request, path: string): Request {
   })
   headers.set('accept', '*/*')
   // the caller's origin whatever `path` holds (`//host/...` would otherwise name another authority)
-  const { origin } = new URL(caller.url)
-  const request = new Request(new URL(`${origin}${path.startsWith('/') ? '' : '/'}${path}`), {
+  const request = new Request(`${originOf(caller.url)}${path.startsWith('/') ? '' : '/'}${path}`, {
     method: 'GET',
     headers,
   })
