@@ -7,7 +7,7 @@ import type { AdapterFixture } from './scenario.js'
 
 type Case = ConformanceCase<AdapterFixture>
 
-async function connect(url: string, token: string) {
+export async function connect(url: string, token: string) {
   const errors: unknown[] = []
   const client = new Client({ name: 'portcullis-conformance', version: '1.0.0' })
   client.onerror = (error) => errors.push(error)
@@ -19,7 +19,7 @@ async function connect(url: string, token: string) {
 }
 
 /** The text of a read, or the JSON-RPC error code and the route's status of a refused one. */
-async function read(
+export async function read(
   client: Client,
   uri: string,
 ): Promise<{ text?: string; code?: number; status?: unknown }> {

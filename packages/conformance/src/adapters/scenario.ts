@@ -5,6 +5,7 @@ import type { AuthPolicy } from '@portcullis/core/policy'
 import type {
   AccountEmailRouteTableOptions,
   AccountRouteTableOptions,
+  ActiveOrganizationRouteTableOptions,
   ActivityRouteTableOptions,
   AdministrationRouteTableOptions,
   ImpersonationRouteTableOptions,
@@ -117,6 +118,8 @@ export interface AdapterScenario {
   readonly accountEmail?: AccountEmailRouteTableOptions
   /** The organization routes (`createOrganizationRoutes`, no base), mounted after the local-account routes. */
   readonly organizations?: OrganizationRouteTableOptions
+  /** The active-organization routes (`createActiveOrganizationRoutes`, no base), after the local-account routes. */
+  readonly activeOrganization?: ActiveOrganizationRouteTableOptions
   /**
    * The organization-domain routes (`createOrganizationDomainRoutes`, no base), mounted after the
    * local-account routes.

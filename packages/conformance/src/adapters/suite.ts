@@ -3,6 +3,7 @@ import { accountCases } from './account-cases.js'
 import { accountEmailAddressCases } from './account-email-address-cases.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
+import { activeOrganizationCases } from './active-organization-cases.js'
 import { activityCases } from './activity-cases.js'
 import { administrationCases } from './administration-cases.js'
 import { backchannelCases } from './backchannel-cases.js'
@@ -16,6 +17,7 @@ import { type OAuthFixture, oauthCases } from './oauth-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
 import { organizationCases } from './organization-cases.js'
 import { organizationDomainCases } from './organization-domain-cases.js'
+import { organizationMcpCases } from './organization-mcp-cases.js'
 import { organizationRefusalCases } from './organization-refusal-cases.js'
 import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
@@ -69,7 +71,9 @@ export function adapterSuite(
       ...organizationCases,
       ...organizationRefusalCases,
       ...organizationDomainCases,
+      ...activeOrganizationCases,
       ...mcpCases,
+      ...organizationMcpCases,
       ...mcpHostCases,
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),
       ...outageCases,

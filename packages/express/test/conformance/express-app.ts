@@ -7,6 +7,7 @@ import {
   activityRoutes,
   administrationRoutes,
   createAccountRoutes,
+  createActiveOrganizationRoutes,
   createMCPEndpoint,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
@@ -59,6 +60,9 @@ export async function expressApp(
   }
   if (scenario.organizationDomains !== undefined) {
     app.use(createOrganizationDomainRoutes({ ...scenario.organizationDomains, security }))
+  }
+  if (scenario.activeOrganization !== undefined) {
+    app.use(createActiveOrganizationRoutes({ ...scenario.activeOrganization, security }))
   }
   const { mcp: endpoint } = scenario
   const mcp =

@@ -5,6 +5,7 @@ import {
   activityRoutes,
   administrationRoutes,
   createAccountRoutes,
+  createActiveOrganizationRoutes,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
   createOrganizationRoutes,
@@ -38,6 +39,8 @@ export async function fastifyApp(
   if (scenario.organizations !== undefined) createOrganizationRoutes(app, scenario.organizations)
   if (scenario.organizationDomains !== undefined)
     createOrganizationDomainRoutes(app, scenario.organizationDomains)
+  if (scenario.activeOrganization !== undefined)
+    createActiveOrganizationRoutes(app, scenario.activeOrganization)
   const { mcp } = scenario
   if (mcp !== undefined) {
     mcpEndpoint(app, {

@@ -48,6 +48,7 @@ export async function fetchApp(
     ...(scenario.organizationDomains === undefined
       ? {}
       : { organizationDomains: scenario.organizationDomains }),
+    ...(scenario.activeOrganization === undefined ? {} : { activeOrganization: scenario.activeOrganization }),
     ...(mcp === undefined
       ? {}
       : {

@@ -9,6 +9,7 @@ import {
   activityRoutes,
   administrationRoutes,
   createAccountRoutes,
+  createActiveOrganizationRoutes,
   createOAuthRoutes,
   createOrganizationDomainRoutes,
   createOrganizationRoutes,
@@ -64,6 +65,9 @@ export async function honoApp(scenario: AdapterScenario, changes: AppChanges = {
   if (scenario.organizations !== undefined) createOrganizationRoutes(app, security, scenario.organizations)
   if (scenario.organizationDomains !== undefined) {
     createOrganizationDomainRoutes(app, security, scenario.organizationDomains)
+  }
+  if (scenario.activeOrganization !== undefined) {
+    createActiveOrganizationRoutes(app, security, scenario.activeOrganization)
   }
   const { mcp } = scenario
   if (mcp !== undefined) {
