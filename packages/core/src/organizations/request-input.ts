@@ -33,6 +33,20 @@ import {
 
 type Valid<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> }
 
+/** The organization a member acts in and the acting member: what every request by a member names. */
+function actorIn(fields: ReturnType<typeof fieldsOf>): { organizationId: string; actorAccountId: string } {
+  return {
+    organizationId: requireOrganizationId(fields.organizationId),
+    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
+  }
+}
+
+/** A member's request that names nothing else: deleting the organization, listing its invitations. */
+function validateActorAt(request: unknown): Valid<DeleteOrganizationRequest & ListInvitationsRequest> {
+  const fields = fieldsOf(request)
+  return Object.freeze({ ...actorIn(fields), now: requireNow(fields.now) })
+}
+
 export function validateCreateOrganization(request: unknown): Valid<CreateOrganizationRequest> {
   const fields = fieldsOf(request)
   return Object.freeze({
@@ -46,20 +60,14 @@ export function validateCreateOrganization(request: unknown): Valid<CreateOrgani
 export function validateRenameOrganization(request: unknown): Valid<RenameOrganizationRequest> {
   const fields = fieldsOf(request)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
+    ...actorIn(fields),
     name: requireOrganizationName(fields.name),
     now: requireNow(fields.now),
   })
 }
 
 export function validateDeleteOrganization(request: unknown): Valid<DeleteOrganizationRequest> {
-  const fields = fieldsOf(request)
-  return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
-    now: requireNow(fields.now),
-  })
+  return validateActorAt(request)
 }
 
 export function validateListMembers(
@@ -67,8 +75,7 @@ export function validateListMembers(
 ): Omit<Valid<ListMembersRequest>, 'after'> & { readonly after: string | undefined } {
   const fields = fieldsOf(request)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
+    ...actorIn(fields),
     limit: requireLimit(fields.limit),
     after: fields.after === undefined ? undefined : requireMemberAccountId(fields.after, 'after'),
   })
@@ -77,8 +84,7 @@ export function validateListMembers(
 export function validateSetRole(request: unknown): Valid<SetRoleRequest> {
   const fields = fieldsOf(request)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
+    ...actorIn(fields),
     accountId: requireMemberAccountId(fields.accountId),
     role: requireRoleName(fields.role),
     now: requireNow(fields.now),
@@ -88,8 +94,7 @@ export function validateSetRole(request: unknown): Valid<SetRoleRequest> {
 export function validateRemoveMember(request: unknown): Valid<RemoveMemberRequest> {
   const fields = fieldsOf(request)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
+    ...actorIn(fields),
     accountId: requireMemberAccountId(fields.accountId),
     now: requireNow(fields.now),
   })
@@ -126,9 +131,8 @@ export function validateAcceptInvitation(request: unknown): Valid<AcceptInvitati
 export function validateRevokeInvitation(request: unknown): Valid<RevokeInvitationRequest> {
   const fields = fieldsOf(request)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
+    ...actorIn(fields),
     invitationId: requireInvitationId(fields.invitationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
     now: requireNow(fields.now),
   })
 }
@@ -137,9 +141,8 @@ export function validateResendInvitation(request: unknown): Valid<ResendInvitati
   const fields = fieldsOf(request)
   const now = requireNow(fields.now)
   return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
+    ...actorIn(fields),
     invitationId: requireInvitationId(fields.invitationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
     digest: requireDigest(fields.digest),
     keyVersion: requireKeyVersion(fields.keyVersion),
     expiresAt: requireExpiry(fields.expiresAt, now),
@@ -149,10 +152,5 @@ export function validateResendInvitation(request: unknown): Valid<ResendInvitati
 }
 
 export function validateListInvitations(request: unknown): Valid<ListInvitationsRequest> {
-  const fields = fieldsOf(request)
-  return Object.freeze({
-    organizationId: requireOrganizationId(fields.organizationId),
-    actorAccountId: requireMemberAccountId(fields.actorAccountId, 'actorAccountId'),
-    now: requireNow(fields.now),
-  })
+  return validateActorAt(request)
 }
