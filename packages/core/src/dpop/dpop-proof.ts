@@ -41,13 +41,53 @@ export type DPoPProofVerification =
 
 const refuse = (reason: string): DPoPProofVerification => ({ ok: false, reason })
 
+/** A bounded memo of a pure function of a string (cleared when full, so a flood of new inputs costs memory once). */
+function memo<T>(capacity: number, compute: (input: string) => T): (input: string) => T {
+  const answers = new Map<string, T>()
+  return (input) => {
+    if (answers.has(input)) return answers.get(input) as T
+    const answer = compute(input)
+    if (answers.size >= capacity) answers.clear()
+    answers.set(input, answer)
+    return answer
+  }
+}
+
+/**
+ * A client signs every proof with the same header (`typ`, `alg`, `jwk`): the parse of a header segment
+ * that parsed before, and its key's thumbprint, by the encoded segment (bounded). Only the parse is kept:
+ * every check of the header runs on every proof.
+ */
+interface KnownHeader {
+  readonly header: JsonObject
+  /** The header's public key and thumbprint for its `alg`, or why it is refused. */
+  readonly jwk: PublicJwk | string
+}
+const knownHeaders = new Map<string, KnownHeader>()
+const KNOWN_HEADERS = 10_000
+const headerOf = (encodedHeader: string): JsonObject | undefined => knownHeaders.get(encodedHeader)?.header
+
+function keyOf(proof: string, header: JsonObject): PublicJwk | string {
+  const encodedHeader = proof.slice(0, proof.indexOf('.'))
+  const known = knownHeaders.get(encodedHeader)
+  if (known !== undefined && known.header === header) return known.jwk
+  const jwk = publicJwk(header)
+  if (knownHeaders.size >= KNOWN_HEADERS) knownHeaders.clear()
+  knownHeaders.set(encodedHeader, { header, jwk })
+  return jwk
+}
+
 /**
  * `htu` in the form compared: scheme and host lower case, default port dropped, path with dot segments
  * removed and percent-encoding normalised by the WHATWG URL parser, without query or fragment
  * (RFC 9449 section 4.3, RFC 3986 section 6). Undefined for anything that is not an absolute http(s) URL.
  */
 export function normalizeHtu(value: string): string | undefined {
-  if (value.length > 4096) return undefined
+  return value.length > 4096 ? undefined : normalizedHtu(value)
+}
+
+/** The URL parse of `normalizeHtu`, remembered: clients send the same few `htu` values again and again. */
+const normalizedHtu = memo(4096, (value: string): string | undefined => {
   let url: URL
   try {
     url = new URL(value)
@@ -57,12 +97,15 @@ export function normalizeHtu(value: string): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
   if (url.username !== '' || url.password !== '') return undefined
   return `${url.protocol}//${url.host}${url.pathname}`
-}
+})
 
 /** base64url(SHA-256(token)): the `ath` claim of a proof presented with `token`. */
 export function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'ascii').digest('base64url')
 }
+
+/** `accessTokenHash` of the tokens presented lately: a bound token is presented with many proofs. */
+const presentedTokenHash = memo(1024, accessTokenHash)
 
 /** The public key in the header, or why it is refused. */
 function publicJwk(header: JsonObject): PublicJwk | string {
@@ -92,7 +135,7 @@ function checkClaims(payload: JsonObject, expected: DPoPProofExpectations): stri
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'dpop.bad_iat'
   if (iat > expected.now + expected.clockSkewSeconds) return 'dpop.iat_in_future'
   if (iat < expected.now - expected.maxAgeSeconds - expected.clockSkewSeconds) return 'dpop.iat_too_old'
-  if (typeof ath !== 'string' || ath !== accessTokenHash(expected.accessToken)) return 'dpop.ath_mismatch'
+  if (typeof ath !== 'string' || ath !== presentedTokenHash(expected.accessToken)) return 'dpop.ath_mismatch'
   if (nonce !== undefined && (typeof nonce !== 'string' || nonce.length > 256)) return 'dpop.bad_nonce'
   return undefined
 }
@@ -105,12 +148,12 @@ function checkClaims(payload: JsonObject, expected: DPoPProofExpectations): stri
  * malformed proof costs no signature verification.
  */
 export function verifyDPoPProof(proof: string, expected: DPoPProofExpectations): DPoPProofVerification {
-  const parsed = parseCompactJwt(proof, MAX_PROOF_BYTES)
+  const parsed = parseCompactJwt(proof, MAX_PROOF_BYTES, headerOf)
   if (!parsed.ok) return refuse(`dpop.${parsed.reason.replace(/^jwt\./, '')}`)
   const { header, payload } = parsed.jwt
   const headerProblem = checkHeader(header, expected.algorithms)
   if (headerProblem !== undefined) return refuse(headerProblem)
-  const jwk = publicJwk(header)
+  const jwk = keyOf(proof, header)
   if (typeof jwk === 'string') return refuse(jwk)
   const claimProblem = checkClaims(payload, expected)
   if (claimProblem !== undefined) return refuse(claimProblem)

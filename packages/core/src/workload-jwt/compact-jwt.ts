@@ -18,18 +18,25 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 /**
  * Structural checks before any cryptography: at most `maxBytes`, exactly three non-empty base64url
  * segments in canonical form (no padding, no stray low bits, so one token has one spelling), and a header
- * and payload that are strict JSON objects (no duplicate members such as two `kid`s).
+ * and payload that are strict JSON objects (no duplicate members such as two `kid`s). `knownHeader` may
+ * answer the parse of a header segment that passed these checks before (a cache of them): that segment is
+ * then not decoded again.
  */
-export function parseCompactJwt(token: string, maxBytes: number): CompactJwtParse {
+export function parseCompactJwt(
+  token: string,
+  maxBytes: number,
+  knownHeader?: (encodedHeader: string) => JsonObject | undefined,
+): CompactJwtParse {
   if (token.length > maxBytes) return { ok: false, reason: 'jwt.oversized' }
   if (!SHAPE.test(token)) return { ok: false, reason: 'jwt.malformed' }
   const [encodedHeader = '', encodedPayload = '', encodedSignature = ''] = token.split('.')
-  const header = decodeSegment(encodedHeader)
+  const known = knownHeader?.(encodedHeader)
+  const header = known === undefined ? decodeSegment(encodedHeader) : ''
   const payload = decodeSegment(encodedPayload)
   if (header === undefined || payload === undefined || !isCanonical(encodedSignature)) {
     return { ok: false, reason: 'jwt.non_canonical' }
   }
-  const parsedHeader = parseObject(header)
+  const parsedHeader = known ?? parseObject(header)
   const parsedPayload = parseObject(payload)
   if (parsedHeader === undefined) return { ok: false, reason: 'jwt.bad_header' }
   if (parsedPayload === undefined) return { ok: false, reason: 'jwt.bad_payload' }
