@@ -3,6 +3,13 @@ export type { ImpersonationErrorCode } from './errors.js'
 export { ImpersonationError, ImpersonationErrorCodes } from './errors.js'
 export type { ImpersonationEventTarget } from './events.js'
 export { ImpersonationEvents } from './events.js'
+export type { ExpiredImpersonationsOptions } from './expiry.js'
+export {
+  expiredImpersonationEntry,
+  expiredImpersonationEntryId,
+  IMPERSONATION_EXPIRED_REASON,
+  recordExpiredImpersonations,
+} from './expiry.js'
 export type { ImpersonationCookie } from './facts.js'
 export {
   administratorTag,

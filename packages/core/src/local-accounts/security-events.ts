@@ -259,7 +259,7 @@ export interface SecurityEventFields {
    */
   'impersonation.ended': {
     readonly actorId: string
-    readonly reason: 'ended_by_administrator' | 'administrator_signed_out'
+    readonly reason: 'ended_by_administrator' | 'administrator_signed_out' | 'expired'
     readonly accountId?: string
     readonly impersonationId?: string
     readonly sessionHandle?: string

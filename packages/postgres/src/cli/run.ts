@@ -224,6 +224,9 @@ async function runCommand(
     ...(parsed.batchSize === undefined ? {} : { batchSize: parsed.batchSize }),
   })
   for (const [table, count] of Object.entries(report.deleted)) output.out(`${table}: ${count} deleted`)
+  if (report.impersonationsEnded > 0) {
+    output.out(`impersonations past their bound: ${report.impersonationsEnded} ended`)
+  }
   if (report.more) output.out('more expired rows remain: run sweep again')
   return 0
 }

@@ -1,7 +1,9 @@
 import { InvalidInputError } from '@portcullis/core'
+import { recordExpiredImpersonations } from '@portcullis/core/impersonation'
 import { SECURITY_LOG_RETENTION_DAYS } from '@portcullis/core/security-log'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement } from '../client/transaction.js'
+import { PostgresSecurityLog } from '../security-log/store.js'
 
 /** A table whose rows die at a time, and the condition (on `$1`, the sweep's `now`) that says so. */
 export interface ExpiringTable {
@@ -86,6 +88,11 @@ export interface SweepReport {
   readonly deleted: Readonly<Record<string, number>>
   /** True when some table stopped at `maxBatches` with a full last batch: call again. */
   readonly more: boolean
+  /**
+   * Impersonations past their bound whose end this sweep recorded (`impersonation.ended`, reason
+   * `expired`; see `recordExpiredImpersonations`). 0 when the client has no drizzle `db`.
+   */
+  readonly impersonationsEnded: number
 }
 
 /** An optional count option, 1 to `max`; anything else is an invalid-input error with `code`. */
@@ -149,6 +156,13 @@ export async function sweepExpired(
     'securityLogRetentionDays',
     SWEEP_OPTIONS,
   )
+  // Before the sessions go: an impersonation that ran out at its bound gets its end entry, once.
+  const impersonationsEnded =
+    'db' in client && client.db !== undefined
+      ? await recordExpiredImpersonations(new PostgresSecurityLog({ client: client as PostgresClient }), {
+          now,
+        })
+      : 0
   const deleted: Record<string, number> = {}
   let more = false
   for (const table of EXPIRING_TABLES) {
@@ -160,5 +174,5 @@ export async function sweepExpired(
   const logged = await deleteExpiredRows(client, SECURITY_LOG_RETENTION, cutoff, batchSize, maxBatches)
   deleted[SECURITY_LOG_RETENTION.table] = logged.deleted
   more ||= logged.more
-  return { deleted, more }
+  return { deleted, more, impersonationsEnded }
 }
