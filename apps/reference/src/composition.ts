@@ -5,16 +5,12 @@ import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/autho
 import { ImpersonationEvents } from '@portcullis/core/impersonation'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
-import { BackchannelLogout } from '@portcullis/core/oidc'
-import { required } from '@portcullis/core/policy'
 import { StepUpService } from '@portcullis/core/step-up'
 import {
   accountEmailRoutes,
   activityRoutes,
   createAccountRoutes,
-  createOAuthRoutes,
   createSecurity,
-  currentLocalSession,
   localAccountRoutes,
   localSessionOf,
   passkeyRoutes,
@@ -37,14 +33,9 @@ import { createMailFlows, createMailStores } from './account-email/account-email
 import { recoveryRoutes } from './account-email/recovery-pages.js'
 import { accountRoutes } from './accounts/account-routes.js'
 import { formBody } from './accounts/forms.js'
-import {
-  createLocalAccounts,
-  isInsecureLoopback,
-  SESSION_MECHANISM,
-  type SeededUser,
-  seedDemoUsers,
-} from './accounts/local-accounts.js'
+import { createLocalAccounts, isInsecureLoopback, type SeededUser } from './accounts/local-accounts.js'
 import { createOAuthLifecycle, DEMO_PROVIDER, providerOrigins } from './accounts/oauth.js'
+import { oauthSignInRoutes } from './accounts/oauth-routes.js'
 import { createSecondFactors } from './accounts/second-factors.js'
 import { activityPages } from './activity/activity-pages.js'
 import { createActivityLog } from './activity/activity-wiring.js'
@@ -52,7 +43,6 @@ import { administrationPages } from './administration/administration-pages.js'
 import { apiKeyMechanism, workloadMechanism } from './api/mechanisms.js'
 import type { DemoParts } from './app.js'
 import type { ReferenceContext } from './app-context.js'
-import { linkDemoIdentities } from './demo-idp/demo-identities.js'
 import { quietly } from './demo-idp/provider.js'
 import { DemoDirectory } from './directory/demo-directory.js'
 import { impersonationPages } from './impersonation/impersonation-pages.js'
@@ -63,9 +53,12 @@ import { oauthAccessTokenMechanism } from './oauth-server/access-tokens.js'
 import { interactionLook } from './oauth-server/interaction-pages.js'
 import { type AuthorizationServerSettings, oauthIdentifiers } from './oauth-server/names.js'
 import { reauthenticationRoutes } from './oauth-server/reauthentication-routes.js'
+import { organizationRouters } from './organizations/organization-routers.js'
+import { createOrganizations } from './organizations/organization-wiring.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { KeyMaterial } from './secrets/key-material.js'
 import { SecurityEventLog } from './security-events/event-log.js'
+import { seedDemoData } from './seed/demo-seed.js'
 
 export interface ComposeOptions {
   readonly postgres: PostgresClient
@@ -185,9 +178,19 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   })
-  // The demo directory's grants, with `accounts.impersonate` for its administrators; an impersonation's
-  // grants are the account's own, from the same resolver.
-  const authorizationResolver = withImpersonationCapability(directory.resolver())
+  // Organizations in Postgres: the users' tenants are their memberships (read once per request, evicted
+  // on every instance by the `membership` notices); the demo directory answers the rest.
+  const organizations = createOrganizations({
+    postgres,
+    keys,
+    publicOrigin,
+    notices,
+    directory,
+    accounts: accountStore,
+  })
+  // With `accounts.impersonate` for the directory's administrators; an impersonation's grants are the
+  // account's own, from the same resolver.
+  const authorizationResolver = withImpersonationCapability(organizations.resolver)
   const impersonations = createImpersonations({
     local,
     stepUp,
@@ -241,36 +244,14 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const localRoutes = localAccountRoutes({ local, security })
   const oauthRoutes =
     oauth &&
-    createOAuthRoutes({
+    oauthSignInRoutes({
       security,
       lifecycle: oauth.lifecycle,
-      currentSession: currentLocalSession(security, required(SESSION_MECHANISM)),
-      afterUnlink: '/account',
-      // A first sign-in with the demo IdP created the account (`provisioned`): a session like any other.
-      signIn: async ({ accountId, identity }, request, response) => {
-        // The header names an account without a password by the email its provider gave.
-        if (identity.email !== undefined) directory.names.rememberEmail(accountId, identity.email)
-        await localRoutes.establishSignIn(request, response, {
-          accountId,
-          transport: 'session',
-          providerSession: identity,
-        })
-      },
-      // The providers' back-channel logout (register `{origin}/auth/oauth/{provider}/backchannel-logout`).
-      backchannelLogout: new BackchannelLogout({
-        lifecycle: oauth.lifecycle,
-        revokeSessions: (match) => local.revokeProviderSessions(match),
-        replay: new PostgresRateLimitStore({ client: postgres }),
-      }),
-      // An unlink moved the epoch: every other session ended, this browser keeps a fresh one.
-      renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
-      signOut: async (session, request) => {
-        await local.logout({
-          accountId: session.accountId,
-          credentials: local.credentialsOf(request.security?.evidence ?? []),
-        })
-      },
-      ...(cookies === undefined ? {} : { cookies }),
+      local,
+      localRoutes,
+      directory,
+      postgres,
+      cookies,
       events: sink,
     })
   const accounts = new AccountService({
@@ -314,6 +295,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   const context: ReferenceContext = {
     postgres,
     directory,
+    organizations,
     events,
     apiKeys: { service, store, directory: store },
     publicOrigin,
@@ -373,6 +355,13 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       activityPages(security, context, { local, securityLog: activity.log }),
       // The administration pages (search, view, disable, enable, sign out everywhere), admin role only.
       administrationPages(security, context, { administration, service: accounts }),
+      // Organizations: members, invitations, the invitation mail's accept and sign-up pages.
+      ...organizationRouters(security, context, {
+        local,
+        accountEmail: mailFlows.accountEmail,
+        accounts: accountStore,
+        wake: mailFlows.wake,
+      }),
     ],
     signer: keys.workloadSigner,
     authorizationServer,
@@ -380,26 +369,18 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     async attach(app) {
       registry = await mcp.attach(app)
     },
-    async seedDemoUsers() {
-      const seeded = await seedDemoUsers({
+    seedDemoUsers: () => {
+      const demoLinks = oauth?.accountsOf(DEMO_PROVIDER)
+      return seedDemoData({
         local,
         store: accountStore,
         directory,
         seed: keys.demoSessionKey,
-        warn: (notice) => console.warn(`portcullis reference app: ${notice}`),
+        organizations,
+        ...(options.idp === undefined || demoLinks === undefined
+          ? {}
+          : { demoIdp: { issuer: options.idp.issuer, provider: DEMO_PROVIDER, links: demoLinks } }),
       })
-      // The demo IdP's alice is the demo user alice: her identity there signs in to her own account.
-      const demoLinks = oauth?.accountsOf(DEMO_PROVIDER)
-      if (options.idp !== undefined && demoLinks !== undefined) {
-        const notices = await linkDemoIdentities({
-          store: demoLinks,
-          provider: DEMO_PROVIDER,
-          issuer: options.idp.issuer,
-          owners: seeded,
-        })
-        for (const notice of notices) console.warn(`portcullis reference app: ${notice}`)
-      }
-      return seeded
     },
     async close() {
       await activity.close()
@@ -408,6 +389,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       await notices.close()
       await oauth?.close()
       await usage.close()
+      organizations.resolver.close()
       await jwks.close()
     },
   }

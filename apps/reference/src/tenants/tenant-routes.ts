@@ -4,7 +4,14 @@ import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } fr
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
 import { sendPage, viewerFor } from '../layout/layout.js'
-import { tenantBillingPage, tenantListPage, tenantOverviewPage, tenantSettingsPage } from './tenant-pages.js'
+import {
+  type TenantMember,
+  tenantBillingPage,
+  tenantListPage,
+  tenantOverviewPage,
+  tenantSettingsPage,
+  tenantOf as tenantView,
+} from './tenant-pages.js'
 
 const TENANT_ID = /^[a-z0-9-]{1,64}$/
 
@@ -16,11 +23,34 @@ const TENANT_ID = /^[a-z0-9-]{1,64}$/
 export function tenantRoutes(security: Pick<Security, 'router'>, context: ReferenceContext): SecureRouter {
   const router = security.router()
   const auth = required(SESSION_MECHANISM)
-  const tenantOf = (request: SecuredRequest) => {
-    const tenant = context.directory.tenant(String(request.params.tenantId))
-    if (tenant === undefined)
+  const { store } = context.organizations
+  // The guard ran first: the viewer is a member, so the organization exists (unless deleted meanwhile).
+  const tenantOf = async (request: SecuredRequest) => {
+    const id = String(request.params.tenantId)
+    const organization = TENANT_ID.test(id) ? await store.getOrganization(id) : null
+    if (organization === null)
       throw new HttpProblem({ status: 404, code: 'tenant.not_found', detail: 'No such tenant' })
-    return tenant
+    return tenantView(organization, context.directory.tenant(id))
+  }
+  // The names of the viewer's organizations (the switcher and the list).
+  const namesOf = async (request: SecuredRequest) =>
+    new Map(
+      (await store.organizationsOf(request.security.principal?.id ?? '')).map(
+        (each) => [each.organizationId, each.organizationName] as const,
+      ),
+    )
+  const membersOf = async (request: SecuredRequest, organizationId: string): Promise<TenantMember[]> => {
+    const listed = await store.listMembers({
+      organizationId,
+      actorAccountId: request.security.principal?.id ?? '',
+    })
+    if (listed.outcome !== 'listed') return []
+    return Promise.all(
+      listed.members.map(async (member) => ({
+        name: await context.organizations.memberName(member.accountId),
+        role: member.role,
+      })),
+    )
   }
   const page = async (request: SecuredRequest, title: string) => ({
     title,
@@ -36,15 +66,20 @@ export function tenantRoutes(security: Pick<Security, 'router'>, context: Refere
     }
     sendPage(response, {
       ...(await page(request, 'Your tenants')),
-      body: tenantListPage(request.security.snapshot),
+      body: tenantListPage(request.security.snapshot, await namesOf(request)),
     })
   })
 
   router.get('/tenants/:tenantId', { auth, guards: [requiresTenant()] }, async (request, response) => {
-    const tenant = tenantOf(request)
+    const tenant = await tenantOf(request)
     sendPage(response, {
       ...(await page(request, tenant.name)),
-      body: tenantOverviewPage(tenant, request.security.snapshot),
+      body: tenantOverviewPage(
+        tenant,
+        request.security.snapshot,
+        await namesOf(request),
+        await membersOf(request, tenant.id),
+      ),
     })
   })
 
@@ -52,7 +87,7 @@ export function tenantRoutes(security: Pick<Security, 'router'>, context: Refere
     '/tenants/:tenantId/billing',
     { auth, guards: [requiresTenantRole({ roles: ['owner', 'billing'] })] },
     async (request, response) => {
-      const tenant = tenantOf(request)
+      const tenant = await tenantOf(request)
       sendPage(response, {
         ...(await page(request, `${tenant.name}: billing`)),
         body: tenantBillingPage(tenant),
@@ -64,7 +99,7 @@ export function tenantRoutes(security: Pick<Security, 'router'>, context: Refere
     '/tenants/:tenantId/settings',
     { auth, guards: [requiresTenantRole({ roles: ['owner'] })] },
     async (request, response) => {
-      const tenant = tenantOf(request)
+      const tenant = await tenantOf(request)
       sendPage(response, {
         ...(await page(request, `${tenant.name}: settings`)),
         body: tenantSettingsPage(tenant),

@@ -1,0 +1,101 @@
+import type { AccountStore } from '@portcullis/core/accounts'
+import { CodeKeyRing } from '@portcullis/core/codes'
+import {
+  type MembershipResolver,
+  membershipResolver,
+  OrganizationInvitations,
+  OrganizationPermissions,
+  OrganizationRoles,
+} from '@portcullis/core/organizations'
+import type { RevocationNotices } from '@portcullis/core/revocation'
+import { type PostgresClient, PostgresOrganizationStore, PostgresRateLimitStore } from '@portcullis/postgres'
+import type { DemoDirectory } from '../directory/demo-directory.js'
+import type { KeyMaterial } from '../secrets/key-material.js'
+
+/** Where the invitation mail's link leads (`?flow=...#code=...`): its GET shows a form, its POST accepts. */
+export const ACCEPT_INVITATION_PATH = '/organizations/invitations/accept'
+
+// #region roles
+/**
+ * The app's role catalogue, the same on every instance: owner (every store permission), admin (members,
+ * invitations, rename), billing (the invoices) and viewer. Memberships hold the name; the tenant guard
+ * reads the role and its permissions (`requiresTenantRole({ roles: ['owner', 'billing'] })`).
+ */
+export const REFERENCE_ROLES = new OrganizationRoles([
+  { name: 'owner', rank: 300, permissions: Object.values(OrganizationPermissions) },
+  {
+    name: 'admin',
+    rank: 200,
+    permissions: [
+      OrganizationPermissions.manageMembers,
+      OrganizationPermissions.invite,
+      OrganizationPermissions.rename,
+    ],
+  },
+  { name: 'billing', rank: 150, permissions: ['invoices.read'] },
+  { name: 'viewer', rank: 100, permissions: [] },
+])
+// #endregion roles
+
+/** The organizations of the app: the Postgres stores, the invitations over them, the resolver. */
+export interface ReferenceOrganizations {
+  readonly store: PostgresOrganizationStore
+  readonly invitations: OrganizationInvitations
+  readonly roles: OrganizationRoles
+  /** The invitation codes' keys (the one-time codes' key: the ring may be shared). */
+  readonly keyRing: CodeKeyRing
+  /** The `authorizationResolver`: the demo directory's grants, the tenants from memberships. */
+  readonly resolver: MembershipResolver
+  /**
+   * What member lists call an account: a demo user's name, else its verified primary address (someone
+   * who signed up from an invitation has only a generated username), else the pages' name for it.
+   */
+  memberName(accountId: string): Promise<string>
+}
+
+/**
+ * Organizations over the app's Postgres database. The resolver reads a user's memberships once per
+ * request and keeps them until a `membership` notice (a removal or a role change on any instance) evicts
+ * them; the directory's resolver still answers scopes, app roles and the services' tenants.
+ */
+export function createOrganizations(input: {
+  readonly postgres: PostgresClient
+  readonly keys: KeyMaterial
+  readonly publicOrigin: string
+  readonly notices: RevocationNotices
+  /** Scopes, app roles and the services' tenants (the users' tenants are their memberships). */
+  readonly directory: DemoDirectory
+  readonly accounts: Pick<AccountStore, 'listEmailAddresses'>
+}): ReferenceOrganizations {
+  const { directory } = input
+  const client = input.postgres
+  const store = new PostgresOrganizationStore({ client, roles: REFERENCE_ROLES })
+  const keyRing = new CodeKeyRing(input.keys.emailCodeKey)
+  // #region wiring
+  const invitations = new OrganizationInvitations({
+    invitations: store,
+    organizations: store,
+    memberships: store,
+    roles: REFERENCE_ROLES,
+    keyRing,
+    protector: input.keys.protector,
+    publicOrigin: input.publicOrigin,
+    acceptPath: ACCEPT_INVITATION_PATH,
+    rateLimits: new PostgresRateLimitStore({ client }),
+  })
+  const resolver = membershipResolver({
+    memberships: store,
+    roles: REFERENCE_ROLES,
+    resolver: directory.resolver(),
+    notices: input.notices,
+  })
+  // #endregion wiring
+  const memberName = async (accountId: string) => {
+    const demo = directory.user(accountId)?.displayName
+    if (demo !== undefined) return demo
+    const addresses = await input.accounts.listEmailAddresses(accountId)
+    const primary = addresses.find((each) => each.primary && each.verified)
+    return primary?.address ?? (await directory.names.resolve(accountId)) ?? accountId
+  }
+  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName }
+}
