@@ -6,7 +6,9 @@
 // - MCP resources/read of the marked route >= 0.6x a GET of the same route through the fetch form, and
 //   >= 2x the official SDK servers (1.x stateless server on its Web-standard transport, 2.x
 //   createMcpHandler) as routes of a fetch form of their own, reading the same resource.
-// BENCH_ONLY=headers,session,api-key,access-token,mcp,sdk runs only those parts (for profiling).
+// - what each part of a request costs in-process (report only): the bare handler, Hono, the fetch form on
+//   an anonymous route, each mechanism, and an MCP read against a GET of the same route.
+// BENCH_ONLY=headers,session,api-key,access-token,mcp,sdk,costs runs only those parts (for profiling).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { createMcpHandler, McpServer as ModernServer } from '@modelcontextprotocol/server'
@@ -18,11 +20,13 @@ import {
   compareWithSdkServers,
   finish,
   legacyRead,
+  reportPartCosts,
   statelessRead,
 } from '@portcullis/bench'
 import { apiKey } from '@portcullis/core/api-keys'
 import { anonymous, required } from '@portcullis/core/policy'
 import { securityHeaders } from '@portcullis/http/headers'
+import { Hono } from 'hono'
 import { createFetchSecurity } from '../src/fetch/index.js'
 import { body, credentials, registerConfig, resourceText, serveFetch } from './fixture.js'
 
@@ -83,7 +87,57 @@ const [plainServer, headersServer, formServer, sdkServer] = servers as [
   (typeof servers)[number],
 ]
 const formUrl = formServer.url
+
+/** The in-process costs: one reused GET per row (a GET has no body), a new request per MCP read. */
+async function partCosts(): Promise<void> {
+  const hono = new Hono()
+  hono.get('/data', () => withHeaders())
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    new Request(`${formUrl}${path}`, { headers: { host: '127.0.0.1', ...headers } })
+  const answered = async (answer: Response | Promise<Response>) => {
+    const response = await answer
+    if (response.status !== 200) throw new Error(`part cost: answered ${response.status}`)
+  }
+  const fetchOf = (request: Request) => () => answered(form.fetch(request))
+  const plainRequest = get('/data')
+  const mcpRead = legacyRead('', `${formUrl}/mcp`, 'hono://config')
+  const postRead = () =>
+    new Request(mcpRead.url, {
+      method: 'POST',
+      headers: { host: '127.0.0.1', ...mcpRead.headers },
+      body: mcpRead.body ?? null,
+    })
+  await reportPartCosts('fetch form: what each part of a request costs (in-process, CPU per request)', [
+    { name: 'fetch handler setting the headers', run: () => answered(withHeaders()) },
+    { name: 'Hono app, the same handler', run: () => answered(hono.fetch(plainRequest)) },
+    { name: 'fetch form, anonymous route', run: fetchOf(get('/config')) },
+    { name: 'fetch form, session route', run: fetchOf(get('/session', { cookie: signedIn.cookie })) },
+    { name: 'fetch form, API-key route', run: fetchOf(get('/api-key', { 'x-api-key': signedIn.apiKey })) },
+    {
+      name: 'fetch form, access-token route',
+      run: fetchOf(get('/token', { authorization: `Bearer ${signedIn.accessToken}` })),
+    },
+    {
+      name: 'fetch form, GET of the marked route (a new Request each)',
+      run: () => answered(form.fetch(get('/config'))),
+    },
+    // what the POST request with a body costs to make (undici's body stream): part of the next row too
+    {
+      name: 'a new POST Request with the read body, to the bare handler',
+      run: () => {
+        postRead()
+        return answered(withHeaders())
+      },
+    },
+    {
+      name: 'fetch form, MCP resources/read of it (a new POST Request each)',
+      run: () => answered(form.fetch(postRead())),
+    },
+  ])
+}
+
 try {
+  if (benchPartRuns('costs')) await partCosts()
   await compareWithHeaderMiddleware({
     adapter: 'fetch',
     plain: { name: 'plain fetch handler', url: `${plainServer.url}/data` },
