@@ -4,6 +4,7 @@ import { CodeKeyRing } from '@portcullis/core/codes'
 import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
 import { type InvitationMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
 import {
+  type InvitationLimit,
   MemoryOrganizationStore,
   OrganizationInvitations,
   type OrganizationStores,
@@ -25,7 +26,7 @@ const DAY_MS = 86_400_000
  * clock the cases can move forward, and a switch that takes the organization store down (a typed
  * `unavailable` error, as a database-backed store throws in an outage).
  */
-export function organizationBase() {
+export function organizationBase(options: { readonly perInviter?: InvitationLimit } = {}) {
   const outbox = new MemoryMailOutbox()
   const store = new MemoryOrganizationStore({ outbox })
   const sessions = new MemorySessionStore()
@@ -55,6 +56,9 @@ export function organizationBase() {
     protector,
     publicOrigin: ORIGIN,
     clock,
+    ...(options.perInviter === undefined
+      ? {}
+      : { rateLimits: new MemoryRateLimitStore(), perInviter: options.perInviter }),
   })
 
   /** Registers and signs in `username`: its browser and account id. */
@@ -124,8 +128,8 @@ export type OrganizationBase = ReturnType<typeof organizationBase>
  * The organization world: the organization base with the local-account and organization routes over
  * it, and the OpenAPI document served at `/openapi.json`.
  */
-export function organizationWorld() {
-  const base = organizationBase()
+export function organizationWorld(options: { readonly perInviter?: InvitationLimit } = {}) {
+  const base = organizationBase(options)
   const { local, organizations, invitations, clock } = base
   const scenario: AdapterScenario = {
     security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Organizations', version: '1' } } },

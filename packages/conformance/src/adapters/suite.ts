@@ -18,6 +18,7 @@ import type { OAuthTestProvider } from './oauth-world.js'
 import { organizationCases } from './organization-cases.js'
 import { organizationDomainCases } from './organization-domain-cases.js'
 import { organizationMcpCases } from './organization-mcp-cases.js'
+import { organizationRaceCases } from './organization-race-cases.js'
 import { organizationRefusalCases } from './organization-refusal-cases.js'
 import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
@@ -70,6 +71,7 @@ export function adapterSuite(
       ...accountEmailAddressCases,
       ...organizationCases,
       ...organizationRefusalCases,
+      ...organizationRaceCases,
       ...organizationDomainCases,
       ...activeOrganizationCases,
       ...mcpCases,
