@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, freemem, totalmem } from 'node:os'
 import { BUDGETS, PEERS_NOT_MEASURED } from './budgets.js'
 import type { ComparisonResult } from './compare.js'
+import { PART_NOTES } from './part-notes.js'
 
 interface Origin {
   readonly source?: string
@@ -104,6 +105,8 @@ if (PEERS_NOT_MEASURED.length > 0) {
   lines.push('', '## Peers not measured', '')
   for (const { peer, why } of PEERS_NOT_MEASURED) lines.push(`- ${peer}: ${why}.`)
 }
+lines.push('', '## What each part costs', '')
+for (const { what, note } of PART_NOTES) lines.push(`- **${what}.** ${note}`)
 lines.push(
   '',
   '## Every comparison',

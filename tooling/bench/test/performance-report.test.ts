@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { PART_NOTES } from '../src/part-notes.js'
 
 const script = fileURLToPath(new URL('../src/performance-report.ts', import.meta.url))
 
@@ -53,6 +54,10 @@ describe('performance report', () => {
     )
     expect(page).not.toContain('0.50x')
     expect(page).toContain('measured in runs from 2026-01-01 10:00 to 2026-02-02 12:00 UTC')
+    // the notes on what each part costs come before the figures, one line per route family
+    const notes = page.slice(page.indexOf('## What each part costs'), page.indexOf('## Every comparison'))
+    expect(notes).toContain('- **DPoP-bound route.**')
+    expect(notes.split('\n').filter((line) => line.startsWith('- **'))).toHaveLength(PART_NOTES.length)
     // what the next partial run starts from: B as it was, A as measured now
     expect(keptAfter.trim().split('\n')).toHaveLength(2)
     expect(keptAfter).toContain('"ratio":0.9')
