@@ -102,6 +102,8 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
     const failed = page.locator('[data-testid="activity"] li[data-activity="sign_in_failed"]')
     await expect(failed.count()).resolves.toBe(1)
     await expect(words(failed)).resolves.toContain('A sign-in failed: wrong password.')
+    // The failed attempt names the device it came from (parsed from its User-Agent, never stored raw).
+    await expect(words(failed)).resolves.toMatch(/just now, Chrome 131 on Windows 10/)
     const signedOut = await activityItems(page, 'signed_out', 1)
     await expect(words(signedOut.first())).resolves.toContain('A session was signed out.')
     // Newest first: the sign-out, then the phone's sign-in, the laptop's, and the failure last.

@@ -48,6 +48,8 @@ export interface SecurityEventFields {
     /** Present when the account is known (never for `unknown_account`). */
     readonly accountId?: string
     readonly clientAddress?: string
+    /** The `User-Agent` of the attempt, bounded as `login.succeeded` carries it (the log keeps the parsed device). */
+    readonly userAgent?: string
   }
   'login.rate_limited': {
     readonly retryAfterSeconds: number

@@ -89,7 +89,13 @@ export class SignIns {
     const info = options.request ?? {}
     const clientAddress = this.#parts.clientAddress(info)
     const generation = runtime.epochs.generation
-    const account = await verifyCredentials(flows, body, clientAddress)
+    const userAgent = info.userAgent?.slice(0, MAX_SESSION_USER_AGENT_LENGTH)
+    const account = await verifyCredentials(
+      flows,
+      body,
+      clientAddress,
+      userAgent === '' ? undefined : userAgent,
+    )
     refuseDisabled(runtime, account, clientAddress)
     const pending = await secondFactor?.begin({
       accountId: account.accountId,

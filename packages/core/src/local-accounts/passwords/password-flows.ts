@@ -52,6 +52,8 @@ export async function verifyCredentials(
   parts: PasswordFlowParts,
   body: unknown,
   clientAddress: string | undefined,
+  /** The request's `User-Agent`, bounded: a failed attempt's entry shows its device (parsed, never raw). */
+  userAgent?: string,
 ): Promise<PasswordRecord> {
   const { runtime } = parts
   const fields = readCredentials(body)
@@ -80,7 +82,7 @@ export async function verifyCredentials(
     if (isPortcullisError(error) && error.code === 'local.hashing_busy') {
       runtime.emit(
         'login.failed',
-        defined({ reason: 'hashing_busy', accountId: account?.accountId, clientAddress }),
+        defined({ reason: 'hashing_busy', accountId: account?.accountId, clientAddress, userAgent }),
       )
     }
     throw error
@@ -89,8 +91,8 @@ export async function verifyCredentials(
     runtime.emit(
       'login.failed',
       account === null
-        ? defined({ reason: 'unknown_account', clientAddress })
-        : defined({ reason: 'bad_password', accountId: account.accountId, clientAddress }),
+        ? defined({ reason: 'unknown_account', clientAddress, userAgent })
+        : defined({ reason: 'bad_password', accountId: account.accountId, clientAddress, userAgent }),
     )
     throw invalidCredentials()
   }
