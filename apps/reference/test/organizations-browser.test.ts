@@ -53,6 +53,21 @@ async function mailTo(page: Page, to: string, subject: RegExp) {
 
 const flash = (page: Page) => words(page.locator('[data-testid="flash"]'))
 
+/** The accept links of the invitation mails to `to`, once there are at least `count` of them. */
+async function invitationLinks(page: Page, to: string, count: number): Promise<string[]> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    await page.goto(`${app.url}/dev/mailbox`)
+    const links = await page
+      .locator('article.mail', { has: page.locator('[data-testid="mail-to"]', { hasText: to }) })
+      .locator('[data-testid="mail-text"] a[href*="/organizations/invitations/accept?"]')
+      .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''))
+    if (links.length >= count) return links
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} invitations to ${to}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
 describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over two instances', () => {
   beforeAll(async () => {
     app = await startTestApp()
@@ -249,6 +264,49 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     expect(crossSite.status()).toBe(403)
     await alice.goto(`${app.url}/organizations/acme`)
     await expect(words(alice.locator('tr[data-member="Bob Baker"]'))).resolves.toContain('admin')
+  })
+
+  it('on a phone: a resent invitation voids the old code, a revoked one voids the new', async () => {
+    const CAROL = 'carol@demo.portcullis.invalid'
+    const alice = await owner.newPage()
+    await alice.setViewportSize(PHONE)
+    await alice.goto(`${app.url}/organizations`)
+    expect(await width(alice)).toBe(PHONE.width)
+    await alice.goto(`${app.url}/organizations/acme`)
+    expect(await width(alice)).toBe(PHONE.width)
+    const invite = alice.getByRole('form', { name: 'Invite someone' })
+    await invite.locator('input[name="email"]').fill(CAROL)
+    await invite.locator('select[name="role"]').selectOption('billing')
+    await invite.getByRole('button', { name: 'Send the invitation' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme`)
+    expect(await width(alice)).toBe(PHONE.width)
+    const mailbox = await owner.newPage()
+    const [first] = await invitationLinks(mailbox, CAROL, 1)
+    await alice.locator(`tr[data-invitation="${CAROL}"]`).getByRole('button', { name: 'Resend' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme`)
+    await expect(flash(alice)).resolves.toContain('the old one no longer works')
+    const second = (await invitationLinks(mailbox, CAROL, 2)).find((link) => link !== first) ?? ''
+    expect(new URL(second).searchParams.get('flow')).toBe(new URL(first ?? '').searchParams.get('flow'))
+    expect(new URL(second).hash).not.toBe(new URL(first ?? '').hash)
+
+    // Carol (who holds the address, verified) opens the first link: that code was replaced.
+    const carolContext = await browser.newContext({ viewport: PHONE })
+    const carol = await carolContext.newPage()
+    await signIn(carol, 'carol')
+    await carol.goto(first ?? '')
+    await carol.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect(words(carol.locator('[data-testid="accept-refused"]'))).resolves.toContain('No such')
+    expect(await width(carol)).toBe(PHONE.width)
+    // Alice revokes it: the second link fails too, and Carol is no member.
+    await alice.locator(`tr[data-invitation="${CAROL}"]`).getByRole('button', { name: 'Revoke' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme`)
+    await expect(flash(alice)).resolves.toContain('revoked')
+    await expect(alice.locator(`tr[data-invitation="${CAROL}"]`).count()).resolves.toBe(0)
+    await carol.goto(second)
+    await carol.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect(words(carol.locator('[data-testid="accept-refused"]'))).resolves.toContain('No such')
+    expect((await carol.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
+    await carolContext.close()
   })
 
   it('a non-member is refused an organization whatever its id says', async () => {
