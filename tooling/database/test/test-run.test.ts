@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -171,6 +171,32 @@ describe('the test-run wrapper', { timeout: 240_000 }, () => {
     // Stopped: nothing answers on its port any more.
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 })
     await expect(client.connect()).rejects.toThrow()
+  })
+
+  it('gives its command a folder of the run, a new one each run, and removes it when the command ends', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'portcullis-test-run-'))
+    const runFolder = async () => {
+      const run = await exitOf(
+        bin('tsx'),
+        [wrapper, bin('tsx'), queryServer, '1'],
+        childEnv({
+          DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+          PORTCULLIS_TEST_DURATIONS: join(folder ?? '', 'd'),
+        }),
+      )
+      expect(run.code, run.output).toBe(1)
+      const said = /run folder (\{.*\})/.exec(run.output)?.[1]
+      expect(said, run.output).toBeDefined()
+      return JSON.parse(said ?? '{}') as { path: string; folder: boolean }
+    }
+    const first = await runFolder()
+    expect(first.folder).toBe(true)
+    expect(first.path.startsWith(tmpdir())).toBe(true)
+    await expect(stat(first.path)).rejects.toThrow(/ENOENT/)
+    const second = await runFolder()
+    expect(second.folder).toBe(true)
+    expect(second.path).not.toBe(first.path)
+    await expect(stat(second.path)).rejects.toThrow(/ENOENT/)
   })
 
   it('starts no server when DATABASE_URL names one', async () => {

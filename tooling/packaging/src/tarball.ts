@@ -70,12 +70,19 @@ export async function pack(workspacePackage: WorkspacePackage, destination: stri
     .reverse()
     .find((line) => line.trim().endsWith('.tgz'))
   if (tarballName === undefined) throw new Error(`pnpm pack printed no tarball: ${stdout}`)
-  const tarball = join(destination, tarballName.trim().split('/').pop() ?? '')
+  return readPackedPackage(
+    workspacePackage.name,
+    join(destination, tarballName.trim().split('/').pop() ?? ''),
+  )
+}
+
+/** A tarball `pnpm pack` made earlier: its files and the manifest inside it. */
+export async function readPackedPackage(name: string, tarball: string): Promise<PackedPackage> {
   const files = readTarball(await readFile(tarball))
   const manifestBytes = files.get('package.json')
   if (manifestBytes === undefined) throw new Error(`${tarball} has no package.json`)
   return {
-    name: workspacePackage.name,
+    name,
     tarball,
     files,
     manifest: JSON.parse(manifestBytes.toString('utf8')) as Record<string, unknown>,

@@ -1,15 +1,16 @@
 // The packages as a user installs them: built, packed with `pnpm pack`, installed with npm into a fresh
 // project outside the workspace, and run there with node against a real Postgres: the CLI's migrate, a
 // minimal application (register, login, a session route, an API-key route) and every README example.
-import { copyFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from '@portcullis/database-tooling/test-database'
 import { MIGRATIONS } from '@portcullis/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CommandResult, cleanEnvironment, run } from '../src/commands.js'
 import { type ConsumerProject, installConsumer } from '../src/consumer.js'
 import { exportTargets, missingTargets, SOURCE_CONDITION } from '../src/exports-map.js'
-import { type PackedWorkspace, packWorkspace } from '../src/packed-workspace.js'
+import { type PackedWorkspace, packWorkspace, TEST_RUN_DIRECTORY_VARIABLE } from '../src/packed-workspace.js'
 import { readmeExample } from '../src/readme.js'
 import type { PackedPackage } from '../src/tarball.js'
 import { publishedPackages } from '../src/workspace.js'
@@ -118,6 +119,44 @@ describe('every tarball', () => {
       expect(withoutSources).toEqual([])
     },
   )
+})
+
+describe('one packing per test run', () => {
+  it('a later caller of the run gets the tarballs the first one packed, read back, not packed again', async () => {
+    const run = await mkdtemp(join(tmpdir(), 'portcullis-test-run-'))
+    const previous = process.env[TEST_RUN_DIRECTORY_VARIABLE]
+    try {
+      // the run's folder as its first caller leaves it: the tarballs, then the index
+      await mkdir(join(run, 'packed'))
+      const index: Record<string, string> = {}
+      for (const entry of packed) {
+        index[entry.name] = basename(entry.tarball)
+        await copyFile(entry.tarball, join(run, 'packed', basename(entry.tarball)))
+      }
+      await writeFile(join(run, 'packed', 'packed.json'), JSON.stringify(index))
+      const before = await Promise.all(
+        packed.map((entry) => stat(join(run, 'packed', basename(entry.tarball)))),
+      )
+      process.env[TEST_RUN_DIRECTORY_VARIABLE] = run
+      const later = await packWorkspace({ only: ['@portcullis/express'] })
+      // every published package (a superset of what `only` names), from the run's folder, unchanged
+      expect(later.packed.map((entry) => entry.name)).toEqual(packages.map((entry) => entry.name))
+      for (const [i, entry] of later.packed.entries()) {
+        const first = packed[i]
+        expect(entry.tarball).toBe(join(run, 'packed', basename(first?.tarball ?? '')))
+        expect(entry.manifest).toEqual(first?.manifest)
+        expect([...entry.files.keys()]).toEqual([...(first?.files.keys() ?? [])])
+        expect((await stat(entry.tarball)).mtimeMs).toBe(before[i]?.mtimeMs)
+      }
+      await later.remove()
+      // the run removes its tarballs when it ends, not a caller
+      expect((await stat(join(run, 'packed', 'packed.json'))).isFile()).toBe(true)
+    } finally {
+      if (previous === undefined) delete process.env[TEST_RUN_DIRECTORY_VARIABLE]
+      else process.env[TEST_RUN_DIRECTORY_VARIABLE] = previous
+      await rm(run, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('the installed project', () => {

@@ -2,8 +2,8 @@
 // then prints the ten slowest test files. Every vitest process of the run creates its databases on that
 // one server (see global-setup.ts) instead of starting a server of its own.
 import { spawn } from 'node:child_process'
-import { rm } from 'node:fs/promises'
-import { constants } from 'node:os'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { constants, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { dockerEngineAnswers } from '../docker.js'
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded.js'
@@ -18,6 +18,12 @@ const REPOSITORY_ROOT = new URL('../../../../', import.meta.url).pathname
  * all of them on the one server.
  */
 const MAX_CONNECTIONS = 1_000
+
+/**
+ * A folder for the whole run, removed when it ends: what test tasks make once and share (the pack test
+ * and the Next.js example install the same tarballs, `tooling/packaging/src/packed-workspace.ts`).
+ */
+const RUN_DIRECTORY_VARIABLE = 'PORTCULLIS_TEST_RUN_DIR'
 
 /** The run's server when this run should start one: not with `DATABASE_URL`, a shared one, or Docker. */
 async function runServer(): Promise<EmbeddedPostgres | undefined> {
@@ -59,15 +65,24 @@ async function main(): Promise<number> {
   }
   const durations = process.env[DURATIONS_VARIABLE] || join(REPOSITORY_ROOT, '.turbo', 'test-durations')
   await rm(durations, { recursive: true, force: true })
-  const server = await runServer()
-  const env: NodeJS.ProcessEnv = { ...process.env, [DURATIONS_VARIABLE]: durations }
-  if (server) env[EMBEDDED_SERVER_VARIABLE] = server.connectionString
+  const runDirectory = await mkdtemp(join(tmpdir(), 'portcullis-test-run-'))
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    [DURATIONS_VARIABLE]: durations,
+    [RUN_DIRECTORY_VARIABLE]: runDirectory,
+  }
   const startedAt = Date.now()
   let status: number
   try {
-    status = await run(command, args, env)
+    const server = await runServer()
+    if (server) env[EMBEDDED_SERVER_VARIABLE] = server.connectionString
+    try {
+      status = await run(command, args, env)
+    } finally {
+      await server?.stop()
+    }
   } finally {
-    await server?.stop()
+    await rm(runDirectory, { recursive: true, force: true })
   }
   // With --summarize, turbo's own record of the run (typecheck and docs tasks are not test files): the
   // newest summary written since the start, which is this run's unless another ran beside it.
