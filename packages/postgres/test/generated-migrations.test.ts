@@ -55,6 +55,7 @@ describe('generated migrations', () => {
       { version: 17, name: 'organizations' },
       { version: 18, name: 'organization-domains' },
       { version: 19, name: 'session-active-organization' },
+      { version: 20, name: 'domain-enrolled-by' },
     ])
   })
 

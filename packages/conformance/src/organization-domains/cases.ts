@@ -188,6 +188,43 @@ export const domainLifecycleCases: readonly Case[] = [
     },
   ),
   conformanceCase(
+    'domains.enrolled-by',
+    'the manager who chose the mode is kept with the claim, replaced by the next setEnrollment, cleared without one, and a malformed one refused',
+    async ({ store, createOrganization }, check) => {
+      const organization = await createOrganization()
+      const claim = newClaim(organization, freshDomain(), { enrolledBy: 'manager-1' })
+      const plain = newClaim(organization)
+      await store.claim({ claim, maxPerOrganization: 5 })
+      await store.claim({ claim: plain, maxPerOrganization: 5 })
+      const byId = async (id: string) =>
+        (await store.list({ organizationId: organization })).find((entry) => entry.id === id)
+      check((await byId(claim.id))?.enrolledBy === 'manager-1', 'the claim lost its manager')
+      check((await byId(plain.id))?.enrolledBy === undefined, 'a claim without a manager has one')
+      const changed = await store.setEnrollment({
+        organizationId: organization,
+        id: claim.id,
+        enrollment: 'automatic-invitation',
+        enrolledBy: 'manager-2',
+      })
+      check(changed?.enrolledBy === 'manager-2', 'setEnrollment did not answer the new manager')
+      check((await byId(claim.id))?.enrolledBy === 'manager-2', 'the new manager was not stored')
+      await store.setEnrollment({ organizationId: organization, id: claim.id, enrollment: 'manual-invitation' })
+      check((await byId(claim.id))?.enrolledBy === undefined, 'a setEnrollment without a manager kept the old one')
+      for (const enrolledBy of ['', ' padded', 'nul\u0000', 7]) {
+        const code = await codeOf(
+          store.setEnrollment({
+            organizationId: organization,
+            id: claim.id,
+            enrollment: 'automatic-invitation',
+            enrolledBy: enrolledBy as string,
+          }),
+        )
+        check(code === 'organization_domains.invalid_input', `enrolledBy ${JSON.stringify(enrolledBy)}: ${code}`)
+      }
+      check((await byId(claim.id))?.enrollment === 'manual-invitation', 'a refused change was written')
+    },
+  ),
+  conformanceCase(
     'domains.enrollment',
     'the enrollment mode changes on the claim and only there',
     async ({ store, createOrganization }, check) => {

@@ -1,5 +1,7 @@
 // Verified domains of organizations (opt-in): the claim and its DNS TXT challenge, the resolver port and
 // its `node:dns` default, the free-mail refusal, enrollment modes, the store port and its memory form.
+export type { AutomaticInvitationResult, AutomaticInvitationsOptions } from './automatic-invitations.js'
+export { AutomaticInvitations } from './automatic-invitations.js'
 export type { DomainRandomSource } from './challenge.js'
 export {
   DOMAIN_CHALLENGE_LABEL,

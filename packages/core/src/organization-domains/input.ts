@@ -93,6 +93,7 @@ export function validateDomainClaimRequest(request: ClaimDomainRequest): {
     enrollment: requireEnrollmentMode(claim.enrollment, 'claim.enrollment'),
     createdAt: requireDate(claim.createdAt, 'claim.createdAt'),
     verifiedAt: null,
+    ...optionalEnrolledBy(claim.enrolledBy, 'claim.enrolledBy'),
   })
   return { claim: record, maxPerOrganization: max as number }
 }
@@ -120,7 +121,28 @@ export function validateSetDomainEnrollmentRequest(
   request: SetDomainEnrollmentRequest,
 ): SetDomainEnrollmentRequest {
   const fields = fieldsOf(request, 'request')
-  return { ...validateDomainClaimHandle(request), enrollment: requireEnrollmentMode(fields.enrollment) }
+  return {
+    ...validateDomainClaimHandle(request),
+    enrollment: requireEnrollmentMode(fields.enrollment),
+    ...optionalEnrolledBy(fields.enrolledBy, 'enrolledBy'),
+  }
+}
+
+const ACCOUNT_ID_UNSTORABLE = /[\p{Cc}\p{Cs}]/u
+
+/** `{ enrolledBy }` when given: an account id (1 to 255 characters, trimmed, no control characters). */
+function optionalEnrolledBy(value: unknown, field: string): { readonly enrolledBy?: string } {
+  if (value === undefined) return {}
+  if (
+    typeof value !== 'string' ||
+    value === '' ||
+    value.length > 255 ||
+    value.trim() !== value ||
+    ACCOUNT_ID_UNSTORABLE.test(value)
+  ) {
+    throw invalidDomainInput(`${field} must be an account id`)
+  }
+  return { enrolledBy: value }
 }
 
 export function validateListDomainsRequest(
@@ -153,5 +175,6 @@ export function organizationDomainRecord(fields: OrganizationDomainRecord): Orga
     enrollment: fields.enrollment,
     createdAt: new Date(fields.createdAt.getTime()),
     verifiedAt: fields.verifiedAt === null ? null : new Date(fields.verifiedAt.getTime()),
+    ...(typeof fields.enrolledBy === 'string' ? { enrolledBy: fields.enrolledBy } : {}),
   })
 }

@@ -59,10 +59,15 @@ export class MemoryOrganizationDomainStore implements OrganizationDomainStore {
   }
 
   async setEnrollment(request: SetDomainEnrollmentRequest): Promise<OrganizationDomainRecord | null> {
-    const { organizationId, id, enrollment } = validateSetDomainEnrollmentRequest(request)
+    const { organizationId, id, enrollment, enrolledBy } = validateSetDomainEnrollmentRequest(request)
     const claim = this.#owned(organizationId, id)
     if (claim === undefined) return null
-    const updated = organizationDomainRecord({ ...claim, enrollment })
+    const { enrolledBy: _previous, ...rest } = claim
+    const updated = organizationDomainRecord({
+      ...rest,
+      enrollment,
+      ...(enrolledBy === undefined ? {} : { enrolledBy }),
+    })
     this.#claims.set(id, updated)
     return updated
   }

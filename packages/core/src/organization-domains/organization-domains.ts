@@ -87,6 +87,8 @@ export interface ClaimOrganizationDomainRequest {
   readonly domain: string
   /** Default `manual-invitation`. It applies once the domain is verified. */
   readonly enrollment?: DomainEnrollmentMode
+  /** The manager claiming it (from the verified principal): automatic invitations go in their name. */
+  readonly managerAccountId?: string
 }
 
 export interface OrganizationDomainRef {
@@ -100,7 +102,11 @@ export interface OrganizationDomains {
   verify(request: OrganizationDomainRef): Promise<OrganizationDomainRecord>
   list(organizationId: string): Promise<readonly OrganizationDomainClaim[]>
   setEnrollment(
-    request: OrganizationDomainRef & { readonly enrollment: DomainEnrollmentMode },
+    request: OrganizationDomainRef & {
+      readonly enrollment: DomainEnrollmentMode
+      /** The manager choosing it (from the verified principal): automatic invitations go in their name. */
+      readonly managerAccountId?: string
+    },
   ): Promise<OrganizationDomainRecord>
   remove(request: OrganizationDomainRef): Promise<void>
   enrollmentFor(addresses: readonly EnrollmentAddress[]): Promise<readonly DomainEnrollmentOffer[]>
@@ -171,6 +177,7 @@ export function createOrganizationDomains(options: OrganizationDomainsOptions): 
           enrollment,
           createdAt: now(),
           verifiedAt: null,
+          ...(request.managerAccountId === undefined ? {} : { enrolledBy: request.managerAccountId }),
         },
         maxPerOrganization: max,
       })
@@ -230,6 +237,7 @@ export function createOrganizationDomains(options: OrganizationDomainsOptions): 
         organizationId: requireOrganizationId(request.organizationId),
         id: (await owned(request)).id,
         enrollment,
+        enrolledBy: request.managerAccountId,
       })
       if (updated === null) throw notFound()
       return updated

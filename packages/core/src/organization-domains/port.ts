@@ -29,6 +29,12 @@ export interface OrganizationDomainRecord {
   readonly createdAt: Date
   /** When DNS proved the claim; null while it is pending. */
   readonly verifiedAt: Date | null
+  /**
+   * The manager who chose the enrollment mode (at the claim, or its last `setEnrollment`), when known:
+   * automatic invitations are issued in their name, so the store still checks at that moment that they
+   * may invite. Absent: no automatic invitation is sent until a manager sets the mode.
+   */
+  readonly enrolledBy?: string
 }
 
 export interface ClaimDomainRequest {
@@ -73,6 +79,8 @@ export type MarkDomainVerifiedOutcome =
 
 export interface SetDomainEnrollmentRequest extends DomainClaimRequest {
   readonly enrollment: DomainEnrollmentMode
+  /** The manager choosing it (kept as the claim's `enrolledBy`; absent clears it). */
+  readonly enrolledBy?: string | undefined
 }
 
 /** Either one organization's claims, or the verified claims of the given domains (enrollment). */

@@ -154,6 +154,8 @@ export function organizationDomainRouteTable(options: OrganizationDomainRouteTab
     const claimed = await domains.claim({
       organizationId,
       domain: fields.domain,
+      // The manager's own id, from the verified principal: automatic invitations go in their name.
+      managerAccountId: requireLocalSession(exchange.security).accountId,
       ...(fields.enrollment === undefined ? {} : { enrollment: fields.enrollment as DomainEnrollmentMode }),
     })
     return jsonAnswer(claimBody(claimed), 201)
@@ -175,7 +177,12 @@ export function organizationDomainRouteTable(options: OrganizationDomainRouteTab
       const id = String(exchange.params.domainId)
       const fields = fieldsOf(await exchange.body(limit), ['enrollment'], [], INVALID)
       await translated(() =>
-        domains.setEnrollment({ organizationId, id, enrollment: fields.enrollment as DomainEnrollmentMode }),
+        domains.setEnrollment({
+          organizationId,
+          id,
+          enrollment: fields.enrollment as DomainEnrollmentMode,
+          managerAccountId: requireLocalSession(exchange.security).accountId,
+        }),
       )
       return jsonAnswer(claimBody(await claimOf(organizationId, id)))
     },

@@ -604,4 +604,9 @@ CREATE UNIQUE INDEX "portcullis_organization_domains_verified_key" ON "portculli
     tag: '0014_session-active-organization',
     sql: `ALTER TABLE "portcullis_sessions" ADD COLUMN "active_organization_id" text;`,
   },
+  {
+    idx: 15,
+    tag: '0015_domain-enrolled-by',
+    sql: `ALTER TABLE "portcullis_organization_domains" ADD COLUMN "enrolled_by" text;`,
+  },
 ]

@@ -37,7 +37,12 @@ type Row = typeof organizationDomainsTable.$inferSelect
 const VERIFIED_KEY = 'portcullis_organization_domains_verified_key'
 
 function recordOf(row: Row): OrganizationDomainRecord {
-  return organizationDomainRecord({ ...row, enrollment: row.enrollment as DomainEnrollmentMode })
+  const { enrolledBy, ...rest } = row
+  return organizationDomainRecord({
+    ...rest,
+    enrollment: rest.enrollment as DomainEnrollmentMode,
+    ...(enrolledBy === null ? {} : { enrolledBy }),
+  })
 }
 
 function constraintOf(error: unknown): unknown {
@@ -121,7 +126,7 @@ export class PostgresOrganizationDomainStore implements OrganizationDomainStore 
           .from(table)
           .where(eq(table.organizationId, claim.organizationId))
         if ((held?.count ?? 0) >= maxPerOrganization) return { outcome: 'limit-reached' }
-        await tx.insert(table).values({ ...claim })
+        await tx.insert(table).values({ ...claim, enrolledBy: claim.enrolledBy ?? null })
         return { outcome: 'claimed', claim }
       } catch (error) {
         throw claimError(error)
@@ -153,12 +158,12 @@ export class PostgresOrganizationDomainStore implements OrganizationDomainStore 
   }
 
   async setEnrollment(request: SetDomainEnrollmentRequest): Promise<OrganizationDomainRecord | null> {
-    const { organizationId, id, enrollment } = validateSetDomainEnrollmentRequest(request)
+    const { organizationId, id, enrollment, enrolledBy } = validateSetDomainEnrollmentRequest(request)
     const table = organizationDomainsTable
     const [row] = await inStatement(() =>
       this.#db
         .update(table)
-        .set({ enrollment })
+        .set({ enrollment, enrolledBy: enrolledBy ?? null })
         .where(and(eq(table.id, id), eq(table.organizationId, organizationId)))
         .returning(),
     )

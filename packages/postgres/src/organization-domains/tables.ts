@@ -18,6 +18,8 @@ export const organizationDomainsTable = pgTable(
     enrollment: text('enrollment').notNull(),
     createdAt: instant('created_at').notNull(),
     verifiedAt: instant('verified_at'),
+    // The manager who chose the enrollment mode: automatic invitations are issued in their name.
+    enrolledBy: text('enrolled_by'),
   },
   (table) => [
     foreignKey({

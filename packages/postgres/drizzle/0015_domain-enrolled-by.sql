@@ -1,0 +1,1 @@
+ALTER TABLE "portcullis_organization_domains" ADD COLUMN "enrolled_by" text;
