@@ -1,23 +1,58 @@
 // The organization routes, as docs/organizations.md shows them: createOrganizationRoutes on an Express
-// server on loopback over memory stores, and an owner inviting an address over HTTP that its holder,
-// signed in with it verified, accepts with the code of the mail.
+// server on loopback over Postgres stores (a disposable database), the invitation mail drained from the
+// outbox over SMTP to a real server in this process, and its holder, signed in with the address verified,
+// accepting with the link of the mail; a store outage is 503.
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import {
   LocalAccounts,
   MemoryRateLimitStore,
-  MemorySessionStore,
   PASSWORD_ACCEPTED,
   type PasswordHasher,
 } from '@portcullis/core/local-accounts'
-import { type InvitationMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
-import { MemoryOrganizationStore, OrganizationInvitations } from '@portcullis/core/organizations'
+import { MailOutboxDrain } from '@portcullis/core/mail'
+import { OrganizationInvitations } from '@portcullis/core/organizations'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { createOrganizationRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
+import { SmtpMailer } from '@portcullis/mail'
+import {
+  createPostgresClient,
+  migrate,
+  PostgresAccountStore,
+  PostgresMailOutbox,
+  PostgresOrganizationStore,
+  PostgresSessionStore,
+} from '@portcullis/postgres'
 import express from 'express'
+import { type ParsedMail, simpleParser } from 'mailparser'
+import { SMTPServer } from 'smtp-server'
 import { afterAll, expect, it } from 'vitest'
+
+const database = await createTestDatabase()
+const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
+await migrate(client)
+const received: ParsedMail[] = []
+const smtp = new SMTPServer({
+  logger: false,
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  onData: (stream, _session, callback) => {
+    simpleParser(stream).then((mail) => {
+      received.push(mail)
+      callback()
+    }, callback)
+  },
+})
+await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
+const mailer = new SmtpMailer({
+  host: '127.0.0.1',
+  port: (smtp.server.address() as AddressInfo).port,
+  security: 'plain',
+  from: { address: 'team@example.com' },
+  appName: 'Example',
+})
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher: PasswordHasher = {
@@ -29,20 +64,19 @@ const ORIGIN = 'http://127.0.0.1'
 const protector = new AESGCMOAuthTransactionProtector({
   activeKey: new OAuthTransactionProtectorKey('docs-1', randomBytes(32)),
 })
-const outbox = new MemoryMailOutbox()
-const organizations = new MemoryOrganizationStore({ outbox })
-const sessions = new MemorySessionStore()
-const accounts = new MemoryAccountStore({ cascade: [sessions, organizations], outbox })
+const organizations = new PostgresOrganizationStore({ client })
+const accounts = new PostgresAccountStore({ client })
 const local = new LocalAccounts({
   profile: 'session',
   accounts,
-  sessions,
+  sessions: new PostgresSessionStore({ client }),
   rateLimits: new MemoryRateLimitStore(),
   hasher,
   passwordScreen: { screen: async () => PASSWORD_ACCEPTED },
   publicOrigin: ORIGIN,
   registration: 'open',
 })
+const drain = new MailOutboxDrain({ store: new PostgresMailOutbox({ client }), mailer, protector })
 
 // #region routes
 const invitations = new OrganizationInvitations({
@@ -65,7 +99,13 @@ app.use(createOrganizationRoutes({ organizations, invitations, local, security }
 const server = app.listen(0, '127.0.0.1')
 await new Promise<void>((resolve) => server.once('listening', () => resolve()))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  mailer.close()
+  await client.close()
+  await database.close()
+  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+})
 
 /** Registers and signs in over HTTP: a same-origin `fetch` with the session cookie. */
 async function signIn(username: string) {
@@ -89,19 +129,23 @@ async function signIn(username: string) {
     })
   return {
     accountId,
+    cookie: headers.cookie,
     get: (path: string) => call('GET', path),
     post: (path: string, body?: unknown) => call('POST', path, body),
   }
 }
 
-/** What the mail relay does: the newest invitation mail, opened. */
-async function newestInvitationMail(): Promise<InvitationMessage> {
-  const row = outbox.pending().at(-1)
-  if (row === undefined) throw new Error('no mail')
-  return (await openOutboxMessage(protector, row)) as InvitationMessage
+/** What the application's drain does after the commit: the invitation mail, sent over SMTP and received. */
+async function deliveredInvitationLink(): Promise<URL> {
+  const before = received.length
+  await drain.drainOnce()
+  const text = received[before]?.text ?? ''
+  const link = /https?:\/\/\S+\/organizations\/invitations\/accept\?flow=\S+#code=[A-Z0-9]+/.exec(text)
+  if (link === null) throw new Error('no invitation link in the mail')
+  return new URL(link[0])
 }
 
-it('an owner invites an address; its verified holder accepts with the code of the mail', async () => {
+it('an owner invites an address; its verified holder accepts with the link of the mail', async () => {
   const ada = await signIn('ada')
   const bob = await signIn('bob')
   const now = new Date()
@@ -118,13 +162,15 @@ it('an owner invites an address; its verified holder accepts with the code of th
   // 201 { invitationId, address, role, expiresAt, ... }: no code; the code is only in the mail
   // #endregion invite
   expect(invited.status).toBe(201)
-  const mail = await newestInvitationMail()
-  expect(await invited.text()).not.toContain(mail.code)
+  const link = await deliveredInvitationLink()
+  const code = new URLSearchParams(link.hash.slice(1)).get('code') ?? ''
+  expect(code).toMatch(/^[A-Z0-9]{12}$/)
+  expect(await invited.text()).not.toContain(code)
 
   // #region accept
+  // link: the URL of the mail, `${ORIGIN}/organizations/invitations/accept?flow=...#code=...`.
   // The accept page reads `flow` from the link's query and `code` from its fragment, then POSTs them
   // with the session of the invited, verified address (a GET never consumes an invitation).
-  const link = new URL(mail.link)
   const accepted = await bob.post('/auth/organizations/invitations/accept', {
     invitationId: link.searchParams.get('flow'),
     code: new URLSearchParams(link.hash.slice(1)).get('code'),
@@ -149,4 +195,39 @@ it('an owner invites an address; its verified holder accepts with the code of th
   const gone = await bob.get('/auth/organizations/acme')
   expect(gone.status).toBe(404)
   expect(((await gone.json()) as { code: string }).code).toBe('organizations.not_found')
+})
+
+it('a store outage is 503 with Retry-After, never a 500', async () => {
+  const down = createPostgresClient({
+    connectionString: 'postgres://app:s3cret@127.0.0.1:1/x',
+    maxConnections: 1,
+  })
+  const second = createSecurity({ mechanisms: local.mechanisms }) // another instance
+  const outage = express()
+  outage.use(second.middleware)
+  outage.use(
+    createOrganizationRoutes({
+      organizations: new PostgresOrganizationStore({ client: down }),
+      invitations,
+      local,
+      security: second,
+    }),
+  )
+  const listening = outage.listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => listening.once('listening', () => resolve()))
+  try {
+    const ada = await signIn('ada-outage')
+    const answer = await fetch(
+      `http://127.0.0.1:${(listening.address() as AddressInfo).port}/auth/organizations`,
+      {
+        headers: { cookie: ada.cookie },
+      },
+    )
+    expect(answer.status).toBe(503)
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/)
+    expect(((await answer.json()) as { code: string }).code).toBe('postgres.unavailable')
+  } finally {
+    await new Promise<void>((resolve) => listening.close(() => resolve()))
+    await down.close()
+  }
 })
