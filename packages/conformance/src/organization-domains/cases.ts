@@ -208,8 +208,15 @@ export const domainLifecycleCases: readonly Case[] = [
       })
       check(changed?.enrolledBy === 'manager-2', 'setEnrollment did not answer the new manager')
       check((await byId(claim.id))?.enrolledBy === 'manager-2', 'the new manager was not stored')
-      await store.setEnrollment({ organizationId: organization, id: claim.id, enrollment: 'manual-invitation' })
-      check((await byId(claim.id))?.enrolledBy === undefined, 'a setEnrollment without a manager kept the old one')
+      await store.setEnrollment({
+        organizationId: organization,
+        id: claim.id,
+        enrollment: 'manual-invitation',
+      })
+      check(
+        (await byId(claim.id))?.enrolledBy === undefined,
+        'a setEnrollment without a manager kept the old one',
+      )
       for (const enrolledBy of ['', ' padded', 'nul\u0000', 7]) {
         const code = await codeOf(
           store.setEnrollment({
@@ -219,7 +226,10 @@ export const domainLifecycleCases: readonly Case[] = [
             enrolledBy: enrolledBy as string,
           }),
         )
-        check(code === 'organization_domains.invalid_input', `enrolledBy ${JSON.stringify(enrolledBy)}: ${code}`)
+        check(
+          code === 'organization_domains.invalid_input',
+          `enrolledBy ${JSON.stringify(enrolledBy)}: ${code}`,
+        )
       }
       check((await byId(claim.id))?.enrollment === 'manual-invitation', 'a refused change was written')
     },
