@@ -14,7 +14,7 @@ import { latestRunSummary, slowestTasks } from './task-times.js'
 const REPOSITORY_ROOT = new URL('../../../../', import.meta.url).pathname
 
 /**
- * Up to three turbo tasks at a time, each with up to two vitest workers, each with its pools: room for
+ * Up to five turbo tasks at a time, each with up to two vitest workers, each with its pools: room for
  * all of them on the one server.
  */
 const MAX_CONNECTIONS = 1_000
