@@ -174,7 +174,7 @@ export const organizationCases: readonly Case[] = [
   ),
   conformanceCase(
     'adapter.organizations-csrf',
-    'every organization change from a cross-site page is refused (403) and changes nothing; without a session it is 401',
+    'every organization change from a cross-site page is refused (403) and changes nothing; without a session it is 401; a body over 16 KiB is 413',
     async (fixture, check) => {
       const world = organizationWorld()
       const app = await fixture.start(world.scenario)
@@ -203,6 +203,8 @@ export const organizationCases: readonly Case[] = [
       check(mine.organizations.length === 1, 'a cross-site create went through')
       const anonymous = await owner.client.get('/auth/organizations', { cookie: '' })
       check(anonymous.status === 401, `no session answered ${anonymous.status}`)
+      const oversized = await owner.client.post('/auth/organizations', { name: 'x'.repeat(20_000) })
+      checkProblem(check, oversized, 413, 'request.body_too_large')
     },
   ),
 ]

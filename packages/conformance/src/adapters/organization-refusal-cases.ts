@@ -245,6 +245,26 @@ export const organizationRefusalCases: readonly Case[] = [
         organizationId: '../acme',
       })
       checkProblem(check, created, 400, 'organizations.invalid_input')
+      // Ids in bodies: a body names no organization or actor; one that tries is refused, never read.
+      const retargeted = await intruder.client.post(
+        `/auth/organizations/evil/members/${intruder.accountId}/role`,
+        {
+          role: 'member',
+          organizationId: 'acme',
+        },
+      )
+      checkProblem(check, retargeted, 400, 'organizations.invalid_input')
+      const taken = await intruder.client.post('/auth/organizations', {
+        name: 'Acme',
+        organizationId: 'acme',
+      })
+      checkProblem(check, taken, 409, 'organizations.duplicate')
+      checkProblem(
+        check,
+        await intruder.client.get('/auth/organizations/acme'),
+        404,
+        'organizations.not_found',
+      )
     },
   ),
 ]
