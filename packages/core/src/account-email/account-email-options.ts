@@ -10,6 +10,7 @@ import type { RateLimitStore } from '../local-accounts/rate-limits/rate-limit-st
 import type { SecondFactorGate } from '../local-accounts/second-factor.js'
 import type { NotificationSettingsStore } from '../mail/notification-settings.js'
 import type { MailOutboxStore } from '../mail/outbox.js'
+import type { PasskeyCeremonies } from '../passkeys/ceremonies.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
 import type { StepUpService } from '../step-up/service.js'
 import {
@@ -87,6 +88,12 @@ export interface AccountEmailOptions {
    * reset of an account with TOTP needs its code.
    */
   readonly secondFactor?: SecondFactorGate
+  /**
+   * The passkey ceremonies (`PasskeyService` of `@portcullis/passkeys`): a reset of an account with a
+   * passkey then asks an assertion of one of its passkeys before the new password is written. Without
+   * them such a reset is refused (`account_email.second_factor_required`).
+   */
+  readonly passkeys?: PasskeyCeremonies
   /** How the application signs people in: the `signInWith` given to `LocalAccounts`. Default `['username']`. */
   readonly signInWith?: readonly SignInIdentifier[]
   /** The `emailNormalization` given to `LocalAccounts`. */
@@ -138,6 +145,15 @@ export const ACCOUNT_EMAIL_OPTIONS: OptionsShape<AccountEmailOptions> = {
   publicOrigin: { required: true, kind: 'string', code: CODE },
   rateLimits: { required: true, kind: 'object', code: CODE },
   secondFactor: { kind: 'object', code: CODE },
+  passkeys: {
+    kind: 'object',
+    code: CODE,
+    check: (value) =>
+      typeof (value as PasskeyCeremonies).beginAuthentication === 'function' &&
+      typeof (value as PasskeyCeremonies).finishAuthentication === 'function'
+        ? undefined
+        : 'must have beginAuthentication and finishAuthentication',
+  },
   signInWith: { kind: 'array', code: CODE },
   emailNormalization: { kind: 'object', code: CODE },
   pages: {

@@ -27,6 +27,7 @@ import {
   requestPasswordReset,
   resetPassword,
 } from './password-reset.js'
+import { completeResetPasskey, type ResetPendingPasskey } from './reset-passkey.js'
 import { SignInCode } from './sign-in-code.js'
 import { type SignUpAccepted, signUp } from './sign-up.js'
 import { resendVerification, verifyEmail } from './verification.js'
@@ -102,13 +103,21 @@ export class AccountEmail {
   resetPassword(
     body: unknown,
     options: ResetOptions = {},
-  ): Promise<ResetCompleted | ResetPendingSecondFactor> {
+  ): Promise<ResetCompleted | ResetPendingSecondFactor | ResetPendingPasskey> {
     return resetPassword(this.#parts, body, options)
   }
 
   /** `{ resetToken, pendingToken, code | recoveryCode }`: the second step of a reset of a TOTP account. */
   completeResetSecondFactor(body: unknown, options: ResetOptions = {}): Promise<ResetCompleted> {
     return completeResetSecondFactor(this.#parts, body, options)
+  }
+
+  /**
+   * `{ resetToken, response }` with `options.browserBinding`: the second step of a reset of an account
+   * with a passkey, the assertion answering the challenge the first step started.
+   */
+  completeResetPasskey(body: unknown, options: ResetOptions = {}): Promise<ResetCompleted> {
+    return completeResetPasskey(this.#parts, body, options)
   }
 
   // --- email change and undo (email-change.ts) ---

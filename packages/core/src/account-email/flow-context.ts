@@ -8,6 +8,7 @@ import type { SecondFactorGate } from '../local-accounts/second-factor.js'
 import type { MailMessage } from '../mail/messages.js'
 import type { MailOutboxStore, OutboxEntry } from '../mail/outbox.js'
 import { sealOutboxMessage } from '../mail/outbox-seal.js'
+import type { PasskeyCeremonies } from '../passkeys/ceremonies.js'
 import type { AccountEmailOptions, EmailFlowRateLimit } from './account-email-options.js'
 import { AccountEmailError, AccountEmailErrorCodes, storeCall } from './errors.js'
 import type { CodeArithmetic, EmailFlowParts } from './flow-parts.js'
@@ -64,6 +65,8 @@ export interface AccountEmailParts extends EmailFlowParts {
   readonly outbox: MailOutboxStore
   readonly limiter: EmailFlowLimiter
   readonly secondFactor: SecondFactorGate | undefined
+  /** The passkey ceremonies a reset of an account with a passkey asks an assertion of. */
+  readonly passkeys: PasskeyCeremonies | undefined
   readonly random: CodeRandomSource | undefined
   readonly pages: {
     readonly verifyEmail: string
@@ -142,6 +145,7 @@ export function accountEmailParts(options: AccountEmailOptions): AccountEmailPar
     outbox: options.outbox,
     limiter: new EmailFlowLimiter(options.rateLimits, options.limits, clock),
     secondFactor: options.secondFactor,
+    passkeys: options.passkeys,
     random: options.randomBytes,
     pages: {
       verifyEmail: options.pages?.verifyEmail ?? '/verify-email',

@@ -27,4 +27,5 @@ export type {
 } from './notifications.js'
 export { SecurityNotifier } from './notifications.js'
 export type { ResetCompleted, ResetOptions, ResetPendingSecondFactor } from './password-reset.js'
+export type { ResetPendingPasskey } from './reset-passkey.js'
 export type { SignUpAccepted } from './sign-up.js'

@@ -1,57 +1,38 @@
-import type { SetPasswordRequest } from '../accounts/requests.js'
-import { generateCode, UNAMBIGUOUS_ALPHABET } from '../codes/generate.js'
-import type { CodePurpose, OneTimeCodeRecord } from '../codes/port.js'
-import type { LocalTransport } from '../local-accounts/local-accounts-options.js'
 import { validatePassword } from '../local-accounts/passwords/password.js'
-import type { PendingSecondFactor } from '../local-accounts/second-factor.js'
-import type { LocalRequestInfo, LocalSignIn } from '../local-accounts/sign-in.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { readAddress, readFields, readFlowAndCode } from './bodies.js'
 import { AccountEmailError, AccountEmailErrorCodes, invalidCode, storeCall } from './errors.js'
 import type { AccountEmailParts } from './flow-context.js'
-import { codeLink, openPayload, sealPayload } from './flow-parts.js'
+import { codeLink, openPayload } from './flow-parts.js'
+import {
+  consumeResetCode,
+  finishReset,
+  pendingInvalid,
+  pendingReset,
+  RESET_PURPOSE,
+  type ResetCompleted,
+  type ResetOptions,
+  type ResetPendingSecondFactor,
+  refusedReset,
+  transportOf,
+} from './reset-parts.js'
+import { beginResetPasskey, type ResetPendingPasskey } from './reset-passkey.js'
 import { defined } from './verification.js'
+
+export type { ResetCompleted, ResetOptions, ResetPendingSecondFactor } from './reset-parts.js'
+export type { ResetPendingPasskey } from './reset-passkey.js'
 
 // Password reset by email. Anyone may ask (`requestPasswordReset`): a known address gets a code and a
 // link to the reset page, an unknown one an `unknown-account-reset` message (or nothing), and both
 // answer 202 with a flow handle after the same limits and the same store calls. Completing
 // (`resetPassword`) consumes the code; an account with TOTP must then present its code
-// (`completeResetSecondFactor`) before the new password is written, and an account with a passkey is
-// refused (an email alone never takes over a protected account). The new password is screened, written
+// (`completeResetSecondFactor`) and an account with a passkey an assertion of one (`reset-passkey.ts`)
+// before the new password is written (an email alone never takes over a protected account). The new password is screened, written
 // with a move of the security epoch and the `password-reset` notification in one transaction; every
 // other live reset code of the account is revoked; the person is signed in only when a second factor
 // was verified and the settings allow it.
 
-const PURPOSE: CodePurpose = 'password-reset'
-const PENDING_MINUTES = 10
-const PENDING_CODE_LENGTH = 32
-
-export interface ResetOptions {
-  /** The transport to sign in with afterwards, when the settings sign in (`hybrid` needs one). */
-  readonly transport?: LocalTransport
-  /** The session id the request carries, replaced by a new session (no fixation). */
-  readonly replacesSessionId?: string | undefined
-  readonly request?: LocalRequestInfo
-}
-
-/** The reset is done: the password is set, every session and token of the account has ended. */
-export interface ResetCompleted {
-  readonly outcome: 'reset'
-  readonly accountId: string
-  /** Present when the settings sign in after a verified second factor. */
-  readonly signIn?: LocalSignIn
-}
-
-/** The code was right and the account has TOTP: its code is next (`completeResetSecondFactor`). */
-export interface ResetPendingSecondFactor {
-  readonly outcome: 'second-factor'
-  readonly pending: PendingSecondFactor
-  /**
-   * The token that carries the reset to the second step, for the one response that hands it to the
-   * client (only its digest is stored; `JSON.stringify` and `util.inspect` of this object never show it).
-   */
-  revealResetToken(): string
-}
+const PURPOSE = RESET_PURPOSE
 
 /** Asks for a reset code for `{ email }`: the same answer for every address. */
 export async function requestPasswordReset(
@@ -117,40 +98,6 @@ export async function requestPasswordReset(
   return { flow: id }
 }
 
-async function consume(
-  parts: AccountEmailParts,
-  flow: string,
-  code: string,
-): Promise<OneTimeCodeRecord | { readonly failed: string }> {
-  if (flow === '') return { failed: 'invalid_code' }
-  const outcome = await storeCall(() =>
-    parts.codes.consume({
-      id: flow,
-      purpose: PURPOSE,
-      candidates: parts.arithmetic.candidates({ id: flow, purpose: PURPOSE, code }),
-      now: new Date(parts.clock()),
-    }),
-  )
-  if (outcome.outcome === 'consumed') return outcome.code
-  return {
-    failed:
-      outcome.outcome === 'exhausted'
-        ? 'exhausted'
-        : outcome.outcome === 'expired'
-          ? 'expired'
-          : 'invalid_code',
-  }
-}
-
-function refused(
-  parts: AccountEmailParts,
-  reason: string,
-  clientAddress: string | undefined,
-  accountId?: string,
-) {
-  parts.local.emit('password_reset.failed', defined({ reason, accountId, clientAddress }))
-}
-
 /**
  * Completes a reset with `{ flow, code, password }`. Throws `account_email.invalid_code` (one answer
  * for a wrong, used, expired or unknown code), `local.invalid_password` / `local.password_screened`
@@ -161,27 +108,32 @@ export async function resetPassword(
   parts: AccountEmailParts,
   body: unknown,
   options: ResetOptions = {},
-): Promise<ResetCompleted | ResetPendingSecondFactor> {
+): Promise<ResetCompleted | ResetPendingSecondFactor | ResetPendingPasskey> {
   const { local } = parts
   const clientAddress = local.clientAddress(options.request)
   const fields = readFields(body, ['flow', 'code', 'password'])
   const password = validatePassword(fields.password, local.passwordRules)
   await local.screenPassword(password, { purpose: 'reset' })
   const { flow, code } = readFlowAndCode(fields)
-  const record = await consume(parts, flow, code)
+  const record = await consumeResetCode(parts, flow, code)
   if ('failed' in record || record.accountId === null) {
-    refused(parts, 'failed' in record ? record.failed : 'invalid_code', clientAddress)
+    refusedReset(parts, 'failed' in record ? record.failed : 'invalid_code', clientAddress)
     throw invalidCode()
   }
   const accountId = record.accountId
   const current = await storeCall(() => parts.accounts.findPassword({ accountId }))
   if (current === null || current.status !== 'active') {
-    refused(parts, current === null ? 'no_password' : 'inactive_account', clientAddress, accountId)
+    refusedReset(parts, current === null ? 'no_password' : 'inactive_account', clientAddress, accountId)
     throw invalidCode()
   }
   const methods = await storeCall(() => parts.accounts.listSignInMethods(accountId))
+  if (methods.some((method) => method.kind === 'passkey') && parts.passkeys !== undefined) {
+    const passwordHash = await local.hasher.hash(password)
+    const securityEpoch = current.securityEpoch
+    return beginResetPasskey(parts, { record, passwordHash, securityEpoch, options, clientAddress })
+  }
   if (methods.some((method) => method.kind === 'passkey')) {
-    refused(parts, 'passkey_required', clientAddress, accountId)
+    refusedReset(parts, 'passkey_required', clientAddress, accountId)
     throw new AccountEmailError(AccountEmailErrorCodes.secondFactorRequired, 'the account has a passkey', {
       detail: 'This account has a passkey: sign in with it, then change the password',
     })
@@ -199,36 +151,14 @@ export async function resetPassword(
         }),
   )
   if (pending === null) {
-    return finish(parts, { accountId, passwordHash, secondFactor: false, options, clientAddress })
+    return finishReset(parts, { accountId, passwordHash, secondFactor: false, options, clientAddress })
   }
-  const resetToken = await pendingReset(parts, record, passwordHash)
+  const { token: resetToken } = await pendingReset(parts, record, {
+    passwordHash,
+    securityEpoch: String(current.securityEpoch),
+  })
   local.emit('password_reset.second_factor_required', defined({ accountId, clientAddress }))
   return Object.freeze({ outcome: 'second-factor' as const, pending, revealResetToken: () => resetToken })
-}
-
-/** Stores the reset that waits for its second factor: a short-lived code holding the sealed hash. */
-async function pendingReset(parts: AccountEmailParts, record: OneTimeCodeRecord, passwordHash: string) {
-  const id = parts.arithmetic.flowId()
-  const code = generateCode({ length: PENDING_CODE_LENGTH, alphabet: UNAMBIGUOUS_ALPHABET })
-  const accountId = record.accountId as string
-  const now = new Date(parts.clock())
-  const payload = await sealPayload(parts.protector, { id, purpose: PURPOSE, accountId }, { passwordHash })
-  await storeCall(() =>
-    parts.codes.issue({
-      code: {
-        id,
-        purpose: PURPOSE,
-        accountId,
-        address: record.address,
-        ...parts.arithmetic.digest({ id, purpose: PURPOSE, code }),
-        maxAttempts: 1,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + PENDING_MINUTES * 60_000),
-        payload,
-      },
-    }),
-  )
-  return `${id}.${code}`
 }
 
 /**
@@ -256,9 +186,9 @@ export async function completeResetSecondFactor(
     },
     { clientAddress, transport: transportOf(parts, options) },
   )
-  const record = await consume(parts, readFlowAndCode({ flow, code }).flow, code)
+  const record = await consumeResetCode(parts, readFlowAndCode({ flow, code }).flow, code)
   if ('failed' in record || record.accountId !== done.accountId || record.payload === null) {
-    refused(parts, 'pending_invalid', clientAddress, done.accountId)
+    refusedReset(parts, 'pending_invalid', clientAddress, done.accountId)
     throw pendingInvalid()
   }
   const accountId = done.accountId
@@ -275,69 +205,15 @@ export async function completeResetSecondFactor(
   }
   const account = await storeCall(() => parts.accounts.getAccount(accountId))
   if (passwordHash === undefined || account === null || account.securityEpoch !== done.securityEpoch) {
-    refused(parts, 'pending_invalid', clientAddress, accountId)
+    refusedReset(parts, 'pending_invalid', clientAddress, accountId)
     throw pendingInvalid()
   }
-  return finish(parts, { accountId, passwordHash, secondFactor: true, options, clientAddress, amr: done.amr })
-}
-
-function pendingInvalid(): AccountEmailError {
-  return new AccountEmailError(AccountEmailErrorCodes.resetPending, 'the reset is not pending', {
-    detail: 'The reset is not pending any more: ask for a new code',
-  })
-}
-
-function transportOf(parts: AccountEmailParts, options: ResetOptions): LocalTransport {
-  return options.transport ?? parts.local.transports[0] ?? 'session'
-}
-
-async function finish(
-  parts: AccountEmailParts,
-  done: {
-    readonly accountId: string
-    readonly passwordHash: string
-    readonly secondFactor: boolean
-    readonly options: ResetOptions
-    readonly clientAddress: string | undefined
-    readonly amr?: readonly string[]
-  },
-): Promise<ResetCompleted> {
-  const { local } = parts
-  const { accountId, clientAddress } = done
-  const outbox = await storeCall(() => parts.notifier.entries(accountId, { type: 'password-reset' }))
-  const request: SetPasswordRequest & { readonly outbox: readonly OutboxEntry[] } = {
+  return finishReset(parts, {
     accountId,
-    passwordHash: done.passwordHash,
-    now: new Date(parts.clock()),
-    bumpEpoch: true,
-    outbox,
-  }
-  const updated = await storeCall(() => parts.accounts.setPassword(request))
-  if (updated === null) {
-    refused(parts, 'no_password', clientAddress, accountId)
-    throw invalidCode()
-  }
-  await local.epochMoved({
-    accountId,
-    securityEpoch: updated.securityEpoch,
-    reason: 'password_reset',
+    passwordHash,
+    secondFactor: true,
+    options,
     clientAddress,
+    amr: done.amr,
   })
-  local.emit('password.changed', defined({ accountId, clientAddress }))
-  await parts.codes.revoke({ accountId, purposes: [PURPOSE] }).catch(() => 0)
-  const signIn =
-    done.secondFactor && parts.reset.signIn === 'after-second-factor'
-      ? await local.establishSignIn({
-          accountId,
-          transport: transportOf(parts, done.options),
-          replacesSessionId: done.options.replacesSessionId,
-          ...(done.options.request === undefined ? {} : { request: done.options.request }),
-          amr: done.amr ?? ['otp'],
-        })
-      : undefined
-  local.emit(
-    'password_reset.completed',
-    defined({ accountId, signedIn: signIn !== undefined, clientAddress }),
-  )
-  return signIn === undefined ? { outcome: 'reset', accountId } : { outcome: 'reset', accountId, signIn }
 }

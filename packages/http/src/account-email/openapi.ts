@@ -109,7 +109,8 @@ export const ACCOUNT_EMAIL_ROUTE_DOCS = withBodyLimitResponses({
     },
   },
   reset: {
-    summary: 'Resets the password with the mailed code; a TOTP account must present its code next.',
+    summary:
+      'Resets the password with the mailed code; a TOTP account must present its code next, a passkey account an assertion of its passkey.',
     tags: TAGS,
     requestBody: body(
       object({ flow: string(), code: string(), password: string('The new password.') }, [
@@ -121,21 +122,34 @@ export const ACCOUNT_EMAIL_ROUTE_DOCS = withBodyLimitResponses({
     responses: {
       '200': resetDone,
       '202': json(
-        'The code was right and the account has TOTP: send its code with `resetToken` and `pendingToken` to `password/reset/second-factor`. Nothing changed yet.',
-        object(
-          {
-            secondFactorRequired: { type: 'boolean', const: true },
-            pendingToken: string(),
-            resetToken: string(),
-            methods: { type: 'array', items: string() },
-            expiresAt: string(),
-          },
-          ['secondFactorRequired', 'pendingToken', 'resetToken', 'methods', 'expiresAt'],
-        ),
+        'The code was right and the account has a second factor; nothing changed yet. TOTP: send its code with `resetToken` and `pendingToken` to `password/reset/second-factor`. A passkey: pass `options` to `navigator.credentials.get()` and send the assertion with `resetToken` to `password/reset/passkey` (the answer sets the passkey ceremony cookie).',
+        {
+          oneOf: [
+            object(
+              {
+                secondFactorRequired: { type: 'boolean', const: true },
+                pendingToken: string(),
+                resetToken: string(),
+                methods: { type: 'array', items: string() },
+                expiresAt: string(),
+              },
+              ['secondFactorRequired', 'pendingToken', 'resetToken', 'methods', 'expiresAt'],
+            ),
+            object(
+              {
+                passkeyRequired: { type: 'boolean', const: true },
+                resetToken: string(),
+                options: { type: 'object', description: 'PublicKeyCredentialRequestOptionsJSON' },
+                expiresAt: string(),
+              },
+              ['passkeyRequired', 'resetToken', 'options', 'expiresAt'],
+            ),
+          ],
+        },
       ),
       '400': NEW_PASSWORD,
       '403': problem(
-        'The account has a passkey: sign in with it instead (`account_email.second_factor_required`), or CSRF refused.',
+        'The account has a passkey and the application asks no assertion (`account_email.second_factor_required`), or CSRF refused.',
       ),
       '503': UNAVAILABLE,
     },
@@ -156,6 +170,26 @@ export const ACCOUNT_EMAIL_ROUTE_DOCS = withBodyLimitResponses({
         'A wrong TOTP or recovery code (`totp.invalid_code`, `totp.invalid_recovery_code`, `totp.pending_invalid`).',
       ),
       '429': problem('Too many second-factor attempts (`totp.rate_limited`); see Retry-After.'),
+      '503': UNAVAILABLE,
+    },
+  },
+  resetPasskey: {
+    summary:
+      'The second step of a reset of a passkey account: the assertion answering the challenge the reset started.',
+    tags: TAGS,
+    requestBody: body(
+      object(
+        { resetToken: string(), response: { type: 'object', description: 'AuthenticationResponseJSON' } },
+        ['resetToken', 'response'],
+      ),
+    ),
+    responses: {
+      '200': resetDone,
+      '400': problem(
+        'The reset is not pending (`account_email.reset_pending_invalid`), the challenge is unknown, spent or of another browser (`passkey.challenge_invalid`), or malformed input.',
+      ),
+      '401': problem('The assertion does not verify with a passkey of the account (`passkey.*`).'),
+      '403': problem('CSRF refused.'),
       '503': UNAVAILABLE,
     },
   },

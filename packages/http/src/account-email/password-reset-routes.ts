@@ -4,10 +4,14 @@ import { anonymous } from '@portcullis/core/policy'
 import { type HttpAnswer, type HttpExchange, jsonAnswer, problemAnswer } from '../exchange/exchange.js'
 import { localCsrf } from '../local-accounts/csrf.js'
 import { sessionBody, tokenBody } from '../local-accounts/routes.js'
+import { browserBindingCookie, browserBindingFrom } from '../passkeys/binding-cookie.js'
 import { ACCOUNT_EMAIL_ROUTE_DOCS } from './openapi.js'
 import type { AccountEmailRouteContext } from './route-context.js'
 
-/** `POST password/forgot`, `POST password/reset`, `POST password/reset/second-factor`. */
+/**
+ * `POST password/forgot`, `POST password/reset`, `POST password/reset/second-factor` (TOTP) and
+ * `POST password/reset/passkey` (the assertion of an account with a passkey).
+ */
 export function passwordResetRoutes(context: AccountEmailRouteContext): void {
   const { accountEmail, local, add, limit } = context
   const csrf = localCsrf(local)
@@ -17,6 +21,7 @@ export function passwordResetRoutes(context: AccountEmailRouteContext): void {
     transport: sessions ? ('session' as const) : ('tokens' as const),
     replacesSessionId: local.csrf.sessionIdFrom(exchange.cookieHeader),
     request: exchange.requestInfo,
+    browserBinding: browserBindingFrom(exchange.cookieHeader),
   })
   // A reset that may sign in creates cookie state: CSRF-checked exactly like a sign-in.
   const refused = (exchange: HttpExchange) =>
@@ -49,6 +54,20 @@ export function passwordResetRoutes(context: AccountEmailRouteContext): void {
       if (refused(exchange)) return problemAnswer(csrf.refused)
       const result = await accountEmail.resetPassword(await exchange.body(limit), resetOptions(exchange))
       if (result.outcome === 'reset') return done(result)
+      if (result.outcome === 'passkey') {
+        const ceremony = result.ceremony
+        const ttl = accountEmail.parts.passkeys?.challengeTtlSeconds ?? 300
+        const cookies = ceremony.bindingReused
+          ? []
+          : [browserBindingCookie(ceremony.revealBrowserBinding(), ttl)]
+        const pending = {
+          passkeyRequired: true,
+          resetToken: result.revealResetToken(),
+          options: ceremony.options,
+          expiresAt: ceremony.expiresAt.toISOString(),
+        }
+        return jsonAnswer(pending, 202, cookies)
+      }
       return jsonAnswer(
         {
           secondFactorRequired: true,
@@ -70,6 +89,15 @@ export function passwordResetRoutes(context: AccountEmailRouteContext): void {
       return done(
         await accountEmail.completeResetSecondFactor(await exchange.body(limit), resetOptions(exchange)),
       )
+    },
+  )
+  add(
+    'POST',
+    '/password/reset/passkey',
+    { auth: anonymous(), openapi: ACCOUNT_EMAIL_ROUTE_DOCS.resetPasskey },
+    async (exchange) => {
+      if (refused(exchange)) return problemAnswer(csrf.refused)
+      return done(await accountEmail.completeResetPasskey(await exchange.body(limit), resetOptions(exchange)))
     },
   )
 }
