@@ -15,52 +15,20 @@ import {
   sign,
   verify,
 } from 'node:crypto'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { compareHttp, compareOps, finish, listen } from '@portcullis/bench'
-import { MemoryAccountStore } from '@portcullis/core/accounts'
 import type { CredentialSource } from '@portcullis/core/authentication'
-import {
-  MemoryOAuthServerStore,
-  type OAuthAccessTokensOptions,
-  oauthAccessTokens,
-} from '@portcullis/core/authorization-server'
+import { type OAuthAccessTokensOptions, oauthAccessTokens } from '@portcullis/core/authorization-server'
 import { DPoPNonces } from '@portcullis/core/dpop'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import { MemoryRateLimitStore, type RateLimitStore } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
-import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import { createSecurity } from '@portcullis/express'
 import express from 'express'
+import { b64u, es256, ISSUER, issuerFixture, ORIGIN, RESOURCE } from './issuer-fixture.js'
 
-const ISSUER = 'https://auth.bench'
-const ORIGIN = 'https://app.bench'
-const RESOURCE = `${ORIGIN}/mcp`
-const b64u = (value: string | Buffer) => Buffer.from(value).toString('base64url')
-const es256 = (input: string, key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
-  `${input}.${b64u(sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }))}`
-
-const signer = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-const jwk = { ...signer.publicKey.export({ format: 'jwk' }), kid: 'as-1', alg: 'ES256', use: 'sig' }
-const jwksServer = createServer((_request, response) => {
-  response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=600' })
-  response.end(JSON.stringify({ keys: [jwk] }))
-})
-await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve))
-const jwksUri = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks`
-
-const notices = new MemoryRevocationNotices()
-const accounts = new MemoryAccountStore({ notices })
-const grants = new MemoryOAuthServerStore({ accounts, notices })
-const accountId = randomUUID()
-await accounts.createAccount({ accountId, username: 'bench', passwordHash: '$bench$x', now: new Date() })
-const grantId = `grant-${randomUUID()}`
-await grants.upsert({
-  model: 'Grant',
-  id: grantId,
-  payload: { accountId, clientId: 'bench-client', resources: { [RESOURCE]: 'mcp:read' } },
-  expiresAt: new Date(Date.now() + 3_600_000),
-})
+// The issuer's JWKS on loopback, one account with one grant in the memory stores.
+const issuer = await issuerFixture()
+const { jwksUri, grants, notices, accessToken } = issuer
 
 const client = generateKeyPairSync('ec', { namedCurve: 'P-256' })
 const { crv, kty, x, y } = client.publicKey.export({ format: 'jwk' })
@@ -72,25 +40,6 @@ const edExported = edClient.publicKey.export({ format: 'jwk' })
 const edJwk = { crv: edExported.crv, kty: edExported.kty, x: edExported.x }
 const edJkt = createHash('sha256').update(JSON.stringify(edJwk)).digest('base64url')
 
-const now = Math.floor(Date.now() / 1000)
-const accessToken = (cnf?: object) =>
-  es256(
-    `${b64u(JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: 'as-1' }))}.${b64u(
-      JSON.stringify({
-        iss: ISSUER,
-        aud: RESOURCE,
-        sub: accountId,
-        client_id: 'bench-client',
-        jti: randomUUID(),
-        scope: 'mcp:read',
-        grant_id: grantId,
-        iat: now,
-        exp: now + 3600,
-        ...(cnf === undefined ? {} : { cnf }),
-      }),
-    )}`,
-    signer.privateKey,
-  )
 const bearerToken = accessToken()
 const boundToken = accessToken({ jkt })
 const edBoundToken = accessToken({ jkt: edJkt })
@@ -278,7 +227,6 @@ try {
 } finally {
   await Promise.all([bearerServer.close(), boundServer.close(), uncachedServer.close()])
   await jwks.close()
-  jwksServer.closeAllConnections()
-  jwksServer.close()
+  issuer.close()
 }
 finish()
