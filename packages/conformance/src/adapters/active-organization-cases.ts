@@ -153,4 +153,39 @@ export const activeOrganizationCases: readonly Case[] = [
       checkProblem(check, again, 404, 'organizations.not_found')
     },
   ),
+  conformanceCase(
+    'adapter.active-organization-outage-openapi',
+    'with the membership store down, reading and setting the choice answer 503 with Retry-After and change nothing; the OpenAPI document has both routes with their problems',
+    async (fixture, check) => {
+      const world = activeOrganizationWorld()
+      const app = await fixture.start(world.scenario)
+      const owner = await world.signIn(app.url, 'olive')
+      await world.organization('acme', owner.accountId)
+      await world.organization('beta', owner.accountId)
+      await owner.client.post(PATH, { organizationId: 'acme' })
+      world.outage.down = true
+      for (const answer of [
+        await owner.client.get(PATH),
+        await owner.client.post(PATH, { organizationId: 'beta' }),
+      ]) {
+        check(answer.status === 503, `an outage answered ${answer.status}`)
+        check(answer.headers['retry-after'] !== undefined, 'an outage without Retry-After')
+      }
+      world.outage.down = false
+      const kept = (await owner.client.get(PATH)).json() as ActiveBody
+      check(kept.organizationId === 'acme', `the outage changed the choice: ${JSON.stringify(kept)}`)
+      const document = (await owner.client.get('/openapi.json')).json() as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+      }
+      for (const method of ['get', 'post']) {
+        const operation = document.paths[PATH]?.[method]
+        check(operation !== undefined, `${method.toUpperCase()} ${PATH} is not documented`)
+        check(
+          operation?.responses['401'] !== undefined && operation.responses['503'] !== undefined,
+          `${method.toUpperCase()} ${PATH} lacks its 401 or 503`,
+        )
+      }
+      check(document.paths[PATH]?.post?.responses['404'] !== undefined, 'POST lacks its 404')
+    },
+  ),
 ]
