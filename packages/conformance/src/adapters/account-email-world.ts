@@ -17,10 +17,12 @@ import {
   MemoryNotificationSettings,
   openOutboxMessage,
 } from '@portcullis/core/mail'
+import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
+import { PasskeyService } from '@portcullis/passkeys'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
 import { ORIGIN, scryptHasher } from './account-world.js'
@@ -57,13 +59,16 @@ function switchable<Store extends object>(store: Store, state: { down: boolean }
  * verified address, TOTP as the second factor) and the account email routes, over memory stores that
  * write their mail into one outbox the cases read back. The public origin is `https://app.example`.
  */
-export async function accountEmailWorld(options: { readonly maxAttempts?: number } = {}) {
+export async function accountEmailWorld(
+  options: { readonly maxAttempts?: number; readonly passkeys?: boolean } = {},
+) {
   const clock = movableClock()
   const outbox = new MemoryMailOutbox()
   const codeState = { down: false }
   const codes = new MemoryOneTimeCodeStore({ outbox })
   const sessions = new MemorySessionStore()
-  const accounts = new MemoryAccountStore({ outbox, cascade: [sessions, codes] })
+  const passkeyStore = new MemoryPasskeyStore()
+  const accounts = new MemoryAccountStore({ outbox, cascade: [sessions, codes, passkeyStore] })
   const rateLimits = new MemoryRateLimitStore()
   const protector = new AESGCMOAuthTransactionProtector({
     activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
@@ -93,6 +98,18 @@ export async function accountEmailWorld(options: { readonly maxAttempts?: number
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     clock,
   })
+  // With `passkeys`, a reset of an account with a passkey asks an assertion of it (relying party app.example).
+  const passkeys =
+    options.passkeys === true
+      ? new PasskeyService({
+          rpId: 'app.example',
+          rpName: 'Conformance',
+          origins: [ORIGIN],
+          passkeys: passkeyStore,
+          challenges: new MemoryPasskeyChallengeStore(),
+          pepper: randomBytes(32),
+        })
+      : undefined
   // One database holds the codes and the accounts: an outage takes both from the email flows.
   const accountEmail = new AccountEmail({
     accounts: switchable(accounts, codeState),
@@ -108,6 +125,7 @@ export async function accountEmailWorld(options: { readonly maxAttempts?: number
     signInWith: ['username', 'email'],
     clock,
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    ...(passkeys === undefined ? {} : { passkeys }),
   })
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const me = { auth: anyOf(...names) }
@@ -148,5 +166,5 @@ export async function accountEmailWorld(options: { readonly maxAttempts?: number
     clock.advance(TOTP_PERIOD_SECONDS * 1000)
     return { secret, code: () => codeFor(secret, clock()) }
   }
-  return { scenario, clock, lastTo, enableTotp, codeState }
+  return { scenario, clock, lastTo, enableTotp, codeState, passkeys }
 }

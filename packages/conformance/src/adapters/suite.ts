@@ -3,6 +3,7 @@ import { accountCases } from './account-cases.js'
 import { accountEmailAddressCases } from './account-email-address-cases.js'
 import { accountEmailCases } from './account-email-cases.js'
 import { accountEmailChangeCases } from './account-email-change-cases.js'
+import { accountEmailPasskeyCases } from './account-email-passkey-cases.js'
 import { activeOrganizationCases } from './active-organization-cases.js'
 import { activityCases } from './activity-cases.js'
 import { administrationCases } from './administration-cases.js'
@@ -65,6 +66,7 @@ export function adapterSuite(
       ...totpCases,
       ...impersonationCases,
       ...accountEmailCases,
+      ...accountEmailPasskeyCases,
       ...accountEmailChangeCases,
       ...activityCases,
       ...administrationCases,
