@@ -110,6 +110,7 @@ describe('the adapter suite against deliberately broken adapters', () => {
       'adapter.impersonation-refused',
       'adapter.activity-csrf',
       'adapter.administration-csrf',
+      'adapter.organizations-csrf',
       'adapter.organization-domains-verify',
     ])
   })

@@ -145,6 +145,7 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
       'adapter.impersonation-refused',
       'adapter.activity-csrf',
       'adapter.administration-csrf',
+      'adapter.organizations-csrf',
       'adapter.organization-domains-verify',
     ])
   })
