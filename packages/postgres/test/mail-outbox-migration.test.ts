@@ -14,10 +14,14 @@ import {
   PostgresMailOutbox,
   PostgresNotificationSettings,
   PostgresOneTimeCodeStore,
-  PostgresSessionStore,
   sweepExpired,
 } from '../src/index.js'
-import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
+import {
+  everyRow,
+  insertOldSession,
+  migrateThrough,
+  migrationDatabase,
+} from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'mail-outbox')?.version ?? -1
 const NOW = new Date('2026-12-01T12:00:00.000Z')
@@ -54,17 +58,15 @@ describe(`migration ${VERSION} (mail outbox) on a database at version ${VERSION 
           .outcome,
       ).toBe('added')
     }
-    await new PostgresSessionStore({ client }).create({
-      session: {
-        digest: digestOpaqueToken(newOpaqueToken(32)),
-        handle: newOpaqueToken(16),
-        accountId: 'alice',
-        securityEpoch: 1,
-        createdAt: NOW,
-        lastSeenAt: NOW,
-        idleExpiresAt: new Date(Date.now() + 3_600_000),
-        absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-      },
+    await insertOldSession(client, {
+      digest: digestOpaqueToken(newOpaqueToken(32)),
+      handle: newOpaqueToken(16),
+      accountId: 'alice',
+      securityEpoch: 1,
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      idleExpiresAt: new Date(Date.now() + 3_600_000),
+      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
     })
     const id = generateFlowId()
     await new PostgresOneTimeCodeStore({ client }).issue({

@@ -19,7 +19,7 @@ import {
   PostgresSessionStore,
 } from '../src/index.js'
 import { realProtector } from './support/database.js'
-import { migrateThrough, migrationDatabase } from './support/migration-database.js'
+import { insertOldSession, migrateThrough, migrationDatabase } from './support/migration-database.js'
 import { V5LocalAccountStore, V5OAuthAccountStore } from './support/schema-v5.js'
 
 /** A real (cheap) hasher: scrypt, `$scrypt$salt$hash`. */
@@ -92,17 +92,15 @@ describe('migration 6 merges password accounts and OAuth accounts into one accou
       bumpEpoch: true,
     })
     aliceSession = newOpaqueToken(32)
-    await new PostgresSessionStore({ client }).create({
-      session: {
-        digest: digestOpaqueToken(aliceSession),
-        handle: newOpaqueToken(16),
-        accountId: 'alice',
-        securityEpoch: 2,
-        createdAt: NOW,
-        lastSeenAt: NOW,
-        idleExpiresAt: new Date(NOW.getTime() + 3_600_000),
-        absoluteExpiresAt: new Date(NOW.getTime() + 7_200_000),
-      },
+    await insertOldSession(client, {
+      digest: digestOpaqueToken(aliceSession),
+      handle: newOpaqueToken(16),
+      accountId: 'alice',
+      securityEpoch: 2,
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      idleExpiresAt: new Date(NOW.getTime() + 3_600_000),
+      absoluteExpiresAt: new Date(NOW.getTime() + 7_200_000),
     })
     users.alice = {
       accountId: 'alice',

@@ -13,7 +13,12 @@ import {
   PostgresSessionStore,
   sweepExpired,
 } from '../src/index.js'
-import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
+import {
+  everyRow,
+  insertOldSession,
+  migrateThrough,
+  migrationDatabase,
+} from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'one-time-codes')?.version ?? -1
 const NOW = new Date('2026-12-01T12:00:00.000Z')
@@ -46,17 +51,15 @@ describe(`migration ${VERSION} (one-time codes) on a database at version ${VERSI
       (await accounts.verifyEmailAddress({ accountId: 'alice', address: 'alice@mail.example', now: NOW }))
         .outcome,
     ).toBe('verified')
-    await new PostgresSessionStore({ client }).create({
-      session: {
-        digest: digestOpaqueToken(session),
-        handle: newOpaqueToken(16),
-        accountId: 'alice',
-        securityEpoch: 1,
-        createdAt: NOW,
-        lastSeenAt: NOW,
-        idleExpiresAt: new Date(Date.now() + 3_600_000),
-        absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-      },
+    await insertOldSession(client, {
+      digest: digestOpaqueToken(session),
+      handle: newOpaqueToken(16),
+      accountId: 'alice',
+      securityEpoch: 1,
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      idleExpiresAt: new Date(Date.now() + 3_600_000),
+      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
     })
     before = await everyRow(client)
     const report = await migrate(client)

@@ -13,7 +13,12 @@ import {
   PostgresOrganizationStore,
   PostgresSessionStore,
 } from '../src/index.js'
-import { everyRow, migrateThrough, migrationDatabase } from './support/migration-database.js'
+import {
+  everyRow,
+  insertOldSession,
+  migrateThrough,
+  migrationDatabase,
+} from './support/migration-database.js'
 
 const VERSION = MIGRATIONS.find((migration) => migration.name === 'organizations')?.version ?? -1
 const NOW = new Date('2026-11-30T12:00:00.000Z')
@@ -42,17 +47,15 @@ describe(`migration ${VERSION} (organizations) on a database at version ${VERSIO
       await accounts.addEmailAddress({ accountId: name, address, now: NOW })
       await accounts.verifyEmailAddress({ accountId: name, address, now: NOW })
     }
-    await new PostgresSessionStore({ client }).create({
-      session: {
-        digest: digestOpaqueToken(session),
-        handle: newOpaqueToken(16),
-        accountId: 'alice',
-        securityEpoch: 1,
-        createdAt: NOW,
-        lastSeenAt: NOW,
-        idleExpiresAt: new Date(Date.now() + 3_600_000),
-        absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-      },
+    await insertOldSession(client, {
+      digest: digestOpaqueToken(session),
+      handle: newOpaqueToken(16),
+      accountId: 'alice',
+      securityEpoch: 1,
+      createdAt: NOW,
+      lastSeenAt: NOW,
+      idleExpiresAt: new Date(Date.now() + 3_600_000),
+      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
     })
     before = await everyRow(client)
     const later = MIGRATIONS.filter((migration) => migration.version >= VERSION).map(({ version }) => version)

@@ -114,7 +114,7 @@ const suites: ConformanceSuite<never>[] = [
       peer: new PostgresSessionStore({ client }),
       accounts: new PostgresAccountStore({ client }),
     }),
-    { accountEpoch: true },
+    { accountEpoch: true, activeOrganization: true },
   ),
   refreshTokenStoreSuite(() => ({
     store: new PostgresRefreshTokenStore({ client }),

@@ -232,6 +232,10 @@ export const domainLifecycleCases: readonly Case[] = [
         )
       }
       check((await byId(claim.id))?.enrollment === 'manual-invitation', 'a refused change was written')
+      // A claim that keeps its manager (a durable store's column is written and stays so).
+      const kept = newClaim(organization, freshDomain(), { enrolledBy: 'manager-3' })
+      await store.claim({ claim: kept, maxPerOrganization: 5 })
+      check((await byId(kept.id))?.enrolledBy === 'manager-3', 'a second claim lost its manager')
     },
   ),
   conformanceCase(

@@ -32,11 +32,42 @@ export async function everyRow(client: PostgresClient): Promise<Record<string, u
   const rows: Record<string, unknown[]> = {}
   for (const { name } of tables.rows) {
     const result = await client.pool.query<{ rows: unknown[] }>(
-      `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
+      // Null columns are left out: a nullable column a later migration adds reads the same before and after.
+      `select coalesce(jsonb_agg(jsonb_strip_nulls(to_jsonb(t)) order by to_jsonb(t)::text), '[]'::jsonb) as rows from "${name}" t`,
     )
     rows[name] = result.rows[0]?.rows ?? []
   }
   return rows
+}
+
+/** A session row as every release since migration 5 wrote it (the current store names later columns too). */
+export interface OldSessionRow {
+  readonly digest: string
+  readonly handle: string
+  readonly accountId: string
+  readonly securityEpoch: number
+  readonly createdAt: Date
+  readonly lastSeenAt: Date
+  readonly idleExpiresAt: Date
+  readonly absoluteExpiresAt: Date
+}
+
+/** Writes a session into a database at an older version, naming only the columns it had then. */
+export async function insertOldSession(client: PostgresClient, session: OldSessionRow): Promise<void> {
+  await client.pool.query(
+    `insert into portcullis_sessions (digest, handle, account_id, security_epoch, created_at, last_seen_at,
+       idle_expires_at, absolute_expires_at) values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      session.digest,
+      session.handle,
+      session.accountId,
+      session.securityEpoch,
+      session.createdAt,
+      session.lastSeenAt,
+      session.idleExpiresAt,
+      session.absoluteExpiresAt,
+    ],
+  )
 }
 
 /**
