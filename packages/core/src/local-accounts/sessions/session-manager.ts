@@ -15,7 +15,6 @@ import {
   type SessionStore,
   type SessionWithAccountEpoch,
 } from './session-store.js'
-import type { LocalSessionView } from './session-view.js'
 
 /** The verdict on a presented session id. */
 export type SessionCheck =
@@ -396,22 +395,4 @@ export class SessionManager {
   ): void {
     this.#runtime.emit('session.revoked', defined({ accountId, sessionHandle, reason, clientAddress }))
   }
-}
-
-/** The account's sessions as their owner may see them (never the session id or its digest). */
-export function sessionViews(
-  sessions: readonly SessionRecord[],
-  currentHandle: string | undefined,
-): readonly LocalSessionView[] {
-  return sessions.map((session) =>
-    Object.freeze({
-      id: session.handle,
-      createdAt: session.createdAt,
-      lastSeenAt: session.lastSeenAt,
-      idleExpiresAt: session.idleExpiresAt,
-      absoluteExpiresAt: session.absoluteExpiresAt,
-      ...defined({ userAgent: session.userAgent, clientAddress: session.clientAddress }),
-      current: session.handle === currentHandle,
-    }),
-  )
 }
