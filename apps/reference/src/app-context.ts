@@ -2,6 +2,7 @@ import type { ApiKeyDirectory, ApiKeyService, ApiKeyStore } from '@portcullis/co
 import type { PostgresClient } from '@portcullis/postgres'
 import type { DemoDirectory } from './directory/demo-directory.js'
 import type { DevelopmentMailbox } from './mail/development-mailbox.js'
+import type { ReferenceOrganizations } from './organizations/organization-wiring.js'
 import type { ProviderSettings } from './providers/provider-settings.js'
 import type { SecurityEventLog } from './security-events/event-log.js'
 
@@ -9,6 +10,8 @@ import type { SecurityEventLog } from './security-events/event-log.js'
 export interface ReferenceContext {
   readonly postgres: PostgresClient
   readonly directory: DemoDirectory
+  /** Organizations and memberships (the tenants), invitations by email. */
+  readonly organizations: ReferenceOrganizations
   readonly events: SecurityEventLog
   readonly apiKeys: {
     readonly service: ApiKeyService

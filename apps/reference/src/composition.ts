@@ -81,6 +81,8 @@ export interface ComposeOptions {
   readonly providers: readonly ProviderSettings[]
   /** The app's own authorization server for MCP clients (registration, how documents are fetched). */
   readonly authorizationServer?: AuthorizationServerSettings
+  /** The DNS servers the organization domain checks ask; the system's resolvers by default. */
+  readonly dnsServers?: readonly string[]
 }
 
 /** The demo's parts, plus what to do once routes are declared (`attach`) and at shutdown (`close`). */
@@ -180,7 +182,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   })
   // Organizations in Postgres: the users' tenants are their memberships (read once per request, evicted
   // on every instance by the `membership` notices); the demo directory answers the rest.
-  const organizations = createOrganizations({
+  const organizations = await createOrganizations({
     postgres,
     keys,
     publicOrigin,
@@ -188,6 +190,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     directory,
     accounts: accountStore,
   })
+    ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
   // With `accounts.impersonate` for the directory's administrators; an impersonation's grants are the
   // account's own, from the same resolver.
   const authorizationResolver = withImpersonationCapability(organizations.resolver)

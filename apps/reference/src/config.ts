@@ -57,6 +57,8 @@ export interface ReferenceConfig {
    * Default: the development mailbox on loopback outside production, else no mail server.
    */
   readonly mail?: MailSettings
+  /** The DNS servers the organization domain checks ask (`127.0.0.1:5353`); the system's resolvers by default. */
+  readonly dnsServers?: readonly string[]
   /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
 }

@@ -131,6 +131,7 @@ export async function startReferenceApp(config: ReferenceConfig): Promise<Runnin
       ...(config.authorizationServer === undefined
         ? {}
         : { authorizationServer: config.authorizationServer }),
+      ...(config.dnsServers === undefined ? {} : { dnsServers: config.dnsServers }),
     })
     stops.push(() => demo.close())
     const demoUsers = await demo.seedDemoUsers()

@@ -11,6 +11,14 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  */
 let app: TestApp
 const clients: Client[] = []
+/** An owner's tenant roles: the role, then the four permissions of the organization store. */
+const OWNER = [
+  'owner',
+  'organization.members.manage',
+  'organization.invitations.manage',
+  'organization.rename',
+  'organization.delete',
+]
 
 beforeAll(async () => {
   app = await startTestApp()
@@ -72,7 +80,8 @@ describe('an MCP SDK client with the API key of a demo user', () => {
   it('reads the capability summary as the key owner, and the JSON schema', async () => {
     const capabilities = await client.readResource({ uri: 'reference://capabilities' })
     expect(textOf(capabilities.contents)).toMatchObject({
-      you: { id: 'demo-alice', kind: 'user', tenants: { acme: ['owner'], globex: ['viewer'] } },
+      // Her memberships: the role first, then its permissions (the owner's are the organization store's).
+      you: { id: 'demo-alice', kind: 'user', tenants: { acme: OWNER, globex: ['viewer'] } },
     })
     const schema = await client.readResource({ uri: 'reference://tenant-projection-schema' })
     expect(schema.contents[0]?.mimeType).toBe('application/schema+json')
@@ -82,7 +91,7 @@ describe('an MCP SDK client with the API key of a demo user', () => {
   it('reads its own tenant through the template, and is refused another tenant (403 inside -32603)', async () => {
     const acme = await client.readResource({ uri: 'tenant://acme/projection' })
     expect(acme.contents[0]?.uri).toBe('tenant://acme/projection')
-    expect(textOf(acme.contents)).toMatchObject({ tenant: { id: 'acme' }, viewer: { roles: ['owner'] } })
+    expect(textOf(acme.contents)).toMatchObject({ tenant: { id: 'acme' }, viewer: { roles: OWNER } })
     for (const uri of ['tenant://initech/projection', 'tenant://globex/projection']) {
       const failure = await readFailure(client, uri)
       expect(failure.code).toBe(-32603)

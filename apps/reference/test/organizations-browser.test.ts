@@ -1,4 +1,5 @@
 import { PostgresAccountStore } from '@portcullis/postgres'
+import { startTestDnsServer, type TestDnsServer } from '@portcullis/test-support/dns-server'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningReferenceApp, startReferenceApp } from '../src/server.js'
@@ -25,6 +26,7 @@ let owner: BrowserContext
 let invitee: BrowserContext
 let admin: BrowserContext
 let shots: string
+let dns: TestDnsServer
 
 const words = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim()
 const width = (page: Page) => page.evaluate('document.scrollingElement.scrollWidth') as Promise<number>
@@ -70,7 +72,9 @@ async function invitationLinks(page: Page, to: string, count: number): Promise<s
 
 describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over two instances', () => {
   beforeAll(async () => {
-    app = await startTestApp()
+    // The domain checks ask a real DNS server on loopback.
+    dns = await startTestDnsServer()
+    app = await startTestApp({ dnsServers: [dns.server] })
     other = await startReferenceApp({
       ...app.config,
       publicUrl: app.url,
@@ -87,6 +91,7 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     await browser?.close()
     await other?.close()
     await app?.close()
+    await dns?.close()
   })
 
   it('invite, the mail, sign-up from the link, a verified address, membership, the tenant page; removed, refused on the other instance', async () => {
@@ -309,9 +314,59 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     await carolContext.close()
   })
 
+  it("domains: the TXT record shown, verified only by this claim's record, free mail refused", async () => {
+    const alice = await owner.newPage()
+    await alice.goto(`${app.url}/organizations/acme`)
+    await alice.getByRole('link', { name: 'Domains' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    const claim = alice.getByRole('form', { name: 'Claim a domain' })
+    await claim.locator('input[name="domain"]').fill('gmail.com')
+    await claim.getByRole('button', { name: 'Claim' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    await expect(words(alice.locator('[data-testid="field-error"]'))).resolves.toContain('free-mail domain')
+    await claim.locator('input[name="domain"]').fill('Acme.Example')
+    await claim.getByRole('button', { name: 'Claim' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    await expect(flash(alice)).resolves.toContain('acme.example is claimed')
+    const item = alice.locator('li[data-domain="acme.example"]')
+    const name = await words(item.locator('[data-testid="record-name"]'))
+    const value = await words(item.locator('[data-testid="record-value"]'))
+    expect(name).toBe('_portcullis-challenge.acme.example')
+
+    // Without the record: refused, still unverified.
+    await item.getByRole('button', { name: 'Verify' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    await expect(flash(alice)).resolves.toContain('not there yet')
+    // With another organization's record (Bob's claim for globex): refused.
+    const bob = await admin.newPage()
+    await bob.goto(`${app.url}/organizations/globex/domains`)
+    await bob.locator('input[name="domain"]').fill('acme.example')
+    await bob.getByRole('button', { name: 'Claim' }).click()
+    await bob.waitForURL(`${app.url}/organizations/globex/domains`)
+    const theirs = await words(bob.locator('li[data-domain="acme.example"] [data-testid="record-value"]'))
+    expect(theirs).not.toBe(value)
+    dns.setTxt(name, [theirs])
+    await item.getByRole('button', { name: 'Verify' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    await expect(flash(alice)).resolves.toContain("another claim's token")
+    // With its own record: verified.
+    dns.setTxt(name, [theirs, value])
+    await item.getByRole('button', { name: 'Verify' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme/domains`)
+    await expect(flash(alice)).resolves.toContain('acme.example is verified')
+    await expect(words(item.locator('[data-testid="domain-status"]'))).resolves.toBe('verified')
+    await alice.screenshot({ path: `${shots}/organization-domains.png`, fullPage: true })
+    // Bob's claim of the same domain can no longer be verified: another organization holds it.
+    await bob.reload()
+    await bob.locator('li[data-domain="acme.example"]').getByRole('button', { name: 'Verify' }).click()
+    await bob.waitForURL(`${app.url}/organizations/globex/domains`)
+    await expect(flash(bob)).resolves.toMatch(/Another organization holds|another claim's token/)
+  })
+
   it('a non-member is refused an organization whatever its id says', async () => {
     const bob = await admin.newPage()
     expect((await bob.goto(`${app.url}/organizations/initech`))?.status()).toBe(403)
+    expect((await bob.goto(`${app.url}/organizations/initech/domains`))?.status()).toBe(403)
     const forged = await bob.request.post(`${app.url}/organizations/initech/invitations`, {
       form: { email: 'someone@invited.portcullis.invalid', role: 'viewer' },
       headers: { origin: app.url },

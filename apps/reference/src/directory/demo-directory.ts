@@ -15,7 +15,7 @@ export interface DemoUser {
   readonly username: string
   readonly displayName: string
   readonly scopes: readonly string[]
-  /** Tenant id -> roles in that tenant. */
+  /** Tenant id -> its role there: the demo seed's memberships (the first role is the membership's). */
   readonly tenants: Readonly<Record<string, readonly string[]>>
   /** One line for the console and the home page. */
   readonly summary: string
@@ -118,8 +118,10 @@ export class DemoDirectory {
   }
 
   /**
-   * The `authorizationResolver`: grants from the directory; a user the directory does not know (signed
-   * up) has none; unknown services are refused (401).
+   * The directory's part of the `authorizationResolver`: scopes, app roles and the services' tenants; a
+   * user the directory does not know (signed up) has none; unknown services are refused (401). Users'
+   * tenants are their memberships (`membershipResolver` over the organization store, which the demo
+   * seed fills from `DemoUser.tenants`), never this list.
    */
   resolver(): AuthorizationResolver {
     return ({ principal }): AuthorizationSnapshotInit | null => {
@@ -128,7 +130,7 @@ export class DemoDirectory {
       return {
         scopes: [...grants.scopes],
         ...('roles' in grants && grants.roles !== undefined ? { roles: [...grants.roles] } : {}),
-        tenants: grants.tenants,
+        tenants: principal.kind === 'user' ? {} : grants.tenants,
         ...('username' in grants ? { attributes: { username: grants.username } } : {}),
       }
     }

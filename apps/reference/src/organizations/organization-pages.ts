@@ -146,5 +146,6 @@ export function organizationPage(view: OrganizationView): SafeHtml {
     <p class="muted">Roles go owner, admin, billing, viewer: you grant, and act on, roles at or below your own;
       the last owner can't leave, be demoted or be removed.</p>
     ${canInvite ? invitationSection(view) : html`<p class="muted" data-testid="cannot-invite">Your role does not invite.</p>`}
+    ${canManage ? html`<p><a href="${organizationPath(view.organizationId)}/domains">Domains</a> <span class="muted">verified by a DNS TXT record</span></p>` : ''}
     <p><a href="${ORGANIZATIONS_PATH}">All your organizations</a></p>`
 }

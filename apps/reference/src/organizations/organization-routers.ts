@@ -3,12 +3,14 @@ import type { AccountStore } from '@portcullis/core/accounts'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { SecureRouter, Security } from '@portcullis/express'
 import type { ReferenceContext } from '../app-context.js'
+import { domainRoutes } from './domain-routes.js'
 import { invitationRoutes } from './invitation-routes.js'
 import { organizationRoutes } from './organization-routes.js'
 
 /**
  * The organization pages (`/organizations`, one organization's members and invitations) and the
- * invitation mail's pages (accept, sign up with the invited address, verify it), in mounting order.
+ * invitation mail's pages (accept, sign up with the invited address, verify it), and the domains page
+ * (claim, the TXT record, verify), in mounting order.
  */
 export function organizationRouters(
   security: Pick<Security, 'router' | 'evaluation' | 'evaluator'>,
@@ -20,5 +22,9 @@ export function organizationRouters(
     readonly wake?: () => void
   },
 ): readonly SecureRouter[] {
-  return [invitationRoutes(security, context, options), organizationRoutes(security, context, options)]
+  return [
+    invitationRoutes(security, context, options),
+    organizationRoutes(security, context, options),
+    domainRoutes(security, context, options),
+  ]
 }

@@ -1,6 +1,11 @@
 import type { AccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import {
+  createOrganizationDomains,
+  type OrganizationDomains,
+  systemDnsTxtResolver,
+} from '@portcullis/core/organization-domains'
+import {
   type MembershipResolver,
   membershipResolver,
   OrganizationInvitations,
@@ -8,7 +13,13 @@ import {
   OrganizationRoles,
 } from '@portcullis/core/organizations'
 import type { RevocationNotices } from '@portcullis/core/revocation'
-import { type PostgresClient, PostgresOrganizationStore, PostgresRateLimitStore } from '@portcullis/postgres'
+import { freeMailDomains } from '@portcullis/http/organizations'
+import {
+  type PostgresClient,
+  PostgresOrganizationDomainStore,
+  PostgresOrganizationStore,
+  PostgresRateLimitStore,
+} from '@portcullis/postgres'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import type { KeyMaterial } from '../secrets/key-material.js'
 
@@ -51,6 +62,8 @@ export interface ReferenceOrganizations {
    * who signed up from an invitation has only a generated username), else the pages' name for it.
    */
   memberName(accountId: string): Promise<string>
+  /** Verified domains: a claim, its DNS TXT record, the check (free-mail domains refused). */
+  readonly domains: OrganizationDomains
 }
 
 /**
@@ -58,7 +71,7 @@ export interface ReferenceOrganizations {
  * request and keeps them until a `membership` notice (a removal or a role change on any instance) evicts
  * them; the directory's resolver still answers scopes, app roles and the services' tenants.
  */
-export function createOrganizations(input: {
+export async function createOrganizations(input: {
   readonly postgres: PostgresClient
   readonly keys: KeyMaterial
   readonly publicOrigin: string
@@ -66,7 +79,9 @@ export function createOrganizations(input: {
   /** Scopes, app roles and the services' tenants (the users' tenants are their memberships). */
   readonly directory: DemoDirectory
   readonly accounts: Pick<AccountStore, 'listEmailAddresses'>
-}): ReferenceOrganizations {
+  /** The DNS servers the domain checks ask (`127.0.0.1:5353`); the system's resolvers by default. */
+  readonly dnsServers?: readonly string[]
+}): Promise<ReferenceOrganizations> {
   const { directory } = input
   const client = input.postgres
   const store = new PostgresOrganizationStore({ client, roles: REFERENCE_ROLES })
@@ -97,5 +112,11 @@ export function createOrganizations(input: {
     const primary = addresses.find((each) => each.primary && each.verified)
     return primary?.address ?? (await directory.names.resolve(accountId)) ?? accountId
   }
-  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName }
+  const domains = createOrganizationDomains({
+    store: new PostgresOrganizationDomainStore({ client }),
+    // The maintained free-mail list (loaded once per process): none of these can be claimed.
+    freeMailDomains: await freeMailDomains(),
+    resolver: systemDnsTxtResolver(input.dnsServers === undefined ? {} : { servers: input.dnsServers }),
+  })
+  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName, domains }
 }
