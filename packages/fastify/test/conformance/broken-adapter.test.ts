@@ -31,6 +31,7 @@ describe('the adapter suite against deliberately broken adapters', () => {
       'adapter.passkey-step-up',
       'adapter.impersonation-start',
       'adapter.mcp-list-read',
+      'adapter.mcp-organization-tenants',
     ])
   })
 
@@ -112,6 +113,7 @@ describe('the adapter suite against deliberately broken adapters', () => {
       'adapter.administration-csrf',
       'adapter.organizations-csrf',
       'adapter.organization-domains-verify',
+      'adapter.active-organization-refusals',
     ])
   })
 })

@@ -36,6 +36,7 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
       'adapter.passkey-step-up',
       'adapter.impersonation-start',
       'adapter.mcp-list-read',
+      'adapter.mcp-organization-tenants',
     ])
   })
 
@@ -147,6 +148,7 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
       'adapter.administration-csrf',
       'adapter.organizations-csrf',
       'adapter.organization-domains-verify',
+      'adapter.active-organization-refusals',
     ])
   })
 })
