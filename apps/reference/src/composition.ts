@@ -271,6 +271,9 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     log: activity.log,
     writer: activity.writer,
   })
+    apiKeys: { store, directory: store },
+    grants,
+    passwordReset: mailFlows.accountEmail,
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   directory.addresses.use((accountId) => accountStore.listEmailAddresses(accountId))
   const passkeys = factors.passkeys
