@@ -107,6 +107,100 @@ describe.skipIf(chromiumPath === undefined)('administration, in a browser, over 
     expect((await bob.goto(`${other.url}/account`))?.status()).toBe(200)
   })
 
+  it("revokes one of an account's API keys, requires a password reset (the mail arrives), then deletes it", async () => {
+    const bob = await user.newPage()
+    await bob.goto(`${app.url}/keys`)
+    await bob.fill('input[name="label"]', 'admin test key')
+    await bob.selectOption('select[name="scopes"]', 'reports:read')
+    await bob.getByRole('button', { name: 'Issue key' }).click()
+    await bob.waitForURL(`${app.url}/keys`)
+    const key = (await bob.locator('[data-testid="issued-key"]').textContent()) ?? ''
+    const keyId = key.split('_')[1] ?? ''
+    const whoami = () => fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })
+    expect((await whoami()).status).toBe(200)
+
+    const page = await admin.newPage()
+    await page.goto(`${app.url}/admin/accounts?q=bob`)
+    await page.locator('[data-testid="hits"]').getByRole('link', { name: 'bob' }).click()
+    const accountPath = new URL(page.url()).pathname
+    const change = async (reason: string, button: ReturnType<Page['getByRole']>) => {
+      await page.fill('input[name="reason"]', reason)
+      await page.fill('input[name="password"]', app.password('alice'))
+      await button.click()
+    }
+    const flash = () => page.locator('[data-testid="flash"]').textContent()
+
+    // One key, revoked: refused at once; the account's other access is untouched.
+    const row = page.locator(`tr[data-key-id="${keyId}"]`)
+    await change('leaked in a public repository', row.getByRole('button', { name: 'Revoke key' }))
+    await expect(flash()).resolves.toContain('The API key is revoked')
+    expect((await whoami()).status).toBe(401)
+    expect((await bob.goto(`${app.url}/account`))?.status()).toBe(200)
+
+    // A password reset: Bob is signed out, and the reset mail reaches his verified address.
+    const address = (
+      (await page
+        .locator('dt', { hasText: 'Addresses' })
+        .locator('xpath=following-sibling::dd[1]')
+        .textContent()) ?? ''
+    )
+      .split(',')[0]
+      ?.trim() as string
+    expect(address).toContain('@')
+    await change('suspected account takeover', page.getByRole('button', { name: 'Require a password reset' }))
+    await expect(flash()).resolves.toContain('password-reset mail')
+    expect((await bob.goto(`${app.url}/account`))?.status()).toBe(401)
+    // Both instances drain the one outbox, each into the mailbox of its own SMTP server: either may send it.
+    const mailbox = await admin.newPage()
+    const deadline = Date.now() + 20_000
+    let mails = 0
+    while (mails === 0 && Date.now() < deadline) {
+      for (const origin of [app.url, other.url]) {
+        await mailbox.goto(`${origin}/dev/mailbox`)
+        mails += await mailbox
+          .locator('article.mail', { has: mailbox.locator('[data-testid="mail-to"]', { hasText: address }) })
+          .filter({ has: mailbox.locator('[data-testid="mail-subject"]', { hasText: /password/i }) })
+          .count()
+      }
+      if (mails === 0) await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    expect(mails).toBe(1)
+    await mailbox.close()
+
+    // Bob is the only owner of an organization with other members: his deletion is refused, nothing changes.
+    await page.goto(`${app.url}${accountPath}`)
+    await change('erasure request 76', page.getByRole('button', { name: 'Delete account' }))
+    await expect(page.locator('main').textContent()).resolves.toContain('account.last_owner')
+    await page.goto(`${app.url}${accountPath}`)
+    await expect(page.locator('[data-testid="status"]').textContent()).resolves.toBe('active')
+
+    // A fresh account, deleted: back on the search, the account is gone and cannot sign in.
+    const dora = await browser.newContext()
+    const doraPage = await dora.newPage()
+    const username = `dora${Date.now().toString(36)}`
+    const password = 'a long enough password for dora'
+    await doraPage.goto(`${app.url}/sign-up`)
+    await doraPage.fill('input[name="username"]', username)
+    await doraPage.fill('input[name="password"]', password)
+    await doraPage.getByRole('button', { name: 'Create account' }).click()
+    await doraPage.waitForURL(`${app.url}/account`)
+    await page.goto(`${app.url}/admin/accounts?q=${username}`)
+    await page.locator('[data-testid="hits"]').getByRole('link', { name: username }).click()
+    const doraPath = new URL(page.url()).pathname
+    await change('erasure request 77', page.getByRole('button', { name: 'Delete account' }))
+    await page.waitForURL(`${app.url}/admin/accounts`)
+    await expect(flash()).resolves.toContain('The account is deleted')
+    expect((await page.goto(`${app.url}${doraPath}`))?.status()).toBe(404)
+    expect((await doraPage.goto(`${app.url}/account`))?.status()).toBe(401)
+    await doraPage.goto(`${app.url}/sign-in`)
+    await doraPage.fill('input[name="username"]', username)
+    await doraPage.fill('input[name="password"]', password)
+    await doraPage.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await expect(doraPage.locator('[role="alert"]').first().isVisible()).resolves.toBe(true)
+    expect(new URL(doraPage.url()).pathname).not.toBe('/')
+    await dora.close()
+  })
+
   it('refuses a cross-site administrative form', async () => {
     const page = await admin.newPage()
     await page.goto(`${app.url}/admin/accounts?q=carol`)
@@ -117,6 +211,14 @@ describe.skipIf(chromiumPath === undefined)('administration, in a browser, over 
       maxRedirects: 0,
     })
     expect(answer.status()).toBe(403)
+    for (const action of ['delete', 'password-reset', 'revoke-key:AAAAAAAAAAAAAAAA']) {
+      const forged = await page.request.post(`${app.url}${href}`, {
+        form: { action, reason: 'forged', password: app.password('alice') },
+        headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+        maxRedirects: 0,
+      })
+      expect(forged.status()).toBe(403)
+    }
     await page.goto(`${app.url}${href}`)
     await expect(page.locator('[data-testid="status"]').textContent()).resolves.toBe('active')
   })

@@ -27,18 +27,34 @@ export interface AdministrationPagesOptions {
   readonly service: AccountService
 }
 
-type Action = 'disable' | 'enable' | 'sign-out'
+type Action = 'disable' | 'enable' | 'sign-out' | 'password-reset' | 'delete' | 'revoke-key' | 'revoke-grant'
 const ACTIONS: Readonly<Record<Action, string>> = {
   disable: 'The account is disabled: its sessions are refused everywhere and it cannot sign in.',
   enable: 'The account is enabled again.',
   'sign-out': 'Every session of the account is signed out.',
+  'password-reset':
+    'The account is signed out everywhere, and a password-reset mail is on its way to its verified address.',
+  delete: 'The account is deleted, with everything of it.',
+  'revoke-key': 'The API key is revoked: it is refused everywhere.',
+  'revoke-grant': 'The connected app is disconnected: its tokens are refused.',
+}
+
+/** A button's `action` value: the operation, and for one key or grant its id (`revoke-key:<id>`). */
+function parseAction(value: string): { readonly name: Action; readonly target: string } | undefined {
+  const [name, target = ''] = value.split(':', 2) as [string, string?]
+  if (!Object.hasOwn(ACTIONS, name)) return undefined
+  const needsTarget = name === 'revoke-key' || name === 'revoke-grant'
+  if (needsTarget !== (target !== '')) return undefined
+  return { name: name as Action, target }
 }
 
 /**
  * The administration pages, for holders of the `admin` role only (others get 403): search accounts by a
  * prefix of a username or address (or an exact id), look at one (status, ways to sign in, sessions, recent
- * events), and disable, enable or sign out every session of it. Every change takes the administrator's
- * password (a one-use `administration` step-up, spent at once) and a reason, which the security log keeps.
+ * events, API keys, connected apps), and disable, enable, sign out every session of it, revoke one of its
+ * API keys, disconnect one of its apps, require a password reset (the reset mail goes to its verified
+ * address) or delete it. Every change takes the administrator's password (a one-use `administration`
+ * step-up, spent at once) and a reason, which the security log keeps.
  */
 export function administrationPages(
   security: Pick<Security, 'router'>,
@@ -63,6 +79,7 @@ export function administrationPages(
             ...(await administration.search({ by: 'id', value: query }).catch(() => [])),
             ...(await administration.search({ by: 'prefix', value: query, limit: 50 })),
           ]
+    const flash = kit.take(request, response)
     const seen = new Set<string>()
     const rows = hits
       .filter((hit) => !seen.has(hit.account.accountId) && seen.add(hit.account.accountId))
@@ -76,7 +93,7 @@ export function administrationPages(
       request,
       response,
       'Administration',
-      html`<p class="lead">Find an account by the start of its username or address, or by its id.</p>
+      html`${flashNotice(flash)}<p class="lead">Find an account by the start of its username or address, or by its id.</p>
         <form method="get" action="${ADMINISTRATION_PATH}" class="inline" role="search">
           <label>Account <input name="q" value="${query}" autocomplete="off" required></label>
           <button type="submit">Search</button></form>
@@ -98,7 +115,7 @@ export function administrationPages(
     const flash = kit.take(request, response)
     const now = new Date()
     const path = `${ADMINISTRATION_PATH}/${encodeURIComponent(accountId)}`
-    const action = (name: Action, label: string, style: string) =>
+    const action = (name: string, label: string, style: string) =>
       html`<button type="submit" name="action" value="${name}" class="${style}">${label}</button>`
     await kit.show(
       request,
@@ -119,7 +136,31 @@ export function administrationPages(
           <label>Reason <input name="reason" maxlength="200" required></label>
           <label>Your password <input type="password" name="password" autocomplete="current-password" required></label>
           <p>${view.account.status === 'active' ? action('disable', 'Disable account', 'danger') : action('enable', 'Enable account', '')}
-            ${action('sign-out', 'Sign out every session', 'secondary')}</p>
+            ${action('sign-out', 'Sign out every session', 'secondary')}
+            ${view.methods.some((method) => method.kind === 'password') ? action('password-reset', 'Require a password reset', 'secondary') : ''}
+            ${action('delete', 'Delete account', 'danger')}</p>
+          <h2>API keys</h2>
+          ${
+            view.apiKeys.length === 0
+              ? html`<p class="muted">No API keys.</p>`
+              : html`<table data-testid="api-keys"><thead><tr><th>Key</th><th>Status</th><th></th></tr></thead><tbody>${view.apiKeys.map(
+                  (key) => html`<tr data-key-id="${key.keyId}">
+                    <td data-label="Key">${key.label ?? key.keyId} <span class="muted mono">${key.keyId}</span></td>
+                    <td data-label="Status">${key.revokedAt === undefined ? 'active' : 'revoked'}</td>
+                    <td>${key.revokedAt === undefined ? action(`revoke-key:${key.keyId}`, 'Revoke key', 'secondary') : ''}</td></tr>`,
+                )}</tbody></table>`
+          }
+          <h2>Connected apps</h2>
+          ${
+            view.grants.length === 0
+              ? html`<p class="muted">No connected apps.</p>`
+              : html`<table data-testid="grants"><thead><tr><th>App</th><th>Since</th><th></th></tr></thead><tbody>${view.grants.map(
+                  (grant) => html`<tr data-grant-id="${grant.grantId}">
+                    <td data-label="App">${grant.clientName ?? grant.clientId}</td>
+                    <td data-label="Since">${readableTime(grant.createdAt, now)}</td>
+                    <td>${action(`revoke-grant:${grant.grantId}`, 'Disconnect app', 'secondary')}</td></tr>`,
+                )}</tbody></table>`
+          }
         </form>
         ${impersonateForm(accountId, view.account.status === 'active')}
         <h2>Recent events</h2>
@@ -134,8 +175,9 @@ export function administrationPages(
   router.post(`${ADMINISTRATION_PATH}/:accountId`, route, form, async (request, response) => {
     const accountId = String(request.params.accountId)
     const path = `${ADMINISTRATION_PATH}/${encodeURIComponent(accountId)}`
-    const name = field(request, 'action') as Action
-    if (!(name in ACTIONS)) throw new HttpProblem({ status: 400, code: 'administration.invalid_input' })
+    const chosen = parseAction(field(request, 'action'))
+    if (chosen === undefined) throw new HttpProblem({ status: 400, code: 'administration.invalid_input' })
+    const { name, target } = chosen
     const session = kit.session(request)
     if (session === undefined) return response.redirect(303, SIGN_IN_PATH)
     try {
@@ -147,14 +189,19 @@ export function administrationPages(
           request: requestInfo(request),
         })
       ).reveal()
-      await act(administration, name, {
-        administrator: session,
-        stepUpToken,
-        accountId,
-        reason: field(request, 'reason'),
-        request: requestInfo(request),
-      })
-      kit.done(request, response, path, { notice: ACTIONS[name] })
+      await act(
+        administration,
+        name,
+        {
+          administrator: session,
+          stepUpToken,
+          accountId,
+          reason: field(request, 'reason'),
+          request: requestInfo(request),
+        },
+        target,
+      )
+      kit.done(request, response, name === 'delete' ? ADMINISTRATION_PATH : path, { notice: ACTIONS[name] })
     } catch (error) {
       failed(kit, request, response, error, path)
     }
@@ -162,16 +209,27 @@ export function administrationPages(
   return router
 }
 
-function act(administration: AccountAdministration, name: Action, change: AdministrativeChange) {
+function act(
+  administration: AccountAdministration,
+  name: Action,
+  change: AdministrativeChange,
+  target: string,
+) {
   if (name === 'disable') return administration.disable(change)
   if (name === 'enable') return administration.enable(change)
+  if (name === 'password-reset') return administration.requirePasswordReset(change)
+  if (name === 'delete') return administration.deleteAccount(change)
+  if (name === 'revoke-key') return administration.revokeApiKey({ ...change, keyId: target })
+  if (name === 'revoke-grant') return administration.revokeGrant({ ...change, grantId: target })
   return administration.signOutEverywhere(change)
 }
 
 const WORDS: Readonly<Record<string, string>> = {
   'administration.reason_required': 'Give a reason (at most 200 characters).',
   'administration.self_target': 'You cannot do that to your own account here.',
-  'administration.not_found': 'That account no longer exists.',
+  'administration.not_found': 'That account, key or app no longer exists.',
+  'administration.no_address': 'The account has no verified address to send the reset to.',
+  'administration.no_password': 'The account has no password to reset.',
 }
 
 function failed(
