@@ -363,6 +363,37 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     await expect(flash(bob)).resolves.toMatch(/Another organization holds|another claim's token/)
   })
 
+  it("switching: the session's active organization, never one the account is not a member of", async () => {
+    const alice = await owner.newPage()
+    await alice.goto(`${app.url}/organizations`)
+    await expect(alice.locator('[data-testid="active"]').count()).resolves.toBe(0)
+    await alice.locator('tr[data-organization="globex"]').getByRole('button', { name: 'Make active' }).click()
+    await alice.waitForURL(`${app.url}/organizations`)
+    await expect(flash(alice)).resolves.toContain('now the active organization')
+    await expect(words(alice.locator('tr[data-organization="globex"] [data-testid="active"]'))).resolves.toBe(
+      'active',
+    )
+    // Another browser of the same account has its own session: no active organization there.
+    const elsewhere = await browser.newContext()
+    const second = await elsewhere.newPage()
+    await signIn(second, 'alice')
+    await second.goto(`${app.url}/organizations`)
+    await expect(second.locator('[data-testid="active"]').count()).resolves.toBe(0)
+    await elsewhere.close()
+    // A forged form naming initech (Alice is no member): refused, the choice stays globex.
+    const forged = await alice.request.post(`${app.url}/organizations/active`, {
+      form: { organization_id: 'initech' },
+      headers: { origin: app.url },
+      maxRedirects: 0,
+    })
+    expect(forged.status()).toBe(303)
+    await alice.goto(`${app.url}/organizations`)
+    await expect(flash(alice)).resolves.toContain('No such organization')
+    await expect(words(alice.locator('tr[data-organization="globex"] [data-testid="active"]'))).resolves.toBe(
+      'active',
+    )
+  })
+
   it('a non-member is refused an organization whatever its id says', async () => {
     const bob = await admin.newPage()
     expect((await bob.goto(`${app.url}/organizations/initech`))?.status()).toBe(403)

@@ -36,9 +36,14 @@ export interface OrganizationView {
 
 const csrf = (token: string) => html`<input type="hidden" name="csrf_token" value="${token}">`
 
-/** `/organizations`: the viewer's organizations, a link into each (the seam of an active organization), create. */
+/**
+ * `/organizations`: the viewer's organizations, the session's active one (a choice the session keeps;
+ * **Make active** switches), a link into each one's tenant pages, and a new organization.
+ */
 export function organizationListPage(input: {
   readonly mine: readonly AccountOrganization[]
+  /** The session's active organization, if it has one and is still a member. */
+  readonly active: string | undefined
   readonly csrfToken: string
   readonly flash: Flash | undefined
 }): SafeHtml {
@@ -50,12 +55,18 @@ export function organizationListPage(input: {
     ${
       input.mine.length === 0
         ? html`<p class="muted" data-testid="no-organizations">You belong to no organization yet.</p>`
-        : html`<table data-testid="organizations"><thead><tr><th>Organization</th><th>Your role</th><th>Open</th></tr></thead><tbody>
+        : html`<table data-testid="organizations"><thead><tr><th>Organization</th><th>Your role</th><th>Switch</th></tr></thead><tbody>
           ${input.mine.map(
             (each) => html`<tr data-organization="${each.organizationId}">
               <td data-label="Organization"><a href="${organizationPath(each.organizationId)}">${each.organizationName}</a> <code>${each.organizationId}</code></td>
               <td data-label="Your role"><span class="badge">${each.role}</span></td>
-              <td data-label="Open"><a class="button secondary" href="/tenants/${each.organizationId}">Switch to it</a></td></tr>`,
+              <td data-label="Open">${
+                each.organizationId === input.active
+                  ? html`<span class="badge active" data-testid="active">active</span>`
+                  : html`<form method="post" action="${ORGANIZATIONS_PATH}/active" class="inline">${csrf(input.csrfToken)}
+                      <input type="hidden" name="organization_id" value="${each.organizationId}">
+                      <button type="submit" class="secondary">Make active</button></form>`
+              } <a href="/tenants/${each.organizationId}">Tenant pages</a></td></tr>`,
           )}</tbody></table>`
     }
     <form method="post" action="${ORGANIZATIONS_PATH}" class="stack card" aria-label="Create an organization">

@@ -1,5 +1,6 @@
 import { requiresTenant } from '@portcullis/core/authorization'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
+import { activeOrganizationOf, setActiveOrganization } from '@portcullis/core/organizations'
 import { required } from '@portcullis/core/policy'
 import type { SecuredRequest, SecureRouter, Security } from '@portcullis/express'
 import type { Response } from 'express'
@@ -79,6 +80,7 @@ export function organizationRoutes(
       'Your organizations',
       organizationListPage({
         mine,
+        active: activeOrganizationOf(request.security.snapshot)?.organizationId,
         csrfToken: forms.token(request, response),
         flash: kit.take(request, response),
       }),
@@ -102,6 +104,30 @@ export function organizationRoutes(
       },
       'organization_id',
     ),
+  )
+
+  // The session's active organization (a choice kept in the session, never a grant): the store checks
+  // the membership first; the tenant guards still read the organization from the path.
+  router.post(`${ORGANIZATIONS_PATH}/active`, { auth }, form, (request, response) =>
+    act(request, response, ORGANIZATIONS_PATH, async () => {
+      const session = kit.session(request)
+      const wanted = field(request, 'organization_id')
+      const outcome =
+        session === undefined
+          ? ({ outcome: 'session-gone' } as const)
+          : await setActiveOrganization(
+              { memberships: store, sessions: options.local },
+              {
+                accountId: me(request),
+                sessionHandle: session.sessionHandle,
+                organizationId: wanted === '' ? null : wanted,
+              },
+            )
+      if (outcome.outcome === 'session-gone') refusedBy('not-found')
+      return outcome.outcome === 'set'
+        ? { notice: 'That is now the active organization of this session.' }
+        : { notice: 'This session has no active organization now.' }
+    }),
   )
 
   router.get(`${ORGANIZATIONS_PATH}/:org`, member, async (request, response) => {
