@@ -52,6 +52,8 @@ export function tenantListPage(snapshot: AuthorizationSnapshot, names: TenantNam
     <code>requiresTenantRole({ roles })</code>. The tenant comes from the URL path and is checked against the
     authorization snapshot the server resolved for you, so changing it in the URL cannot grant access.</p>
   ${tenantSwitcher(snapshot, names)}
+  <p>The tenants are organizations: <a href="/organizations">your organizations</a> lists them, with their
+    members, invitations and domains.</p>
   <table data-testid="memberships"><thead><tr><th>Tenant</th><th>Your roles</th><th>Pages</th></tr></thead><tbody>
   ${snapshot.tenantIds.map((id) => {
     return html`<tr><td><a href="/tenants/${id}">${names.get(id) ?? id}</a> <code>${id}</code></td><td>${roles(snapshot.tenantRoles(id))}</td>
