@@ -2,6 +2,7 @@ import { AccountEmail, SecurityNotifier } from '@portcullis/core/account-email'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import type { LocalAccounts, SecondFactorGate, SecurityEventSink } from '@portcullis/core/local-accounts'
 import { type Mailer, MailOutboxDrain, type MailOutboxDrainEvent } from '@portcullis/core/mail'
+import type { PasskeyCeremonies } from '@portcullis/core/passkeys'
 import type { StepUpService } from '@portcullis/core/step-up'
 import {
   type PostgresAccountStore,
@@ -73,6 +74,8 @@ export function createMailFlows(input: {
   readonly publicOrigin: string
   readonly stepUp: StepUpService
   readonly secondFactor: SecondFactorGate
+  /** The passkey ceremonies: a reset of an account with a passkey asks an assertion of it. */
+  readonly passkeys?: PasskeyCeremonies | undefined
   readonly mailer: Mailer | undefined
   /** Look for due mail this often (ms); `wake` sends at once anyway. */
   readonly pollIntervalMs: number
@@ -91,6 +94,7 @@ export function createMailFlows(input: {
     publicOrigin: input.publicOrigin,
     rateLimits: new PostgresRateLimitStore({ client }),
     secondFactor: input.secondFactor,
+    ...(input.passkeys === undefined ? {} : { passkeys: input.passkeys }),
     stepUp: input.stepUp,
     reviewLink: `${input.publicOrigin}${ACCOUNT_PATH_FOR_REVIEW}`,
   })

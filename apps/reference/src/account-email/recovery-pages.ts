@@ -1,13 +1,20 @@
-import type { AccountEmail } from '@portcullis/core/account-email'
+import type { AccountEmail, ResetPendingPasskey } from '@portcullis/core/account-email'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { anonymous } from '@portcullis/core/policy'
 import type { SecureRouter, Security } from '@portcullis/express'
+import { browserBindingCookie, browserBindingFrom } from '@portcullis/http'
 import type { Request, RequestHandler, Response } from 'express'
 import { anonymousForms } from '../accounts/anonymous-forms.js'
 import { field, refusal, requestInfo, retryHint } from '../accounts/forms.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
-import { CODE_LINK_SCRIPT_PATH, SIGN_IN_PATH, sendPage, sessionViewer } from '../layout/layout.js'
+import {
+  CODE_LINK_SCRIPT_PATH,
+  PASSKEYS_SCRIPT_PATH,
+  SIGN_IN_PATH,
+  sendPage,
+  sessionViewer,
+} from '../layout/layout.js'
 import { MAILBOX_PATH } from '../mail/mailbox-page.js'
 
 /** Where "Forgot password?" leads: the address to send a reset code to. */
@@ -48,7 +55,8 @@ const notice = (state: PageState) =>
  * for the address (`/forgot-password`); the answer is the same for every address, and the code entry
  * page follows (`/reset-password?flow=...`), which the mail's link opens too. Its GET only shows the
  * form, so a link scanner spends nothing; the form posts the code with the new password. An account
- * with two-step sign-in then enters its authenticator code before the password is written. Every
+ * with two-step sign-in then enters its authenticator code, and one with a passkey confirms with it,
+ * before the password is written. Every
  * session of the account ends; the person signs in again with the new password.
  */
 export function recoveryRoutes(
@@ -169,6 +177,30 @@ export function recoveryRoutes(
     )
   }
 
+  // The passkey step: the assertion options and the reset token go to the script (passkeys.js), which
+  // asks the authenticator and posts the assertion to the JSON route; the ceremony cookie binds the
+  // challenge to this browser.
+  const passkeyPage = (request: Request, response: Response, pending: ResetPendingPasskey) => {
+    const ceremony = pending.ceremony
+    if (!ceremony.bindingReused) {
+      const seconds = Math.max(1, Math.ceil((ceremony.expiresAt.getTime() - Date.now()) / 1000))
+      response.append('Set-Cookie', browserBindingCookie(ceremony.revealBrowserBinding(), seconds))
+    }
+    return show(
+      request,
+      response,
+      'Confirm with your passkey',
+      html`<p class="lead">The code was right. This account has a passkey: confirm with it, and the new
+          password is set. A mail alone never resets a protected account.</p>
+        <div class="stack card"><div><button type="button" data-passkey-reset
+          data-reset-token="${pending.revealResetToken()}" data-options="${JSON.stringify(ceremony.options)}"
+          data-done="${DONE_PATH}">Confirm with your passkey</button></div>
+          <p class="muted">If it is refused, ask for a new code: each confirmation is tried once.</p></div>
+        <p class="notice error" role="alert" data-passkey-status hidden></p>
+        <script src="${PASSKEYS_SCRIPT_PATH}" defer></script>`,
+    )
+  }
+
   router.get(FORGOT_PASSWORD_PATH, { auth: anonymous() }, (request, response) =>
     requestPage(request, response),
   )
@@ -206,8 +238,10 @@ export function recoveryRoutes(
           transport: 'session',
           replacesSessionId: local.csrf.sessionIdFrom(request.headers.cookie),
           request: requestInfo(request),
+          browserBinding: browserBindingFrom(request.headers.cookie),
         },
       )
+      if (outcome.outcome === 'passkey') return passkeyPage(request, response, outcome)
       if (outcome.outcome === 'second-factor') {
         return secondFactorPage(request, response, {
           resetToken: outcome.revealResetToken(),

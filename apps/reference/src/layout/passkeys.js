@@ -139,7 +139,7 @@ const supported = typeof window.PublicKeyCredential === 'function'
 const rpId = elsewhere?.dataset.rpId
 const here = rpId === undefined || location.hostname === rpId || location.hostname.endsWith(`.${rpId}`)
 const buttons = document.querySelectorAll(
-  '[data-passkey-step-up], [data-passkey-register], [data-passkey-sign-in]',
+  '[data-passkey-step-up], [data-passkey-register], [data-passkey-sign-in], [data-passkey-reset]',
 )
 if (!supported || !here) {
   for (const button of buttons) button.disabled = true
@@ -188,6 +188,22 @@ for (const button of document.querySelectorAll('[data-passkey-register]')) {
         ...(name ? { name } : {}),
       })
       location.assign('/account?passkey=added')
+    }),
+  )
+}
+
+// The passkey step of a password reset: the page carries the assertion options and the reset token; the
+// assertion goes to the JSON route, which sets the new password.
+for (const button of document.querySelectorAll('[data-passkey-reset]')) {
+  button.addEventListener('click', () =>
+    attempt(async () => {
+      const options = JSON.parse(button.dataset.options)
+      const credential = await navigator.credentials.get({ publicKey: requestOptions(options) })
+      await post('/auth/password/reset/passkey', {
+        resetToken: button.dataset.resetToken,
+        response: credentialJSON(credential),
+      })
+      location.assign(button.dataset.done)
     }),
   )
 }
