@@ -163,6 +163,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     publicOrigin,
     stepUp,
     secondFactor: factors.secondFactor,
+    passkeys: factors.passkeys?.service,
     mailer: options.mail.mailer,
     pollIntervalMs: options.mail.mailbox === undefined ? 5_000 : 1_000,
   })
