@@ -66,6 +66,12 @@ export { fastifyProblemFor, problemErrorHandler, sendProblem } from './problem/s
 export { portcullis } from './security/plugin.js'
 export type { FastifySecurity, FastifySecurityOptions } from './security/plugin-options.js'
 export { requirePrincipal, securityOf } from './security/request-context.js'
+export type { PortcullisServerOptions } from './server/server-options.js'
+export {
+  PORTCULLIS_MAX_PARAM_LENGTH,
+  portcullisFrameworkErrors,
+  portcullisServerOptions,
+} from './server/server-options.js'
 export type { TotpRoutesOptions } from './totp/index.js'
 export {
   TOTP_DISABLE_PURPOSE,

@@ -12,6 +12,7 @@ import type {
 } from 'fastify'
 import fp from 'fastify-plugin'
 import { problemErrorHandler } from '../problem/send-problem.js'
+import { rememberBaselineHeaders } from './baseline-headers.js'
 import { inProcessParentOf } from './in-process.js'
 import { routePattern } from './paths.js'
 import type { FastifySecurity, FastifySecurityOptions } from './plugin-options.js'
@@ -55,6 +56,8 @@ async function plugin(fastify: FastifyInstance, registered: FastifySecurityOptio
   const core = createSecurityCore<RouteHandlerMethod, FastifyRequest>(config, 'portcullis')
   const { evaluator, registry, runtime } = core
   const headers = Object.fromEntries(core.headers)
+  // the router's own URL errors (portcullisFrameworkErrors) answer before any hook: they read it here
+  rememberBaselineHeaders(fastify, headers)
 
   const evaluationOf = (request: FastifyRequest): RequestEvaluation => {
     const holder = request as WithEvaluation
