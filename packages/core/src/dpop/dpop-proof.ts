@@ -104,9 +104,6 @@ export function accessTokenHash(token: string): string {
   return createHash('sha256').update(token, 'ascii').digest('base64url')
 }
 
-/** `accessTokenHash` of the tokens presented lately: a bound token is presented with many proofs. */
-const presentedTokenHash = memo(1024, accessTokenHash)
-
 /** The public key in the header, or why it is refused. */
 function publicJwk(header: JsonObject): PublicJwk | string {
   const { jwk } = header
@@ -135,7 +132,7 @@ function checkClaims(payload: JsonObject, expected: DPoPProofExpectations): stri
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'dpop.bad_iat'
   if (iat > expected.now + expected.clockSkewSeconds) return 'dpop.iat_in_future'
   if (iat < expected.now - expected.maxAgeSeconds - expected.clockSkewSeconds) return 'dpop.iat_too_old'
-  if (typeof ath !== 'string' || ath !== presentedTokenHash(expected.accessToken)) return 'dpop.ath_mismatch'
+  if (typeof ath !== 'string' || ath !== accessTokenHash(expected.accessToken)) return 'dpop.ath_mismatch'
   if (nonce !== undefined && (typeof nonce !== 'string' || nonce.length > 256)) return 'dpop.bad_nonce'
   return undefined
 }
