@@ -5,6 +5,7 @@ import { LOCAL_TOKEN_MECHANISM, SESSION_MECHANISM } from '../accounts/local-acco
 import type { ReferenceContext } from '../app-context.js'
 import { DEMO_TENANTS, demoInvoices } from '../directory/demo-directory.js'
 import { OAUTH_MECHANISM } from '../oauth-server/names.js'
+import { tenantOf } from '../tenants/tenant-pages.js'
 import { DEMO_WORKLOAD_JWKS_PATH, type WorkloadSigner } from '../workload/workload-signer.js'
 import { API_KEY_MECHANISM, WORKLOAD_MECHANISM } from './mechanisms.js'
 import { TENANT_PROJECTION_SCHEMA } from './projection-schema.js'
@@ -138,9 +139,12 @@ export function apiRoutes(
       mcpResourceTitle: 'Tenant projection',
       mcpResourceDescription: 'A tenant with its invoices; readable by its owners and billing members only',
     },
-    (request, response) => {
-      const tenant = context.directory.tenant(String(request.params.tenantId))
-      if (tenant === undefined) throw new HttpProblem({ status: 404, code: 'tenant.not_found' })
+    async (request, response) => {
+      // The organization as it is now (any organization, not only the demo ones), the demo plan and seats.
+      const id = String(request.params.tenantId)
+      const organization = await context.organizations.store.getOrganization(id)
+      if (organization === null) throw new HttpProblem({ status: 404, code: 'tenant.not_found' })
+      const tenant = tenantOf(organization, context.directory.tenant(id))
       response.json({
         tenant,
         invoices: demoInvoices(tenant),
