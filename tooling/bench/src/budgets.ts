@@ -37,6 +37,12 @@ export const BUDGETS: readonly Budget[] = Object.freeze([
     bench: 'packages/express/bench/dpop.bench.ts',
   },
   {
+    id: 'opentelemetry-no-sdk',
+    what: 'API-key route with the OpenTelemetry instrumentation installed and no SDK registered vs no instrumentation',
+    budget: 0.98,
+    bench: 'packages/opentelemetry/bench/no-sdk.bench.ts',
+  },
+  {
     id: 'protector',
     what: 'Protector seal+open vs raw node:crypto AES-256-GCM on the same payload',
     budget: 1.0,
