@@ -34,7 +34,7 @@ import { recoveryRoutes } from './account-email/recovery-pages.js'
 import { accountRoutes } from './accounts/account-routes.js'
 import { formBody } from './accounts/forms.js'
 import { createLocalAccounts, isInsecureLoopback, type SeededUser } from './accounts/local-accounts.js'
-import { createOAuthLifecycle, DEMO_PROVIDER, providerOrigins } from './accounts/oauth.js'
+import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
 import { oauthSignInRoutes } from './accounts/oauth-routes.js'
 import { createSecondFactors } from './accounts/second-factors.js'
 import { activityPages } from './activity/activity-pages.js'
@@ -181,8 +181,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
   })
-  // Organizations in Postgres: the users' tenants are their memberships (read once per request, evicted
-  // on every instance by the `membership` notices); the demo directory answers the rest.
+  // Organizations: the users' tenants are their memberships (evicted everywhere by `membership` notices).
   const organizations = await createOrganizations({
     postgres,
     keys,
@@ -190,8 +189,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     notices,
     directory,
     accounts: accountStore,
-  })
     ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
+  })
   // With `accounts.impersonate` for the directory's administrators; an impersonation's grants are the
   // account's own, from the same resolver.
   const authorizationResolver = withImpersonationCapability(organizations.resolver)
@@ -271,10 +270,10 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     log: activity.log,
     writer: activity.writer,
-  })
     apiKeys: { store, directory: store },
     grants,
     passwordReset: mailFlows.accountEmail,
+  })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   directory.addresses.use((accountId) => accountStore.listEmailAddresses(accountId))
   const passkeys = factors.passkeys
@@ -376,19 +375,16 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     async attach(app) {
       registry = await mcp.attach(app)
     },
-    seedDemoUsers: () => {
-      const demoLinks = oauth?.accountsOf(DEMO_PROVIDER)
-      return seedDemoData({
+    seedDemoUsers: () =>
+      seedDemoData({
         local,
         store: accountStore,
         directory,
         seed: keys.demoSessionKey,
         organizations,
-        ...(options.idp === undefined || demoLinks === undefined
-          ? {}
-          : { demoIdp: { issuer: options.idp.issuer, provider: DEMO_PROVIDER, links: demoLinks } }),
-      })
-    },
+        idp: options.idp,
+        oauth,
+      }),
     async close() {
       await activity.close()
       await mailFlows.close()

@@ -1,6 +1,7 @@
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import type { PostgresAccountStore, PostgresOAuthAccountStore } from '@portcullis/postgres'
 import { type SeededUser, seedDemoUsers } from '../accounts/local-accounts.js'
+import { DEMO_PROVIDER } from '../accounts/oauth.js'
 import { linkDemoIdentities } from '../demo-idp/demo-identities.js'
 import type { DemoDirectory } from '../directory/demo-directory.js'
 import { seedDemoOrganizations } from '../organizations/demo-organizations.js'
@@ -20,12 +21,9 @@ export async function seedDemoData(input: {
   readonly directory: DemoDirectory
   readonly seed: Uint8Array
   readonly organizations: ReferenceOrganizations
-  /** The demo IdP's view of the account store, when the demo IdP runs. */
-  readonly demoIdp?: {
-    readonly issuer: string
-    readonly provider: string
-    readonly links: PostgresOAuthAccountStore
-  }
+  /** The demo IdP, when it runs, and the OAuth account stores (its identities are linked there). */
+  readonly idp?: { readonly issuer: string } | undefined
+  readonly oauth?: { accountsOf(provider: string): PostgresOAuthAccountStore | undefined } | undefined
 }): Promise<readonly SeededUser[]> {
   const seeded = await seedDemoUsers({
     local: input.local,
@@ -35,11 +33,12 @@ export async function seedDemoData(input: {
     warn,
   })
   // The demo IdP's alice is the demo user alice: her identity there signs in to her own account.
-  if (input.demoIdp !== undefined) {
+  const links = input.oauth?.accountsOf(DEMO_PROVIDER)
+  if (input.idp !== undefined && links !== undefined) {
     const notices = await linkDemoIdentities({
-      store: input.demoIdp.links,
-      provider: input.demoIdp.provider,
-      issuer: input.demoIdp.issuer,
+      store: links,
+      provider: DEMO_PROVIDER,
+      issuer: input.idp.issuer,
       owners: seeded,
     })
     for (const notice of notices) warn(notice)
