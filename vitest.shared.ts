@@ -19,7 +19,9 @@ export const durationsReporter = fileURLToPath(
 
 /** Shared test settings: workspace packages resolve to their TypeScript sources. */
 export function portcullisTestConfig(overrides: UserConfig['test'] = {}): UserConfig {
-  const conditions = ['@portcullis/source', ...defaultServerConditions]
+  // Dependencies resolve the way Node resolves them (no `module` condition): `@opentelemetry/api` publishes
+  // an ESM build under `module` whose imports have no file extensions, which Node cannot load.
+  const conditions = ['@portcullis/source', ...defaultServerConditions.filter((name) => name !== 'module')]
   return defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['@portcullis/source'] } },

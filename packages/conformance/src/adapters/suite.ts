@@ -25,6 +25,7 @@ import { outageCases } from './outage-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 import { policyCases } from './policy-cases.js'
 import { type AdapterFactory, type AdapterFixture, adapterFixture } from './scenario.js'
+import { telemetryCases } from './telemetry-cases.js'
 import { totpCases } from './totp-cases.js'
 import { uncompiledCases } from './uncompiled-cases.js'
 
@@ -82,6 +83,7 @@ export function adapterSuite(
       ...(options.clientAddress === 'unknown' ? unknownClientAddressCases : clientAddressCases),
       ...outageCases,
       ...dpopCases,
+      ...telemetryCases,
     ],
     createContext: () => adapterFixture(factory),
     disposeContext: (fixture) => fixture.dispose(),
