@@ -12,6 +12,7 @@ import { mailFaultCases } from './support/fault-cases-mail.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
 import { securityLogFaultCases } from './support/fault-cases-security-log.js'
 import { signUpFaultCases } from './support/fault-cases-sign-up.js'
+import { totpFaultCases } from './support/fault-cases-totp.js'
 import { faultKit } from './support/faults.js'
 
 /**
@@ -44,6 +45,7 @@ const cases = [
   ...codeFaultCases(kit),
   ...signUpFaultCases(kit),
   ...securityLogFaultCases(kit),
+  ...totpFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {

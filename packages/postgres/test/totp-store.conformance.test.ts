@@ -1,7 +1,7 @@
 import { totpResealingSuite, totpStoreSuite } from '@portcullis/conformance/totp'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import { PostgresTotpStore } from '../src/index.js'
+import { PostgresMailOutbox, PostgresTotpStore } from '../src/index.js'
 import { migratedDatabase, splitRaceCases } from './support/database.js'
 
 const db = await migratedDatabase()
@@ -13,6 +13,7 @@ const { races, others } = splitRaceCases(
   totpStoreSuite(() => ({
     store: new PostgresTotpStore({ client: db.client }),
     sibling: new PostgresTotpStore({ client: otherInstance }),
+    outbox: new PostgresMailOutbox({ client: db.client }),
   })),
 )
 

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import { serializeProtectedEnvelope } from '@portcullis/core/protection'
 import type { TotpEnrollment, TotpStore } from '@portcullis/core/totp'
 
@@ -7,6 +8,11 @@ export interface TotpStoreFixture {
   readonly store: TotpStore
   /** A second store over the same storage (another app instance), for the cross-instance cases. */
   readonly sibling?: TotpStore
+  /**
+   * The outbox the store writes the `outbox` entries of enabling, replacing recovery codes and removal
+   * into (same storage, same transaction). Without it the store must refuse requests that carry entries.
+   */
+  readonly outbox?: MailOutboxStore
   dispose?(): Promise<void> | void
 }
 

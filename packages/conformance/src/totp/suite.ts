@@ -1,6 +1,7 @@
 import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { enrollmentCases } from './enrollment-cases.js'
 import type { TotpStoreFactory, TotpStoreFixture } from './fixture.js'
+import { outboxCases } from './outbox-cases.js'
 import { recoveryCases } from './recovery-cases.js'
 import { resealingCases, type TotpResealingFactory, type TotpResealingFixture } from './resealing-cases.js'
 
@@ -8,12 +9,13 @@ import { resealingCases, type TotpResealingFactory, type TotpResealingFixture } 
  * The `TotpStore` suite: pending enrollments, the compare-and-swap that enables one, an enabled
  * enrollment never replaced, time steps used once and only upwards (one winner of 20 concurrent uses,
  * across two instances when the fixture gives a `sibling`), removal, recovery codes redeemed once (one
- * winner of 20), replaced sets revoked at once, and strict input.
+ * winner of 20), replaced sets revoked at once, notifications written in the change's transaction only
+ * when it happens, and strict input.
  */
 export function totpStoreSuite(factory: TotpStoreFactory): ConformanceSuite<TotpStoreFixture> {
   return {
     name: 'TotpStore conformance',
-    cases: [...enrollmentCases, ...recoveryCases],
+    cases: [...enrollmentCases, ...recoveryCases, ...outboxCases],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),
   }

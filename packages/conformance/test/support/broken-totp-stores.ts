@@ -1,4 +1,5 @@
 import { setImmediate as tick } from 'node:timers/promises'
+import { MemoryMailOutbox, type OutboxEntry } from '@portcullis/core/mail'
 import {
   type EnableTotpRequest,
   type ListStaleTotpSecretsRequest,
@@ -183,7 +184,46 @@ export interface BrokenTotpStore {
 
 const naive = (flaw: Flaw) => () => ({ store: new NaiveTotpStore(flaw) })
 
+/**
+ * Enqueues each change's notification first, in a step of its own, and then makes the change without
+ * it: a refused change is still notified, and a failing change would leave its notification behind.
+ */
+function notifiesOutsideTheChange(): TotpStoreFixture {
+  const outbox = new MemoryMailOutbox()
+  const inner = new MemoryTotpStore()
+  const first = async (entries: readonly OutboxEntry[] | undefined) => {
+    if (entries !== undefined && entries.length > 0) await outbox.enqueue(entries)
+  }
+  const store = new Proxy(inner, {
+    get(target, property) {
+      if (property === 'enableTotp')
+        return async (request: EnableTotpRequest) => {
+          await first(request.outbox)
+          return target.enableTotp({ ...request, outbox: undefined })
+        }
+      if (property === 'replaceRecoveryCodes')
+        return async (request: ReplaceRecoveryCodesRequest) => {
+          await first(request.outbox)
+          return target.replaceRecoveryCodes({ ...request, outbox: undefined })
+        }
+      if (property === 'removeTotp')
+        return async (accountId: string, options?: { readonly outbox?: readonly OutboxEntry[] }) => {
+          await first(options?.outbox)
+          return target.removeTotp(accountId)
+        }
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return { store, sibling: store, outbox }
+}
+
 export const brokenTotpStores: readonly BrokenTotpStore[] = [
+  {
+    name: 'notifications outside the change',
+    factory: notifiesOutsideTheChange,
+    caught: ['totp.outbox-atomic'],
+  },
   { name: 'check-then-set step', factory: naive('non-atomic-step'), caught: ['totp.concurrent-step'] },
   { name: 'a used step accepted again', factory: naive('equal-step-accepted'), caught: ['totp.step-once'] },
   {
@@ -248,6 +288,7 @@ export const brokenResealingStores: readonly BrokenResealingStore[] = [
 export const memoryResealingFixture = (): TotpResealingFixture => ({ store: new MemoryTotpStore() })
 
 export const memoryTotpFixture = (): TotpStoreFixture => {
-  const store = new MemoryTotpStore()
-  return { store, sibling: store }
+  const outbox = new MemoryMailOutbox()
+  const store = new MemoryTotpStore({ outbox })
+  return { store, sibling: store, outbox }
 }

@@ -1,8 +1,11 @@
+import type { OutboxEntry } from '../mail/outbox.js'
+import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { parseProtectedEnvelope } from '../protection/envelope-format.js'
 import { invalidTotpInput } from './errors.js'
 import type {
   EnableTotpRequest,
   RedeemRecoveryCodeRequest,
+  RemoveTotpOptions,
   ReplaceRecoveryCodesRequest,
   SavePendingTotpRequest,
   UseTotpStepRequest,
@@ -89,6 +92,7 @@ export function validateEnableTotp(request: EnableTotpRequest): EnableTotpReques
     step: requireTotpStep(fields.step),
     recoveryCodeDigests: requireDigestList(fields.recoveryCodeDigests, 'recoveryCodeDigests', 0),
     now: requireTotpDate(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
@@ -105,6 +109,7 @@ export function validateReplaceRecoveryCodes(
     accountId: requireTotpAccountId(fields.accountId),
     digests: requireDigestList(fields.digests, 'digests', 1),
     now: requireTotpDate(fields.now, 'now'),
+    outbox: validateOutboxEntries(fields.outbox),
   }
 }
 
@@ -114,4 +119,10 @@ export function validateRedeemRecoveryCode(request: RedeemRecoveryCodeRequest): 
     accountId: requireTotpAccountId(fields.accountId),
     candidates: requireDigestList(fields.candidates, 'candidates', 1),
   }
+}
+
+/** The outbox entries of a `removeTotp` (none when no options are given). */
+export function validateRemoveTotpOptions(options: RemoveTotpOptions | undefined): readonly OutboxEntry[] {
+  if (options === undefined) return []
+  return validateOutboxEntries(record(options).outbox)
 }

@@ -1,10 +1,14 @@
 import type { MemoryAccountData } from '../accounts/memory-tables.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
+import type { OutboxEntry } from '../mail/outbox.js'
 import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../protection/inventory.js'
 import type { EnvelopeCounting } from '../protection/memory-inventory.js'
 import {
   requireTotpAccountId,
   validateEnableTotp,
   validateRedeemRecoveryCode,
+  validateRemoveTotpOptions,
   validateReplaceRecoveryCodes,
   validateSavePendingTotp,
   validateUseTotpStep,
@@ -21,6 +25,7 @@ import {
 import type {
   EnableTotpRequest,
   RedeemRecoveryCodeRequest,
+  RemoveTotpOptions,
   ReplaceRecoveryCodesRequest,
   SavePendingTotpRequest,
   TotpEnrollment,
@@ -44,6 +49,28 @@ function copy(enrollment: TotpEnrollment): TotpEnrollment {
 export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAccountData, EnvelopeCounting {
   readonly #enrollments = new Map<string, TotpEnrollment>()
   readonly #codes = new Map<string, Set<string>>()
+  readonly #outbox: MemoryMailOutbox | undefined
+
+  /**
+   * `outbox`: where the security notifications of enabling, removing and replacing recovery codes are
+   * written, in the change's step and only when the change happens. Without it, a request that carries
+   * entries is refused (`totp.outbox_not_configured`).
+   */
+  constructor(options: { readonly outbox?: MemoryMailOutbox } = {}) {
+    this.#outbox = options.outbox
+  }
+
+  /** The writer of `entries` (checked now), run in the change's synchronous step. */
+  #stage(entries: readonly OutboxEntry[] | undefined): () => void {
+    if (entries === undefined || entries.length === 0) return () => {}
+    if (this.#outbox === undefined) {
+      throw new ConfigurationError(
+        'totp.outbox_not_configured',
+        'this MemoryTotpStore has no outbox: pass { outbox: MemoryMailOutbox } to write notifications with changes',
+      )
+    }
+    return this.#outbox.prepareWrite(entries)
+  }
 
   async getTotpEnrollment(accountId: string): Promise<TotpEnrollment | null> {
     const stored = this.#enrollments.get(requireTotpAccountId(accountId))
@@ -65,11 +92,13 @@ export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAc
   }
 
   async enableTotp(request: EnableTotpRequest): Promise<boolean> {
-    const { accountId, sealedSecret, step, recoveryCodeDigests, now } = validateEnableTotp(request)
+    const { accountId, sealedSecret, step, recoveryCodeDigests, now, outbox } = validateEnableTotp(request)
+    const write = this.#stage(outbox)
     const stored = this.#enrollments.get(accountId)
     if (stored?.status !== 'pending' || stored.sealedSecret !== sealedSecret) return false
     this.#enrollments.set(accountId, { ...stored, status: 'enabled', enabledAt: now, lastUsedStep: step })
     this.#codes.set(accountId, new Set(recoveryCodeDigests))
+    write()
     return true
   }
 
@@ -82,16 +111,21 @@ export class MemoryTotpStore implements TotpStore, TotpSecretResealing, MemoryAc
     return true
   }
 
-  async removeTotp(accountId: string): Promise<boolean> {
+  async removeTotp(accountId: string, options?: RemoveTotpOptions): Promise<boolean> {
     const key = requireTotpAccountId(accountId)
+    const write = this.#stage(validateRemoveTotpOptions(options))
     this.#codes.delete(key)
-    return this.#enrollments.delete(key)
+    if (!this.#enrollments.delete(key)) return false
+    write()
+    return true
   }
 
   async replaceRecoveryCodes(request: ReplaceRecoveryCodesRequest): Promise<boolean> {
-    const { accountId, digests } = validateReplaceRecoveryCodes(request)
+    const { accountId, digests, outbox } = validateReplaceRecoveryCodes(request)
+    const write = this.#stage(outbox)
     if (this.#enrollments.get(accountId)?.status !== 'enabled') return false
     this.#codes.set(accountId, new Set(digests))
+    write()
     return true
   }
 

@@ -1,3 +1,4 @@
+import type { OutboxEntry } from '../mail/outbox.js'
 /** Whether an enrollment waits for its first code (`pending`) or is the account's second factor. */
 export type TotpEnrollmentStatus = 'pending' | 'enabled'
 
@@ -32,6 +33,11 @@ export interface EnableTotpRequest {
   /** The digests of the first recovery-code set, stored in the same transaction. */
   readonly recoveryCodeDigests: readonly string[]
   readonly now: Date
+  /**
+   * Security notifications of the change (`SecurityNotifier.entries`), written in the same transaction
+   * and only when the change happens.
+   */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 export interface UseTotpStepRequest {
@@ -43,6 +49,20 @@ export interface ReplaceRecoveryCodesRequest {
   readonly accountId: string
   readonly digests: readonly string[]
   readonly now: Date
+  /**
+   * Security notifications of the change (`SecurityNotifier.entries`), written in the same transaction
+   * and only when the change happens.
+   */
+  readonly outbox?: readonly OutboxEntry[] | undefined
+}
+
+/** What `removeTotp` writes with the removal. */
+export interface RemoveTotpOptions {
+  /**
+   * Security notifications of the change (`SecurityNotifier.entries`), written in the same transaction
+   * and only when the change happens.
+   */
+  readonly outbox?: readonly OutboxEntry[] | undefined
 }
 
 export interface RedeemRecoveryCodeRequest {
@@ -71,8 +91,11 @@ export interface TotpEnrollments {
    * concurrent calls for one step, on any number of instances, exactly one gets true.
    */
   useTotpStep(request: UseTotpStepRequest): Promise<boolean>
-  /** Removes the enrollment (pending or enabled) and every recovery code of the account; false when none. */
-  removeTotp(accountId: string): Promise<boolean>
+  /**
+   * Removes the enrollment (pending or enabled) and every recovery code of the account, with `outbox`
+   * in the same transaction; false when none (nothing is written).
+   */
+  removeTotp(accountId: string, options?: RemoveTotpOptions): Promise<boolean>
 }
 
 /** Recovery codes, stored as digests only, each usable once. */

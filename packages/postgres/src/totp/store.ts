@@ -3,6 +3,7 @@ import {
   type EnableTotpRequest,
   type ListStaleTotpSecretsRequest,
   type RedeemRecoveryCodeRequest,
+  type RemoveTotpOptions,
   type ReplaceRecoveryCodesRequest,
   type ResealTotpSecretRequest,
   requireTotpAccountId,
@@ -15,6 +16,7 @@ import {
   validateEnableTotp,
   validateListStaleTotpSecrets,
   validateRedeemRecoveryCode,
+  validateRemoveTotpOptions,
   validateReplaceRecoveryCodes,
   validateResealTotpSecret,
   validateSavePendingTotp,
@@ -23,6 +25,7 @@ import {
 import { and, count, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { withOutbox } from '../mail/outbox-insert.js'
 import { recoveryCodesTable as codes, totpEnrollmentsTable as enrollments } from './tables.js'
 
 export interface PostgresTotpStoreOptions {
@@ -92,7 +95,7 @@ export class PostgresTotpStore implements TotpStore, TotpSecretResealing {
   }
 
   async enableTotp(request: EnableTotpRequest): Promise<boolean> {
-    const { accountId, sealedSecret, step, recoveryCodeDigests, now } = validateEnableTotp(request)
+    const { accountId, sealedSecret, step, recoveryCodeDigests, now, outbox } = validateEnableTotp(request)
     return inTransaction(this.#client.pool, async (tx) => {
       const enabled = await tx
         .update(enrollments)
@@ -108,7 +111,7 @@ export class PostgresTotpStore implements TotpStore, TotpSecretResealing {
       if (enabled.length === 0) return false
       await tx.delete(codes).where(eq(codes.accountId, accountId))
       await insertCodes(tx, accountId, recoveryCodeDigests, now)
-      return true
+      return withOutbox(tx, outbox ?? [], true)
     })
   }
 
@@ -131,19 +134,31 @@ export class PostgresTotpStore implements TotpStore, TotpSecretResealing {
     return used.length === 1
   }
 
-  async removeTotp(accountId: string): Promise<boolean> {
+  async removeTotp(accountId: string, options?: RemoveTotpOptions): Promise<boolean> {
     const id = requireTotpAccountId(accountId)
-    const removed = await inStatement(() =>
-      this.#client.db
+    const outbox = validateRemoveTotpOptions(options)
+    if (outbox.length === 0) {
+      const removed = await inStatement(() =>
+        this.#client.db
+          .delete(enrollments)
+          .where(eq(enrollments.accountId, id))
+          .returning({ accountId: enrollments.accountId }),
+      )
+      return removed.length === 1
+    }
+    // The removal and its notification in one transaction: both or neither.
+    return inTransaction(this.#client.pool, async (tx) => {
+      const removed = await tx
         .delete(enrollments)
         .where(eq(enrollments.accountId, id))
-        .returning({ accountId: enrollments.accountId }),
-    )
-    return removed.length === 1
+        .returning({ accountId: enrollments.accountId })
+      if (removed.length === 0) return false
+      return withOutbox(tx, outbox, true)
+    })
   }
 
   async replaceRecoveryCodes(request: ReplaceRecoveryCodesRequest): Promise<boolean> {
-    const { accountId, digests, now } = validateReplaceRecoveryCodes(request)
+    const { accountId, digests, now, outbox } = validateReplaceRecoveryCodes(request)
     return inTransaction(this.#client.pool, async (tx) => {
       // The enrollment row lock orders this against a concurrent removal (which deletes it first).
       const [enrollment] = await tx
@@ -154,7 +169,7 @@ export class PostgresTotpStore implements TotpStore, TotpSecretResealing {
       if (enrollment === undefined) return false
       await tx.delete(codes).where(eq(codes.accountId, accountId))
       await insertCodes(tx, accountId, digests, now)
-      return true
+      return withOutbox(tx, outbox ?? [], true)
     })
   }
 
