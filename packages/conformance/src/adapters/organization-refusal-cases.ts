@@ -237,9 +237,9 @@ export const organizationRefusalCases: readonly Case[] = [
       ]) {
         checkProblem(check, await owner.client.post(path), 400, 'organizations.invalid_input')
       }
-      // Past the router's own parameter limit Fastify answers 414 itself: a client error either way.
+      // A member id over its 255 characters reaches the route (the router's parameter limit is not lower).
       const long = await owner.client.post(`/auth/organizations/acme/members/${'x'.repeat(300)}/remove`)
-      check(long.status === 400 || long.status === 414, `a 300-character member id answered ${long.status}`)
+      checkProblem(check, long, 400, 'organizations.invalid_input')
       const created = await intruder.client.post('/auth/organizations', {
         name: 'x',
         organizationId: '../acme',

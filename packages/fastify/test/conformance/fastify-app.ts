@@ -15,6 +15,7 @@ import {
   mcpEndpoint,
   passkeyRoutes,
   portcullis,
+  portcullisServerOptions,
   totpRoutes,
 } from '../../src/index.js'
 
@@ -24,7 +25,10 @@ export async function fastifyApp(
   change: (app: FastifyInstance) => void | Promise<void> = () => {},
   plugin: { readonly errorHandler?: boolean } = {},
 ): Promise<AdapterApp> {
-  const app = Fastify(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit })
+  // the server options a Portcullis app uses: URL errors as problem+json, every Portcullis id routable
+  const app = Fastify(
+    portcullisServerOptions(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit }),
+  )
   // the mistake the uncompiled routes stand for: declared before the plugin is registered
   for (const route of scenario.uncompiledRoutes ?? []) declare(app, route)
   await app.register(portcullis, { ...scenario.security, ...plugin })
