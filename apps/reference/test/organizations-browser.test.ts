@@ -271,7 +271,7 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     await expect(words(alice.locator('tr[data-member="Bob Baker"]'))).resolves.toContain('admin')
   })
 
-  it('on a phone: a resent invitation voids the old code, a revoked one voids the new', async () => {
+  it("on a phone: someone else's account can't accept; a resent invitation voids the old code, a revoked one the new", async () => {
     const CAROL = 'carol@demo.portcullis.invalid'
     const alice = await owner.newPage()
     await alice.setViewportSize(PHONE)
@@ -293,6 +293,17 @@ describe.skipIf(chromiumPath === undefined)('organizations, in a browser, over t
     const second = (await invitationLinks(mailbox, CAROL, 2)).find((link) => link !== first) ?? ''
     expect(new URL(second).searchParams.get('flow')).toBe(new URL(first ?? '').searchParams.get('flow'))
     expect(new URL(second).hash).not.toBe(new URL(first ?? '').hash)
+
+    // Bob, signed in, opens Carol's link: the invitation is bound to her address, and stays pending.
+    const bob = await admin.newPage()
+    await signIn(bob, 'bob')
+    await bob.goto(second)
+    await bob.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect(words(bob.locator('[data-testid="accept-refused"]'))).resolves.toContain(
+      'sent to an address this account has not verified',
+    )
+    await alice.reload()
+    await expect(alice.locator(`tr[data-invitation="${CAROL}"]`).count()).resolves.toBe(1)
 
     // Carol (who holds the address, verified) opens the first link: that code was replaced.
     const carolContext = await browser.newContext({ viewport: PHONE })
