@@ -74,7 +74,8 @@ export const activityCases: readonly Case[] = [
       check(
         JSON.stringify(shown) ===
           JSON.stringify([
-            `sign_in_failed password Unknown device`,
+            // The failed attempt names the device it came from (its User-Agent, parsed).
+            `sign_in_failed password ${DEVICES.phone.name}`,
             `signed_in password ${DEVICES.phone.name}`,
             `signed_in password ${DEVICES.laptop.name}`,
           ]),
