@@ -141,6 +141,8 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
     text(event, 'reason') === 'taken'
       ? 'An address could not be verified: another account verified it first.'
       : 'A verification code was refused (wrong, used or expired).',
+  'email.address_verified_listener_failed': () =>
+    'Your address was verified, but what follows a verification (such as an invitation) did not complete.',
   'password_reset.requested': () => 'A password reset was asked for by email.',
   'password_reset.second_factor_required': () =>
     'A reset code was right; the reset waited for your two-step sign-in code.',

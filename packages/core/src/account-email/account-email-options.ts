@@ -13,6 +13,7 @@ import type { MailOutboxStore } from '../mail/outbox.js'
 import type { PasskeyCeremonies } from '../passkeys/ceremonies.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
 import type { StepUpService } from '../step-up/service.js'
+import type { AddressVerifiedListener } from './address-verified.js'
 import {
   EMAIL_CHANGE_OPTION,
   type EmailChangeOptions,
@@ -122,6 +123,12 @@ export interface AccountEmailOptions {
   readonly emailChange?: EmailChangeOptions
   /** Sign-in by email code (off unless `enabled`). */
   readonly signInCode?: SignInCodeOptions
+  /**
+   * Told once an address is verified and committed (sign-up verification, an added address, a completed
+   * email change): `AutomaticInvitations` of `@portcullis/core/organization-domains`, for example. Its
+   * failure never fails the verification: it is reported as `email.address_verified_listener_failed`.
+   */
+  readonly addressVerified?: AddressVerifiedListener
 }
 
 const CODE = 'account_email.invalid_config'
@@ -202,4 +209,12 @@ export const ACCOUNT_EMAIL_OPTIONS: OptionsShape<AccountEmailOptions> = {
   stepUp: { kind: 'object', code: CODE },
   emailChange: EMAIL_CHANGE_OPTION,
   signInCode: SIGN_IN_CODE_OPTION,
+  addressVerified: {
+    kind: 'object',
+    code: CODE,
+    check: (value) =>
+      typeof (value as AddressVerifiedListener).addressVerified === 'function'
+        ? undefined
+        : 'must have an addressVerified method',
+  },
 }

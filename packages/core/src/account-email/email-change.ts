@@ -6,6 +6,7 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import type { LocalCredentials } from '../local-accounts/local-credentials.js'
 import type { LocalRequestInfo, SessionSignIn, TokenSignIn } from '../local-accounts/sign-in.js'
 import type { StepUpService } from '../step-up/service.js'
+import { tellAddressVerified } from './address-verified.js'
 import { storeCall } from './errors.js'
 import { codeRefusal, consumeFlowCode, emailFlowError } from './flow-errors.js'
 import { codeLink, type EmailFlowParts, openPayload, sealPayload } from './flow-parts.js'
@@ -259,6 +260,7 @@ export class EmailChange {
       accountId: session.accountId,
       ...(clientAddress === undefined ? {} : { clientAddress }),
     })
+    await tellAddressVerified(parts, { accountId: session.accountId, address: newAddress }, clientAddress)
     return Object.freeze({ address: newAddress, securityEpoch: verified.securityEpoch, ...renewed })
   }
 

@@ -142,6 +142,7 @@ export function accountEmailParts(options: AccountEmailOptions): AccountEmailPar
     seal: (message: MailMessage, accountId: string | null): Promise<OutboxEntry> =>
       sealOutboxMessage(protector, message, { now: new Date(clock()), accountId }),
     locale,
+    ...(options.addressVerified === undefined ? {} : { addressVerified: options.addressVerified }),
     outbox: options.outbox,
     limiter: new EmailFlowLimiter(options.rateLimits, options.limits, clock),
     secondFactor: options.secondFactor,

@@ -10,6 +10,7 @@ import type { OutboxEntry } from '../mail/outbox.js'
 import { associatedData } from '../protection/associated-data.js'
 import { parseProtectedEnvelope, serializeProtectedEnvelope } from '../protection/envelope-format.js'
 import type { OAuthTransactionProtector } from '../protection/protector.js'
+import type { AddressVerifiedListener } from './address-verified.js'
 import type { SecurityNotifier } from './notifications.js'
 
 // What the email-change and sign-in-code flows share: the stores, the code arithmetic (a fresh code,
@@ -52,6 +53,8 @@ export interface EmailFlowParts {
   seal(message: MailMessage, accountId: string | null): Promise<OutboxEntry>
   /** The person's language for the templates. */
   locale(accountId: string | null): string | Promise<string>
+  /** Told once an address is verified and committed (`tellAddressVerified`). */
+  readonly addressVerified?: AddressVerifiedListener
 }
 
 /** A link to a page of the application that carries the flow handle and (in the fragment) the code. */

@@ -12,6 +12,7 @@ export type {
   PasswordResetSettings,
 } from './account-email-options.js'
 export { ACCOUNT_EMAIL_OPTIONS } from './account-email-options.js'
+export type { AddressVerifiedEvent, AddressVerifiedListener } from './address-verified.js'
 export type { AccountAddressView, AddedAddress, ChangedAddresses } from './addresses.js'
 export { ADDRESS_STEP_UP_PURPOSE } from './addresses.js'
 export type { EmailChangeOptions, SignInCodeOptions } from './change-options.js'

@@ -2,6 +2,7 @@ import type { NewOneTimeCode } from '../codes/port.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { associatedData } from '../protection/associated-data.js'
 import { parseProtectedEnvelope, serializeProtectedEnvelope } from '../protection/envelope-format.js'
+import { tellAddressVerified } from './address-verified.js'
 import { readFields } from './bodies.js'
 import { AccountEmailError, AccountEmailErrorCodes, invalidCode, storeCall } from './errors.js'
 import type { AccountEmailParts } from './flow-context.js'
@@ -194,6 +195,7 @@ export async function verifyEmail(
     throw invalidCode()
   }
   parts.local.emit('email.verified', defined({ accountId, clientAddress }))
+  await tellAddressVerified(parts, { accountId, address }, clientAddress)
   return { accountId, address }
 }
 

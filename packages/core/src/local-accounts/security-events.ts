@@ -130,9 +130,25 @@ export interface SecurityEventFields {
     readonly clientAddress?: string
   }
   /** A TOTP enrollment was confirmed with its first code: the account now has a second factor. */
-  'totp.enabled': { readonly accountId: string; readonly clientAddress?: string }
+  'totp.enabled': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /**
+     * The security notification was written with the change, in its transaction (the service was given
+     * `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
   /** The account's TOTP enrollment and recovery codes were removed. */
-  'totp.disabled': { readonly accountId: string; readonly clientAddress?: string }
+  'totp.disabled': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /**
+     * The security notification was written with the change, in its transaction (the service was given
+     * `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
   /** A TOTP code was accepted (`purpose`: `enrollment`, `sign_in` or the application's own). */
   'totp.verified': { readonly accountId: string; readonly purpose: string; readonly clientAddress?: string }
   /** A second-factor code was refused: wrong, malformed, or a replay of a used time step. */
@@ -153,7 +169,15 @@ export interface SecurityEventFields {
     readonly clientAddress?: string
   }
   /** A new set of recovery codes replaced the old one. */
-  'recovery_codes.regenerated': { readonly accountId: string; readonly clientAddress?: string }
+  'recovery_codes.regenerated': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /**
+     * The security notification was written with the change, in its transaction (the service was given
+     * `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
   /** A password sign-in of an account with a second factor stopped at the second step (no session yet). */
   'second_factor.required': { readonly accountId: string; readonly clientAddress?: string }
   /** A passkey was registered to the account (`credentialId`: the public credential id, base64url). */
@@ -215,6 +239,15 @@ export interface SecurityEventFields {
   'email.verification_sent': { readonly accountId: string; readonly clientAddress?: string }
   /** An address of the account was verified with its code. */
   'email.verified': { readonly accountId: string; readonly clientAddress?: string }
+  /**
+   * The `addressVerified` listener of `AccountEmail` threw after an address was verified (the
+   * verification stands): `reason` is the error's stable code, or `unknown`; never its message or the address.
+   */
+  'email.address_verified_listener_failed': {
+    readonly accountId: string
+    readonly reason: string
+    readonly clientAddress?: string
+  }
   /** A verification code was refused: wrong, used or expired (`invalid_code`), its last attempt, or `taken`. */
   'email.verification_failed': {
     readonly reason: 'invalid_code' | 'exhausted' | 'taken'

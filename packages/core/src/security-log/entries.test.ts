@@ -68,6 +68,7 @@ const SAMPLES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   'email.verification_sent': base,
   'email.verified': base,
   'email.verification_failed': { ...base, reason: 'exhausted' },
+  'email.address_verified_listener_failed': { ...base, reason: 'organizations.unavailable' },
   'password_reset.requested': { ...base, known: false },
   'password_reset.second_factor_required': base,
   'password_reset.failed': { ...base, reason: 'pending_invalid' },
