@@ -56,15 +56,13 @@ export interface PortcullisServerOptions {
   readonly routerOptions: NonNullable<FastifyServerOptions['routerOptions']>
 }
 
-type ServerOptionsInput = Pick<FastifyServerOptions, 'frameworkErrors' | 'maxParamLength' | 'routerOptions'>
-
 /**
  * Fastify server options for a Portcullis app: `options` with `frameworkErrors` set to
  * `portcullisFrameworkErrors` (unless it has its own) and `routerOptions.maxParamLength` raised to at
  * least `PORTCULLIS_MAX_PARAM_LENGTH` (a larger value given, there or as the older top-level
  * `maxParamLength`, is kept). `Fastify(portcullisServerOptions({ logger: true }))`.
  */
-export function portcullisServerOptions<Options extends ServerOptionsInput>(
+export function portcullisServerOptions<Options extends FastifyServerOptions>(
   options?: Options,
 ): Omit<Options, 'maxParamLength'> & PortcullisServerOptions {
   const { maxParamLength, ...rest } = options ?? ({} as Options)
