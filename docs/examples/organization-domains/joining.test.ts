@@ -1,0 +1,244 @@
+// Joining by verified domain, end to end (docs/organization-domains.md): over Postgres stores in a
+// disposable database, a real DNS server on loopback and every mail drained over SMTP to a server in this
+// process. An owner claims and verifies acme.example in automatic-invitation mode; a person signs up with
+// an address at it and verifies it; AccountEmail tells AutomaticInvitations, whose invitation mail arrives;
+// only the person's accepting it makes a member. An unverified address and a subdomain get nothing.
+import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { AccountEmail } from '@portcullis/core/account-email'
+import { CodeKeyRing } from '@portcullis/core/codes'
+import {
+  LocalAccounts,
+  PASSWORD_ACCEPTED,
+  type PasswordHasher,
+  type SecurityEvent,
+} from '@portcullis/core/local-accounts'
+import { MailOutboxDrain } from '@portcullis/core/mail'
+import {
+  AutomaticInvitations,
+  createOrganizationDomains,
+  systemDnsTxtResolver,
+} from '@portcullis/core/organization-domains'
+import { OrganizationInvitations } from '@portcullis/core/organizations'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { createTestDatabase } from '@portcullis/database-tooling/test-database'
+import { freeMailDomains } from '@portcullis/http/organizations'
+import { SmtpMailer } from '@portcullis/mail'
+import {
+  createPostgresClient,
+  migrate,
+  PostgresAccountStore,
+  PostgresMailOutbox,
+  PostgresNotificationSettings,
+  PostgresOneTimeCodeStore,
+  PostgresOrganizationDomainStore,
+  PostgresOrganizationStore,
+  PostgresRateLimitStore,
+  PostgresSessionStore,
+} from '@portcullis/postgres'
+import { startTestDnsServer } from '@portcullis/test-support/dns-server'
+import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import { SMTPServer } from 'smtp-server'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const database = await createTestDatabase()
+const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
+await migrate(client)
+const dns = await startTestDnsServer()
+const received: ParsedMail[] = []
+const smtp = new SMTPServer({
+  logger: false,
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  onData: (stream, _session, callback) => {
+    simpleParser(stream).then((mail) => {
+      received.push(mail)
+      callback()
+    }, callback)
+  },
+})
+await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
+const mailer = new SmtpMailer({
+  host: '127.0.0.1',
+  port: (smtp.server.address() as AddressInfo).port,
+  security: 'plain',
+  from: { address: 'team@example.com' },
+  appName: 'Example',
+})
+afterAll(async () => {
+  mailer.close()
+  await client.close()
+  await database.close()
+  await dns.close()
+  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+})
+
+// Tests only: a hasher without cost (an application uses @portcullis/argon2), fresh keys.
+const hasher: PasswordHasher = {
+  hash: async (password) => `$plain$${password}`,
+  verify: async (encoded, password) => encoded === `$plain$${password}`,
+  needsRehash: () => false,
+}
+const protector = new AESGCMOAuthTransactionProtector({
+  activeKey: new OAuthTransactionProtectorKey('docs-1', randomBytes(32)),
+})
+const PASSWORD = 'a long and unusual passphrase'
+const events: SecurityEvent[] = []
+const accounts = new PostgresAccountStore({ client })
+const rateLimits = new PostgresRateLimitStore({ client })
+const outbox = new PostgresMailOutbox({ client })
+const organizations = new PostgresOrganizationStore({ client })
+const local = new LocalAccounts({
+  profile: 'session',
+  accounts,
+  sessions: new PostgresSessionStore({ client }),
+  rateLimits,
+  hasher,
+  passwordScreen: { screen: async () => PASSWORD_ACCEPTED },
+  publicOrigin: 'https://app.example',
+  registration: 'open',
+  signInWith: ['username', 'email'],
+  events: (event) => {
+    events.push(event)
+  },
+})
+const invitations = new OrganizationInvitations({
+  invitations: organizations,
+  organizations,
+  memberships: organizations,
+  keyRing: new CodeKeyRing({ version: 1, secret: randomBytes(32) }),
+  protector,
+  publicOrigin: 'https://app.example',
+})
+const drain = new MailOutboxDrain({ store: outbox, mailer, protector })
+
+// #region wiring
+const domains = createOrganizationDomains({
+  store: new PostgresOrganizationDomainStore({ client }),
+  freeMailDomains: await freeMailDomains(),
+  resolver: systemDnsTxtResolver({ servers: [dns.server], timeoutMs: 2_000 }),
+})
+const automatic = new AutomaticInvitations({
+  domains,
+  invitations, // its mail goes through the outbox, in the invitation's transaction
+  stores: organizations, // memberships and pending invitations
+  accounts, // the address is read back: it must be the account's, verified
+})
+const accountEmail = new AccountEmail({
+  accounts,
+  local,
+  codes: new PostgresOneTimeCodeStore({ client }),
+  outbox,
+  notificationSettings: new PostgresNotificationSettings({ client }),
+  protector,
+  codeKeys: new CodeKeyRing({ version: 1, secret: randomBytes(32) }),
+  publicOrigin: 'https://app.example',
+  rateLimits,
+  signInWith: ['username', 'email'],
+  // Told after every verification commits (sign-up, an added address, an email change). A failure never
+  // fails the verification: it is the security event email.address_verified_listener_failed.
+  addressVerified: automatic,
+})
+// #endregion wiring
+
+/** What the application's drain does after the commit: the mails sent over SMTP, as received. */
+async function delivered(): Promise<{ to: string; link: URL }[]> {
+  const before = received.length
+  await drain.drainOnce()
+  return received.slice(before).map((mail) => {
+    const to = (mail.to as AddressObject | undefined)?.value[0]?.address ?? ''
+    const link = /https:\/\/app\.example\/\S+\?flow=\S+#code=[A-Za-z0-9]+/.exec(mail.text ?? '')
+    if (link === null) throw new Error(`no link in the mail to ${to}`)
+    return { to, link: new URL(link[0]) }
+  })
+}
+const codeOf = (link: URL) => new URLSearchParams(link.hash.slice(1)).get('code') ?? ''
+const isInvitation = (mail: { link: URL }) => mail.link.pathname.startsWith('/organizations/invitations/')
+
+/** Signs up with `address` and, unless `verify` is false, verifies it with the code of the mail. */
+async function signUp(address: string, verify = true) {
+  const { flow } = await accountEmail.signUp({ email: address, password: PASSWORD })
+  const [sent, ...others] = await delivered()
+  expect(others).toEqual([])
+  expect(sent?.to).toBe(address)
+  if (!verify || sent === undefined) return { accountId: null }
+  return accountEmail.verifyEmail({ flow, code: codeOf(sent.link) })
+}
+
+describe('joining by verified domain', () => {
+  it('a new person verifying an address at the domain is invited, and is a member only once they accept', async () => {
+    const owner = await signUp('owner@example.com')
+    await organizations.createOrganization({
+      organizationId: 'acme',
+      name: 'Acme',
+      ownerAccountId: owner.accountId ?? '',
+      now: new Date(),
+    })
+    // #region claim
+    const claimed = await domains.claim({
+      organizationId: 'acme',
+      domain: 'acme.example',
+      enrollment: 'automatic-invitation',
+      managerAccountId: owner.accountId ?? '', // the verified principal: invitations go in their name
+    })
+    dns.setTxt(claimed.recordName, [claimed.recordValue]) // what the organization's DNS administrator does
+    await domains.verify({ organizationId: 'acme', id: claimed.claim.id })
+    // #endregion claim
+
+    // #region join
+    // 1. Ada signs up with ada@acme.example and verifies it with the code mailed to her.
+    const { flow } = await accountEmail.signUp({ email: 'ada@acme.example', password: PASSWORD })
+    const [verification] = await delivered()
+    const ada = await accountEmail.verifyEmail({ flow, code: codeOf(verification?.link ?? new URL('x:')) })
+    // 2. The verification told AutomaticInvitations: an invitation mail, in Acme's owner's name, is sent.
+    const [invitation] = await delivered() // to ada@acme.example, /organizations/invitations/accept?flow=...
+    // Ada is not a member yet: affiliation alone grants nothing.
+    expect(await organizations.membershipsOf(ada.accountId)).toEqual([])
+    // 3. Ada, signed in, accepts it with the link's flow and code: now she is a member.
+    const membership = await invitations.accept({
+      invitationId: invitation?.link.searchParams.get('flow') ?? '',
+      code: codeOf(invitation?.link ?? new URL('x:')),
+      accountId: ada.accountId,
+    })
+    // { organizationId: 'acme', accountId: ada.accountId, role: 'member', ... }
+    // #endregion join
+    expect(verification?.to).toBe('ada@acme.example')
+    expect(invitation).toBeDefined()
+    expect(invitation?.to).toBe('ada@acme.example')
+    expect(invitation !== undefined && isInvitation(invitation)).toBe(true)
+    expect(membership).toMatchObject({ organizationId: 'acme', accountId: ada.accountId, role: 'member' })
+    expect((await organizations.membershipsOf(ada.accountId)).map((each) => each.organizationId)).toEqual([
+      'acme',
+    ])
+    expect(events.filter((event) => event.type === 'email.address_verified_listener_failed')).toEqual([])
+  })
+
+  it('an unverified address, a subdomain and another domain get no invitation', async () => {
+    const bob = await signUp('bob@acme.example', false)
+    expect(bob.accountId).toBeNull()
+    const dan = await signUp('dan@mail.acme.example')
+    const eve = await signUp('eve@acme-corp.example')
+    // Nothing more is in the outbox: no invitation for any of them.
+    expect(await delivered()).toEqual([])
+    for (const accountId of [dan.accountId, eve.accountId]) {
+      expect(await organizations.membershipsOf(accountId ?? '')).toEqual([])
+    }
+    const acme = await organizations.listInvitations({
+      organizationId: 'acme',
+      actorAccountId: (await accounts.findAccountByVerifiedEmail('owner@example.com'))?.accountId ?? '',
+      now: new Date(),
+    })
+    expect(acme.outcome === 'listed' ? acme.invitations.map((each) => each.address) : acme).toEqual([])
+  })
+
+  it('telling AutomaticInvitations again about a member sends nothing', async () => {
+    // At least once: a repeated call (an application calling it again at sign-in) sends nothing more.
+    const ada = await accounts.findAccountByVerifiedEmail('ada@acme.example')
+    const again = await automatic.addressVerified({
+      accountId: ada?.accountId ?? '',
+      address: 'ada@acme.example',
+    })
+    expect(again.map((result) => result.outcome)).toEqual(['already-member'])
+    expect(await delivered()).toEqual([])
+  })
+})
