@@ -15,5 +15,5 @@ export type {
   UnreadableTotpSecret,
 } from './reencryption.js'
 export { reencryptTotpSecrets } from './reencryption.js'
-export type { TotpServiceOptions } from './service.js'
 export { RECOVERY_CODE_COUNT, TotpService } from './service.js'
+export type { TotpServiceOptions } from './service-options.js'

@@ -1,6 +1,6 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
-import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
-import type { RateLimitStore } from '@portcullis/core/local-accounts'
+import { ConfigurationError, readOptions } from '@portcullis/core/errors'
+import type { SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import {
   emitSecurityEvent,
   type SecurityEventFields,
@@ -8,13 +8,13 @@ import {
   type SecurityEventSinkErrorHandler,
   type SecurityEventType,
 } from '@portcullis/core/local-accounts'
+import type { OutboxEntry, SecurityChange } from '@portcullis/core/mail'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { TotpFactor, TotpRequestContext, TotpStatus, TotpStore } from '@portcullis/core/totp'
 import {
   invalidTotpInput,
   newRecoveryCode,
   normalizeRecoveryCode,
-  type RecoveryCodePepper,
   RecoveryCodePeppers,
   RecoveryCodes,
   requireTotpAccountId,
@@ -22,7 +22,7 @@ import {
   TotpError,
   TotpErrorCodes,
 } from '@portcullis/core/totp'
-import { DEFAULT_TOTP_ATTEMPTS, type TotpAttemptLimit, TotpAttempts } from './attempts.js'
+import { DEFAULT_TOTP_ATTEMPTS, TotpAttempts } from './attempts.js'
 import {
   matchTotpStep,
   normalizeTotpCode,
@@ -31,47 +31,12 @@ import {
   TOTP_SECRET_BYTES,
   totpProvisioning,
 } from './one-time-code.js'
+import { TOTP_SERVICE_OPTIONS as OPTIONS, type TotpServiceOptions } from './service-options.js'
+
+export type { TotpServiceOptions } from './service-options.js'
 
 /** How many recovery codes a set holds. */
 export const RECOVERY_CODE_COUNT = 10
-
-export interface TotpServiceOptions {
-  readonly store: TotpStore
-  /** Seals each secret (AES-256-GCM), bound to its account. */
-  readonly protector: OAuthTransactionProtector
-  /** The shared attempt counters (the same store local accounts use). */
-  readonly rateLimits: RateLimitStore
-  /** Digests recovery codes; `retained` versions still redeem codes of older sets. */
-  readonly recoveryCodePeppers: {
-    readonly active: RecoveryCodePepper
-    readonly retained?: readonly RecoveryCodePepper[]
-  }
-  /** The name authenticator apps show beside the account (`issuer` of the otpauth URI). */
-  readonly issuer: string
-  /** Second-factor attempts per account and window; default 5 per 5 minutes. */
-  readonly attempts?: TotpAttemptLimit
-  /** Steps accepted either side of the current one; default 1 (RFC 6238 section 5.2), at most 2. */
-  readonly window?: number
-  /** Milliseconds since the epoch; default `Date.now`. */
-  readonly clock?: () => number
-  readonly randomBytes?: (size: number) => Uint8Array
-  readonly events?: SecurityEventSink
-  readonly onEventSinkError?: SecurityEventSinkErrorHandler
-}
-
-const OPTIONS: OptionsShape<TotpServiceOptions> = {
-  store: { required: true, kind: 'object', code: 'totp.invalid_config' },
-  protector: { required: true, kind: 'object', code: 'totp.invalid_config' },
-  rateLimits: { required: true, kind: 'object', code: 'totp.invalid_config' },
-  recoveryCodePeppers: { required: true, kind: 'object', code: 'totp.invalid_config' },
-  issuer: { required: true, kind: 'string', code: 'totp.invalid_config' },
-  attempts: { kind: 'object', code: 'totp.invalid_config' },
-  window: { kind: 'number', code: 'totp.invalid_config' },
-  clock: { kind: 'function', code: 'totp.invalid_config' },
-  randomBytes: { kind: 'function', code: 'totp.invalid_config' },
-  events: { kind: 'function', code: 'totp.invalid_config' },
-  onEventSinkError: { kind: 'function', code: 'totp.invalid_config' },
-}
 
 /**
  * The TOTP second factor (RFC 6238) and its recovery codes. Enrollment stores a sealed secret and is
@@ -90,6 +55,7 @@ export class TotpService implements TotpFactor {
   readonly #random: (size: number) => Uint8Array
   readonly #sink: SecurityEventSink | undefined
   readonly #onSinkError: SecurityEventSinkErrorHandler | undefined
+  readonly #notices: SecurityNoticeSource | undefined
 
   constructor(options: TotpServiceOptions) {
     readOptions(options, 'TotpService', OPTIONS)
@@ -113,6 +79,7 @@ export class TotpService implements TotpFactor {
     }
     this.issuer = options.issuer
     this.#store = options.store
+    this.#notices = options.securityNotices
     this.#protector = options.protector
     this.#attempts = new TotpAttempts(options.rateLimits, attempts)
     this.#peppers = new RecoveryCodePeppers(
@@ -186,6 +153,7 @@ export class TotpService implements TotpFactor {
     }
     const step = await this.#match(accountId, enrollment.sealedSecret, code, now, clientAddress)
     const { codes, digests } = this.#newCodes(accountId)
+    const notice = await this.#notice(accountId, { type: 'factor-added', factor: 'totp' })
     const enabled = await this.#read(() =>
       this.#store.enableTotp({
         accountId,
@@ -193,6 +161,7 @@ export class TotpService implements TotpFactor {
         step,
         recoveryCodeDigests: digests,
         now,
+        ...notice,
       }),
     )
     if (!enabled) {
@@ -200,7 +169,7 @@ export class TotpService implements TotpFactor {
     }
     await this.#attempts.succeeded(accountId)
     this.#emit('totp.verified', defined({ accountId, purpose: 'enrollment', clientAddress }))
-    this.#emit('totp.enabled', defined({ accountId, clientAddress }))
+    this.#emit('totp.enabled', defined({ accountId, clientAddress, ...this.#notified() }))
     return codes
   }
 
@@ -259,19 +228,25 @@ export class TotpService implements TotpFactor {
   async regenerateRecoveryCodes(request: TotpRequestContext): Promise<RecoveryCodes> {
     const { accountId, clientAddress } = this.#context(request)
     const { codes, digests } = this.#newCodes(accountId)
+    const notice = await this.#notice(accountId, { type: 'factor-added', factor: 'recovery-codes' })
     const replaced = await this.#read(() =>
-      this.#store.replaceRecoveryCodes({ accountId, digests, now: this.#now() }),
+      this.#store.replaceRecoveryCodes({ accountId, digests, now: this.#now(), ...notice }),
     )
     if (!replaced) throw new TotpError(TotpErrorCodes.notEnrolled, 'TOTP is not enabled for this account')
-    this.#emit('recovery_codes.regenerated', defined({ accountId, clientAddress }))
+    this.#emit('recovery_codes.regenerated', defined({ accountId, clientAddress, ...this.#notified() }))
     return codes
   }
 
   /** Removes the enrollment and the recovery codes (ask for a step-up first); false when there was none. */
   async disable(request: TotpRequestContext): Promise<boolean> {
     const { accountId, clientAddress } = this.#context(request)
-    const removed = await this.#read(() => this.#store.removeTotp(accountId))
-    if (removed) this.#emit('totp.disabled', defined({ accountId, clientAddress }))
+    const notice = await this.#notice(accountId, { type: 'factor-removed', factor: 'totp' })
+    const removed = await this.#read(() =>
+      notice.outbox === undefined
+        ? this.#store.removeTotp(accountId)
+        : this.#store.removeTotp(accountId, notice),
+    )
+    if (removed) this.#emit('totp.disabled', defined({ accountId, clientAddress, ...this.#notified() }))
     return removed
   }
 
@@ -320,6 +295,22 @@ export class TotpService implements TotpFactor {
   #context(request: TotpRequestContext): { accountId: string; clientAddress: string | undefined } {
     if (typeof request !== 'object' || request === null) throw invalidTotpInput('request must be an object')
     return { accountId: requireTotpAccountId(request.accountId), clientAddress: request.clientAddress }
+  }
+
+  /** The `outbox` member of a change: its notification, when `securityNotices` is given and it has one. */
+  async #notice(
+    accountId: string,
+    change: SecurityChange,
+  ): Promise<{ readonly outbox?: readonly OutboxEntry[] }> {
+    const notices = this.#notices
+    if (notices === undefined) return {}
+    const entries = await this.#read(() => notices.entries(accountId, change))
+    return entries.length === 0 ? {} : { outbox: entries }
+  }
+
+  /** `notified: true` on the events of changes whose notification the store wrote with them. */
+  #notified(): { readonly notified?: true } {
+    return this.#notices === undefined ? {} : { notified: true }
   }
 
   async #read<T>(work: () => Promise<T>): Promise<T> {

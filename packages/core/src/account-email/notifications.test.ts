@@ -122,6 +122,23 @@ describe('SecurityNotifier', () => {
     ])
   })
 
+  it('enqueues nothing for an event whose change wrote its notification already (notified), and passes it on', async () => {
+    const { notifier, messages } = await world()
+    const seen: string[] = []
+    const sink = notifier.sink((each) => {
+      seen.push(each.type)
+    })
+    sink(event({ type: 'totp.enabled', accountId: 'acct-1', notified: true }))
+    sink(event({ type: 'totp.disabled', accountId: 'acct-1', notified: true }))
+    sink(event({ type: 'recovery_codes.regenerated', accountId: 'acct-1', notified: true }))
+    sink(event({ type: 'totp.enabled', accountId: 'acct-1' }))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(seen).toHaveLength(4)
+    expect((await messages()).map((message) => message.change)).toEqual([
+      { type: 'factor-added', factor: 'totp' },
+    ])
+  })
+
   it('never throws from the sink when the outbox fails; the error goes to onError', async () => {
     const { accounts, settings } = await world()
     const errors: unknown[] = []

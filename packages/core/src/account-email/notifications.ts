@@ -189,6 +189,8 @@ export function changeOfEvent(
   event: SecurityEvent,
 ): { readonly accountId: string; readonly change: SecurityChange } | undefined {
   const observed = event as ObservedEvent
+  // Written with the change already (the service wrote it in the change's transaction).
+  if ((observed as { readonly notified?: boolean }).notified === true) return undefined
   const change = observedChange(observed)
   return change === undefined ? undefined : { accountId: observed.accountId, change }
 }

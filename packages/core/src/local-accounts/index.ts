@@ -61,6 +61,7 @@ export {
   rangeParts,
   rangePasswordScreen,
 } from './passwords/range-screen.js'
+export type { SecurityNoticeSource } from './passwords/security-notices.js'
 export { MAX_USERNAME_LENGTH, normalizeUsername } from './passwords/username.js'
 export type { ProviderSession, ProviderSessionMatch } from './provider-session.js'
 export type { ClientAddressInput } from './rate-limits/client-address.js'
