@@ -9,6 +9,7 @@ import {
   localAccountRoutes,
   mcpEndpoint,
   portcullis,
+  portcullisServerOptions,
   requirePrincipal,
 } from '@portcullis/fastify'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
@@ -35,7 +36,8 @@ const local = new LocalAccounts({
 })
 
 // #region the-plugin
-export const app = Fastify()
+// URL errors as problem+json, and a parameter limit every Portcullis id fits (see Server options).
+export const app = Fastify(portcullisServerOptions())
 
 // First: every route added after the plugin is a Portcullis route.
 await app.register(portcullis, {
