@@ -2,24 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { AccountService } from '@portcullis/core/accounts'
 import { AccountAdministration, ADMINISTRATION_STEP_UP_PURPOSE } from '@portcullis/core/administration'
 import { isPortcullisError } from '@portcullis/core/errors'
-import {
-  LocalAccounts,
-  PASSWORD_ACCEPTED,
-  type PasswordHasher,
-  type SessionSignIn,
-} from '@portcullis/core/local-accounts'
+import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
 import { StepUpService } from '@portcullis/core/step-up'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   PostgresAccountStore,
   type PostgresClient,
-  PostgresRateLimitStore,
-  PostgresRevocationNotices,
   PostgresSecurityLog,
-  PostgresSessionStore,
   PostgresStepUpStore,
 } from '../src/index.js'
-import { migratedDatabase } from './support/database.js'
+import { instancesDatabase, postgresLocalAccounts, sessionOutcome, within } from './support/instances.js'
 
 /**
  * Two app instances on one database, each with its own pool and revocation listener and a session cache
@@ -27,36 +19,13 @@ import { migratedDatabase } from './support/database.js'
  * in on B. Whichever wins, B never keeps a working session of the disabled account for longer than the
  * notice takes to arrive (printed; the 100 ms bound is the revocation benchmark's budget).
  */
-const db = await migratedDatabase()
-const open: { close(): Promise<void> }[] = []
-afterAll(async () => {
-  for (const each of open.splice(0).reverse()) await each.close()
-  await db.close()
-})
+const db = await instancesDatabase()
 
 const PASSWORD = 'correct horse battery staple'
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
 
 async function instance(client: PostgresClient) {
-  const notices = new PostgresRevocationNotices({ client })
-  open.push(notices)
-  await notices.start()
+  const local = postgresLocalAccounts(client, await db.listening(client))
   const accounts = new PostgresAccountStore({ client })
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts,
-    sessions: new PostgresSessionStore({ client }),
-    rateLimits: new PostgresRateLimitStore({ client }),
-    hasher,
-    publicOrigin: 'https://app.example',
-    registration: 'open',
-    passwordScreen: { screen: async () => PASSWORD_ACCEPTED },
-    revocation: { notices, maxStalenessSeconds: 60 },
-  })
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client }) })
   const administration = new AccountAdministration({
     accounts,
@@ -67,26 +36,7 @@ async function instance(client: PostgresClient) {
   return { local, stepUp, administration, service: new AccountService({ accounts, local, stepUp }) }
 }
 
-const source = (signIn: SessionSignIn) => ({
-  header: (name: string) => (name === 'cookie' ? (signIn.setCookie.split(';')[0] as string) : undefined),
-  cookie: () => undefined,
-  method: 'GET',
-  path: '/',
-})
-
-async function kind(local: LocalAccounts, signIn: SessionSignIn) {
-  return (await local.mechanisms[0]?.authenticate(source(signIn)))?.kind
-}
-
-/** Polls until `check` holds; the milliseconds it took, or null after `timeoutMs`. */
-async function within(check: () => Promise<boolean>, timeoutMs: number): Promise<number | null> {
-  const started = performance.now()
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) return performance.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-  return null
-}
+const kind = (local: LocalAccounts, signIn: SessionSignIn) => sessionOutcome(local.mechanisms[0], signIn)
 
 describe('disabling an account on one instance while it signs in on another', () => {
   it('ends in a refused session on the other instance as soon as the notice arrives, whichever wins', async () => {

@@ -6,25 +6,12 @@ import {
   ImpersonationEvents,
   Impersonations,
 } from '@portcullis/core/impersonation'
-import {
-  LocalAccounts,
-  PASSWORD_ACCEPTED,
-  type PasswordHasher,
-  type SecurityEvent,
-  type SessionSignIn,
-} from '@portcullis/core/local-accounts'
+import type { SecurityEvent, SessionSignIn } from '@portcullis/core/local-accounts'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { StepUpService } from '@portcullis/core/step-up'
-import { afterAll, describe, expect, it } from 'vitest'
-import {
-  PostgresAccountStore,
-  type PostgresClient,
-  PostgresRateLimitStore,
-  PostgresRevocationNotices,
-  PostgresSessionStore,
-  PostgresStepUpStore,
-} from '../src/index.js'
-import { migratedDatabase } from './support/database.js'
+import { describe, expect, it } from 'vitest'
+import { type PostgresClient, PostgresStepUpStore } from '../src/index.js'
+import { instancesDatabase, postgresLocalAccounts, within } from './support/instances.js'
 
 /**
  * Two app instances on one database, each with its own pool, revocation listener and a session cache that
@@ -32,42 +19,19 @@ import { migratedDatabase } from './support/database.js'
  * B (its cookie is sealed, nothing else is shared), and the administrator's sign-out on A, or the end of
  * the impersonation on B, is refused on the other instance as soon as the notice arrives.
  */
-const db = await migratedDatabase()
-const open: { close(): Promise<void> }[] = []
-afterAll(async () => {
-  for (const each of open.splice(0).reverse()) await each.close()
-  await db.close()
-})
+const db = await instancesDatabase()
 
 const PASSWORD = 'correct horse battery staple'
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
 const protectorKey = new OAuthTransactionProtectorKey('k1', randomBytes(32))
 const administrators = new Set<string>()
 
 async function instance(client: PostgresClient) {
-  const notices = new PostgresRevocationNotices({ client })
-  open.push(notices)
-  await notices.start()
+  const notices = await db.listening(client)
   const recorded: SecurityEvent[] = []
   const events = new ImpersonationEvents((event) => {
     recorded.push(event)
   })
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts: new PostgresAccountStore({ client }),
-    sessions: new PostgresSessionStore({ client }),
-    rateLimits: new PostgresRateLimitStore({ client }),
-    hasher,
-    publicOrigin: 'https://app.example',
-    registration: 'open',
-    passwordScreen: { screen: async () => PASSWORD_ACCEPTED },
-    revocation: { notices, maxStalenessSeconds: 60 },
-    events: events.sink,
-  })
+  const local = postgresLocalAccounts(client, notices, { events: events.sink })
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client }) })
   const impersonations = new Impersonations({
     local,
@@ -90,16 +54,6 @@ async function instance(client: PostgresClient) {
 }
 
 const pair = (setCookie: string) => setCookie.split(';')[0] as string
-
-/** Polls until `check` holds; the milliseconds it took, or null after `timeoutMs`. */
-async function within(check: () => Promise<boolean>, timeoutMs: number): Promise<number | null> {
-  const started = performance.now()
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) return performance.now() - started
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-  return null
-}
 
 async function setUp() {
   const a = await instance(db.client)

@@ -1,24 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { ApiKeyService } from '@portcullis/core/api-keys'
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
-import {
-  LocalAccounts,
-  type PasswordHasher,
-  type SessionSignIn,
-  type SessionStore,
-} from '@portcullis/core/local-accounts'
+import type { LocalAccounts, SessionSignIn, SessionStore } from '@portcullis/core/local-accounts'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   PostgresAccountStore,
   PostgresApiKeyStore,
   type PostgresClient,
-  PostgresRateLimitStore,
-  PostgresRevocationNotices,
   PostgresSessionStore,
 } from '../src/index.js'
 import { peppers } from './support/api-keys.js'
-import { migratedDatabase, realProtector } from './support/database.js'
+import { realProtector } from './support/database.js'
+import { instancesDatabase, postgresLocalAccounts, sessionOutcome } from './support/instances.js'
 
 /**
  * Two app instances (A and B), each with its own pool and its own listener, on one database. B's session
@@ -26,18 +20,7 @@ import { migratedDatabase, realProtector } from './support/database.js'
  * serves a steady load: from then on B must never answer from a cache that a lost notice could have made
  * stale, and once its listener is back its caches must serve again (reads per request back to zero).
  */
-const db = await migratedDatabase()
-const open: { close(): Promise<void> }[] = []
-afterAll(async () => {
-  for (const each of open.splice(0).reverse()) await each.close()
-  await db.close()
-})
-
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const db = await instancesDatabase()
 
 async function eventually(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
@@ -70,18 +53,12 @@ async function instance(
   client: PostgresClient,
   options: { maxStalenessSeconds: number; reconnectDelayMs: number },
 ) {
-  const notices = new PostgresRevocationNotices({ client, reconnectDelayMs: options.reconnectDelayMs })
-  open.push(notices)
-  await notices.start()
+  const notices = await db.listening(client, { reconnectDelayMs: options.reconnectDelayMs })
   const sessions = counted<SessionStore>(new PostgresSessionStore({ client }), ['get', 'getWithAccountEpoch'])
   const keys = counted(new PostgresApiKeyStore({ client }), ['get'])
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts: new PostgresAccountStore({ client }),
+  const local = postgresLocalAccounts(client, notices, {
     sessions: sessions.store,
-    rateLimits: new PostgresRateLimitStore({ client }),
-    hasher,
-    publicOrigin: 'https://app.example',
+    registration: 'closed',
     passwordScreen: commonPasswordScreen(),
     revocation: { notices, maxStalenessSeconds: options.maxStalenessSeconds },
   })
@@ -89,16 +66,7 @@ async function instance(
   return { notices, local, apiKeys, sessionReads: sessions.reads, keyReads: keys.reads }
 }
 
-const source = (signIn: SessionSignIn) => ({
-  header: (name: string) => (name === 'cookie' ? (signIn.setCookie.split(';')[0] as string) : undefined),
-  cookie: () => undefined,
-  method: 'GET',
-  path: '/',
-})
-
-async function outcome(mechanism: AuthenticationMechanism | undefined, signIn: SessionSignIn) {
-  return (await mechanism?.authenticate(source(signIn)))?.kind
-}
+const outcome = sessionOutcome
 
 async function accountWithSessions(a: LocalAccounts, count: number) {
   const accountId = randomUUID()
