@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningReferenceApp, startReferenceApp } from '../src/server.js'
+import type { RunningReferenceApp } from '../src/server.js'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
-import { startTestApp, type TestApp } from './support/reference-app.js'
+import { startSecondInstance, startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
  * Administration in headless Chromium, by clicking, over two instances of the app on one database: Bob
@@ -28,12 +28,7 @@ async function signIn(page: Page, origin: string, username: string, password: st
 describe.skipIf(chromiumPath === undefined)('administration, in a browser, over two instances', () => {
   beforeAll(async () => {
     app = await startTestApp()
-    other = await startReferenceApp({
-      ...app.config,
-      publicUrl: app.url,
-      demoIdp: { enabled: false, port: 0 },
-      databaseApplicationName: 'portcullis-administration-second',
-    })
+    other = await startSecondInstance(app, 'portcullis-administration-second')
     browser = await launchChromiumBrowser()
     admin = await browser.newContext()
     user = await browser.newContext()

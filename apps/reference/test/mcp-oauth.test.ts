@@ -12,10 +12,10 @@ import {
   TEST_CA,
 } from '../../../packages/authorization-server/test/support/document-server.js'
 import { demoAccountId } from '../src/accounts/local-accounts.js'
-import { type RunningReferenceApp, startReferenceApp } from '../src/server.js'
+import type { RunningReferenceApp } from '../src/server.js'
 import { step } from './support/cookie-jar.js'
 import { AgentBrowser, AgentOAuth } from './support/oauth-agent.js'
-import { startTestApp, type TestApp } from './support/reference-app.js'
+import { startSecondInstance, startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
  * The official MCP SDK clients sign in to the reference app from nothing, as a user would connect Claude
@@ -42,12 +42,7 @@ beforeAll(async () => {
     },
   })
   // A second instance on the same database and secrets, reached at the same public origin.
-  other = await startReferenceApp({
-    ...app.config,
-    publicUrl: app.url,
-    demoIdp: { enabled: false, port: 0 },
-    databaseApplicationName: 'portcullis-second',
-  })
+  other = await startSecondInstance(app, 'portcullis-second')
   // alice signs in with her password and a TOTP code.
   const totp = new TotpService({
     store: new PostgresTotpStore({ client: app.postgres }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningReferenceApp, startReferenceApp } from '../src/server.js'
-import { startTestApp, type TestApp } from './support/reference-app.js'
+import type { RunningReferenceApp } from '../src/server.js'
+import { startSecondInstance, startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
  * RFC 7591 registration (`PORTCULLIS_OAUTH_REGISTRATION=true`) is limited per client address in the app's
@@ -16,12 +16,7 @@ const PER_MINUTE = 10
 beforeAll(async () => {
   // The test client is the proxy: 127.0.0.1's X-Forwarded-For names the client.
   app = await startTestApp({ authorizationServer: { registration: true }, trustedProxies: ['127.0.0.1'] })
-  other = await startReferenceApp({
-    ...app.config,
-    publicUrl: app.url,
-    demoIdp: { enabled: false, port: 0 },
-    databaseApplicationName: 'portcullis-registration-second',
-  })
+  other = await startSecondInstance(app, 'portcullis-registration-second')
 }, 120_000)
 afterAll(async () => {
   await other?.close()

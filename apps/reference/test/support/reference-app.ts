@@ -83,3 +83,17 @@ export async function startTestApp(
     },
   }
 }
+
+/**
+ * A second instance of `app` on the same database, secrets and public URL (a load balancer in front of
+ * both), without the demo identity provider the first one runs: what the two-instance tests start. Its
+ * database connections carry `applicationName`. Close it before `app`.
+ */
+export function startSecondInstance(app: TestApp, applicationName: string): Promise<RunningReferenceApp> {
+  return startReferenceApp({
+    ...app.config,
+    publicUrl: app.url,
+    demoIdp: { enabled: false, port: 0 },
+    databaseApplicationName: applicationName,
+  })
+}
