@@ -145,7 +145,10 @@ const suites: ConformanceSuite<never>[] = [
     inspectStoredForm: async () =>
       (await client.pool.query('select * from portcullis_oauth_transactions')).rows,
   })),
-  totpStoreSuite(() => ({ store: new PostgresTotpStore({ client }) })),
+  totpStoreSuite(() => ({
+    store: new PostgresTotpStore({ client }),
+    outbox: new PostgresMailOutbox({ client }),
+  })),
   oauthServerStoreSuite(({ clock }) => ({
     store: new PostgresOAuthServerStore({ client, clock }),
     accounts: new PostgresAccountStore({ client }),

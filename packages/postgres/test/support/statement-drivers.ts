@@ -169,6 +169,7 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
           totpStoreSuite(() => ({
             store: new PostgresTotpStore({ client: db.client }),
             sibling: new PostgresTotpStore({ client: other }),
+            outbox: new PostgresMailOutbox({ client: db.client }),
           })),
         ),
         suite(totpResealingSuite(() => ({ store: new PostgresTotpStore({ client: db.client }) }))),
