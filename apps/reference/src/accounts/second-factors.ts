@@ -1,4 +1,4 @@
-import type { SecurityEventSink } from '@portcullis/core/local-accounts'
+import type { SecurityEventSink, SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import { PasskeyStepUp } from '@portcullis/core/passkeys'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { TotpSecondFactor } from '@portcullis/core/totp'
@@ -46,6 +46,8 @@ export interface SecondFactorParts {
   readonly publicOrigin: string
   readonly stepUp: StepUpService
   readonly events: SecurityEventSink
+  /** Writes the notification of enabling, removing TOTP and new recovery codes in the TOTP store's transaction. */
+  readonly securityNotices?: SecurityNoticeSource
 }
 
 export interface SecondFactors {
@@ -71,6 +73,7 @@ export function createSecondFactors(parts: SecondFactorParts): SecondFactors {
     recoveryCodePeppers: keys.recoveryCodePeppers,
     issuer: TOTP_ISSUER,
     events: parts.events,
+    ...(parts.securityNotices === undefined ? {} : { securityNotices: parts.securityNotices }),
   })
   const secondFactor = new TotpSecondFactor({ totp, pending: new PostgresStepUpStore({ client }) })
   const relyingParty = relyingPartyOf(parts.publicOrigin)
