@@ -140,6 +140,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     publicOrigin,
     stepUp,
     events: impersonationEvents.sink,
+    securityNotices: mailStores.notifier,
   })
   const local = createLocalAccounts({
     postgres,
