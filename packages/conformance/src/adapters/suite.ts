@@ -12,6 +12,7 @@ import { clientAddressCases, unknownClientAddressCases } from './client-address-
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
 import { impersonationCases } from './impersonation-cases.js'
+import { malformedUrlCases } from './malformed-url-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
@@ -74,6 +75,7 @@ export function adapterSuite(
       ...accountEmailAddressCases,
       ...organizationCases,
       ...organizationRefusalCases,
+      ...malformedUrlCases,
       ...organizationRaceCases,
       ...organizationDomainCases,
       ...activeOrganizationCases,

@@ -37,6 +37,8 @@ import { createActiveOrganizationRoutes } from '../organizations/active-routes.j
 import { createOrganizationDomainRoutes } from '../organizations/domain-routes.js'
 import { createOrganizationRoutes } from '../organizations/routes.js'
 import { passkeyRoutes } from '../passkeys/routes.js'
+import { sendProblem } from '../problem/problems.js'
+import { MALFORMED_URL, routeParams } from '../routing/route-params.js'
 import { createSecurity, type HonoSecurity, type HonoSecurityOptions } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
 import type { HonoHandler } from '../security/route-marks.js'
@@ -212,11 +214,12 @@ export function createFetchSecurity(options: FetchSecurityOptions): FetchSecurit
     route(method, path, routeOptions, handler) {
       if (serving) throw declaredWhileServing(method, path)
       const guard = security.route(routeOptions)
-      const serve = (c: Context) =>
-        handler(refuseMalformedRequestJson(c.req.raw), {
-          security: securityOf(c),
-          params: c.req.param() as Record<string, string>,
-        })
+      // a path parameter that does not percent-decode never reaches the handler
+      const serve = (c: Context) => {
+        const params = routeParams(c)
+        if (params === undefined) return sendProblem(c, MALFORMED_URL)
+        return handler(refuseMalformedRequestJson(c.req.raw), { security: securityOf(c), params })
+      }
       // compiled and recorded before Hono sees it: a route that throws here is not left on the app to
       // make every later declaration throw again
       security.ready({

@@ -6,6 +6,7 @@ import { observe, sendProblem } from '../problem/problems.js'
 import type { HonoSecurity } from '../security/create-security.js'
 import { securityOf } from '../security/request-context.js'
 import type { AnyHono } from '../security/types.js'
+import { MALFORMED_URL, routeParams } from './route-params.js'
 
 /** The Hono context behind an exchange (what application callbacks receive). */
 export interface HonoNative {
@@ -28,7 +29,8 @@ export function writeAnswer(c: Context, answer: HttpAnswer): Response {
  * Declares a neutral route table on the app, each route behind its `security.route(options)`: bodies
  * are read from the request stream up to the route's limit, every answer is `no-store`; an error of a
  * local-account route is rendered here (a typed error keeps its client-safe detail) after `onError` saw
- * it, any other goes to `app.onError`. Call `security.ready(app)` after declaring them, as for any route.
+ * it, any other goes to `app.onError`; a path parameter that does not percent-decode is 400
+ * `request.malformed_url`. Call `security.ready(app)` after declaring them, as for any route.
  */
 export function registerNeutralRoutes(
   app: AnyHono,
@@ -39,10 +41,12 @@ export function registerNeutralRoutes(
   for (const route of routes) {
     app.on(route.method, route.path, security.route(route.options), async (c: Context) => {
       c.header('cache-control', 'no-store')
+      const params = routeParams(c)
+      if (params === undefined) return sendProblem(c, MALFORMED_URL)
       try {
         const { exchange } = webExchange<HonoNative>({
           request: c.req.raw,
-          params: c.req.param() as Record<string, string>,
+          params,
           security: securityOf(c),
           requestInfo: security.requestInfo(c),
           native: { context: c },
