@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
-import { type InvitationMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
+import {
+  type InvitationMessage,
+  MemoryMailOutbox,
+  type OutboxEntry,
+  openOutboxMessage,
+} from '@portcullis/core/mail'
 import {
   type InvitationLimit,
   MemoryOrganizationStore,
@@ -20,6 +25,29 @@ import type { AdapterScenario } from './scenario.js'
 const DAY_MS = 86_400_000
 
 /**
+ * A memory outbox that remembers the order its messages were written in. Its `pending()` orders rows by
+ * due time, then creation time, then id: two messages written in the same millisecond (an invitation
+ * and its resend) sort by their random ids, so the last of that list is not always the newest.
+ */
+class WriteOrderOutbox extends MemoryMailOutbox {
+  readonly #written: string[] = []
+
+  override prepareWrite(entries: unknown): () => void {
+    const write = super.prepareWrite(entries)
+    return () => {
+      write()
+      for (const entry of entries as readonly OutboxEntry[]) this.#written.push(entry.id)
+    }
+  }
+
+  /** The pending messages, the one written last first. */
+  newestFirst() {
+    const pending = new Map(this.pending().map((row) => [row.id, row]))
+    return [...this.#written].reverse().flatMap((id) => pending.get(id) ?? [])
+  }
+}
+
+/**
  * What the organization cases share: local accounts (session profile, memory stores), a memory
  * organization store joined to the accounts (deleting an account, accepting needs its verified
  * addresses), invitations whose mail lands in a memory outbox the cases open like a relay would, a
@@ -27,7 +55,7 @@ const DAY_MS = 86_400_000
  * `unavailable` error, as a database-backed store throws in an outage).
  */
 export function organizationBase(options: { readonly perInviter?: InvitationLimit } = {}) {
-  const outbox = new MemoryMailOutbox()
+  const outbox = new WriteOrderOutbox()
   const store = new MemoryOrganizationStore({ outbox })
   const sessions = new MemorySessionStore()
   const accounts = new MemoryAccountStore({ cascade: [sessions, store] })
@@ -86,9 +114,9 @@ export function organizationBase(options: { readonly perInviter?: InvitationLimi
     })
     if (created.outcome !== 'created') throw new Error(`organization fixture: ${created.outcome}`)
   }
-  /** The newest invitation mail sent to `address`, opened as the mail relay opens it. */
+  /** The invitation mail written last to `address`, opened as the mail relay opens it. */
   const mailTo = async (address: string): Promise<InvitationMessage> => {
-    for (const row of [...outbox.pending()].reverse()) {
+    for (const row of outbox.newestFirst()) {
       const message = await openOutboxMessage(protector, row)
       if (message.kind === 'invitation' && message.to.address === address) return message
     }
