@@ -17,20 +17,13 @@ import {
   createSecurity,
   localAccountRoutes,
 } from '@portcullis/express'
-import {
-  createPostgresClient,
-  migrate,
-  PostgresAccountStore,
-  PostgresSecurityLog,
-  PostgresSessionStore,
-} from '@portcullis/postgres'
+import { PostgresAccountStore, PostgresSecurityLog, PostgresSessionStore } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { exampleDatabase } from '../../test/support/example-mail.js'
+import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
-const connectionString = process.env.DATABASE_URL
-if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
-const client = createPostgresClient({ connectionString })
-await migrate(client)
+const client = await exampleDatabase()
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher: PasswordHasher = {
@@ -80,22 +73,9 @@ app.use(administrationRoutes({ administration, local, security, administrators: 
 const server = app.listen(0, '127.0.0.1')
 await new Promise<void>((resolve) => server.once('listening', () => resolve()))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await client.close()
-})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-/** Registers and signs in over HTTP: the session cookie. */
-async function signIn(username: string): Promise<{ cookie: string; accountId: string }> {
-  const { accountId } = await local.register({ username, password: 'correct horse battery' })
-  const answer = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN, 'sec-fetch-site': 'same-origin' },
-    body: JSON.stringify({ username, password: 'correct horse battery' }),
-  })
-  const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string
-  return { cookie, accountId }
-}
+const signIn = (username: string) => signInOverHttp(base, local, username)
 
 it('an administrator finds an account and disables it; its session is refused at once', async () => {
   const suffix = Date.now().toString(36)

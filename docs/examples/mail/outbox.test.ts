@@ -2,39 +2,14 @@
 // one Postgres transaction, a change that does not happen writing no mail, and the drain sending after
 // commit over SMTP to a real server in this process (smtp-server on loopback).
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { MailOutboxDrain, type MailOutboxDrainEvent, sealOutboxMessage } from '@portcullis/core/mail'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import { SmtpMailer } from '@portcullis/mail'
-import {
-  createPostgresClient,
-  migrate,
-  PostgresAccountStore,
-  PostgresMailOutbox,
-  PostgresNotificationSettings,
-} from '@portcullis/postgres'
-import { type ParsedMail, simpleParser } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
-import { afterAll, expect, it } from 'vitest'
+import { PostgresAccountStore, PostgresMailOutbox, PostgresNotificationSettings } from '@portcullis/postgres'
+import { expect, it } from 'vitest'
+import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
 
-const database = await createTestDatabase()
-const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
-await migrate(client)
-const received: ParsedMail[] = []
-const server = new SMTPServer({
-  logger: false,
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  onData: (stream, _session, callback) => {
-    simpleParser(stream).then((mail) => {
-      received.push(mail)
-      callback()
-    }, callback)
-  },
-})
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-const smtpPort = (server.server.address() as AddressInfo).port
+const client = await exampleDatabase()
+const { received, mailer } = await startExampleSmtp('security@example.com')
 const protector = new AESGCMOAuthTransactionProtector({
   activeKey: new OAuthTransactionProtectorKey('docs-1', randomBytes(32)),
 })
@@ -45,19 +20,6 @@ await accounts.createAccount({
   username: 'ada',
   passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$b2xk',
   now: new Date(),
-})
-const mailer = new SmtpMailer({
-  host: '127.0.0.1',
-  port: smtpPort,
-  security: 'plain',
-  from: { address: 'security@example.com' },
-  appName: 'Example',
-})
-afterAll(async () => {
-  mailer.close()
-  await client.close()
-  await database.close()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
 })
 
 it('writes the message in the change’s transaction, only when the change happens', async () => {

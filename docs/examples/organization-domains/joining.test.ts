@@ -4,7 +4,6 @@
 // an address at it and verifies it; AccountEmail tells AutomaticInvitations, whose invitation mail arrives;
 // only the person's accepting it makes a member. An unverified address and a subdomain get nothing.
 import { randomBytes } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 import { AccountEmail } from '@portcullis/core/account-email'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import {
@@ -23,12 +22,8 @@ import {
 import { OrganizationInvitations } from '@portcullis/core/organizations'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { StepUpService } from '@portcullis/core/step-up'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { freeMailDomains } from '@portcullis/http/organizations'
-import { SmtpMailer } from '@portcullis/mail'
 import {
-  createPostgresClient,
-  migrate,
   PostgresAccountStore,
   PostgresMailOutbox,
   PostgresNotificationSettings,
@@ -40,41 +35,14 @@ import {
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 import { startTestDnsServer } from '@portcullis/test-support/dns-server'
-import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
+import type { AddressObject } from 'mailparser'
 import { afterAll, describe, expect, it } from 'vitest'
+import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
 
-const database = await createTestDatabase()
-const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
-await migrate(client)
+const client = await exampleDatabase()
 const dns = await startTestDnsServer()
-const received: ParsedMail[] = []
-const smtp = new SMTPServer({
-  logger: false,
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  onData: (stream, _session, callback) => {
-    simpleParser(stream).then((mail) => {
-      received.push(mail)
-      callback()
-    }, callback)
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-const mailer = new SmtpMailer({
-  host: '127.0.0.1',
-  port: (smtp.server.address() as AddressInfo).port,
-  security: 'plain',
-  from: { address: 'team@example.com' },
-  appName: 'Example',
-})
-afterAll(async () => {
-  mailer.close()
-  await client.close()
-  await database.close()
-  await dns.close()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
-})
+afterAll(() => dns.close())
+const smtp = await startExampleSmtp('team@example.com')
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2), fresh keys.
 const hasher: PasswordHasher = {
@@ -114,7 +82,7 @@ const invitations = new OrganizationInvitations({
   publicOrigin: 'https://app.example',
 })
 const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client }) })
-const drain = new MailOutboxDrain({ store: outbox, mailer, protector })
+const drain = new MailOutboxDrain({ store: outbox, mailer: smtp.mailer, protector })
 
 // #region wiring
 const domains = createOrganizationDomains({
@@ -148,9 +116,7 @@ const accountEmail = new AccountEmail({
 
 /** What the application's drain does after the commit: the mails sent over SMTP, as received. */
 async function delivered(): Promise<{ to: string; link: URL | null }[]> {
-  const before = received.length
-  await drain.drainOnce()
-  return received.slice(before).map((mail) => {
+  return (await smtp.delivered(drain)).map((mail) => {
     const to = (mail.to as AddressObject | undefined)?.value[0]?.address ?? ''
     const link = /https:\/\/app\.example\/\S+\?flow=\S+#code=[A-Za-z0-9]+/.exec(mail.text ?? '')
     return { to, link: link === null ? null : new URL(link[0]) }

@@ -20,6 +20,7 @@ import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import { createActiveOrganizationRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher: PasswordHasher = {
@@ -72,32 +73,7 @@ await new Promise<void>((resolve) => server.once('listening', () => resolve()))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-/** Registers and signs in over HTTP: a same-origin `fetch` with the session cookie. */
-async function signIn(username: string) {
-  const { accountId } = await local.register({ username, password: 'correct horse battery' })
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN, 'sec-fetch-site': 'same-origin' },
-    body: JSON.stringify({ username, password: 'correct horse battery' }),
-  })
-  const headers = {
-    cookie: (login.headers.get('set-cookie') ?? '').split(';')[0] as string,
-    origin: ORIGIN,
-    'sec-fetch-site': 'same-origin',
-    'content-type': 'application/json',
-  }
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-  return {
-    accountId,
-    get: (path: string) => call('GET', path),
-    post: (path: string, body?: unknown) => call('POST', path, body),
-  }
-}
+const signIn = (username: string) => signInOverHttp(base, local, username)
 
 it('a member chooses an organization for the session; route code reads it; another is 404', async () => {
   const ada = await signIn('ada')

@@ -14,45 +14,21 @@ import {
 import { MailOutboxDrain } from '@portcullis/core/mail'
 import { OrganizationInvitations } from '@portcullis/core/organizations'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { createOrganizationRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
-import { SmtpMailer } from '@portcullis/mail'
 import {
   createPostgresClient,
-  migrate,
   PostgresAccountStore,
   PostgresMailOutbox,
   PostgresOrganizationStore,
   PostgresSessionStore,
 } from '@portcullis/postgres'
 import express from 'express'
-import { type ParsedMail, simpleParser } from 'mailparser'
-import { SMTPServer } from 'smtp-server'
 import { afterAll, expect, it } from 'vitest'
+import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
+import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
-const database = await createTestDatabase()
-const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
-await migrate(client)
-const received: ParsedMail[] = []
-const smtp = new SMTPServer({
-  logger: false,
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  onData: (stream, _session, callback) => {
-    simpleParser(stream).then((mail) => {
-      received.push(mail)
-      callback()
-    }, callback)
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-const mailer = new SmtpMailer({
-  host: '127.0.0.1',
-  port: (smtp.server.address() as AddressInfo).port,
-  security: 'plain',
-  from: { address: 'team@example.com' },
-  appName: 'Example',
-})
+const client = await exampleDatabase()
+const { mailer, delivered } = await startExampleSmtp('team@example.com')
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher: PasswordHasher = {
@@ -99,47 +75,13 @@ app.use(createOrganizationRoutes({ organizations, invitations, local, security }
 const server = app.listen(0, '127.0.0.1')
 await new Promise<void>((resolve) => server.once('listening', () => resolve()))
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  mailer.close()
-  await client.close()
-  await database.close()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
-})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-/** Registers and signs in over HTTP: a same-origin `fetch` with the session cookie. */
-async function signIn(username: string) {
-  const { accountId } = await local.register({ username, password: 'correct horse battery' })
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: ORIGIN, 'sec-fetch-site': 'same-origin' },
-    body: JSON.stringify({ username, password: 'correct horse battery' }),
-  })
-  const headers = {
-    cookie: (login.headers.get('set-cookie') ?? '').split(';')[0] as string,
-    origin: ORIGIN,
-    'sec-fetch-site': 'same-origin',
-    'content-type': 'application/json',
-  }
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-  return {
-    accountId,
-    cookie: headers.cookie,
-    get: (path: string) => call('GET', path),
-    post: (path: string, body?: unknown) => call('POST', path, body),
-  }
-}
+const signIn = (username: string) => signInOverHttp(base, local, username)
 
 /** What the application's drain does after the commit: the invitation mail, sent over SMTP and received. */
 async function deliveredInvitationLink(): Promise<URL> {
-  const before = received.length
-  await drain.drainOnce()
-  const text = received[before]?.text ?? ''
+  const text = (await delivered(drain))[0]?.text ?? ''
   const link = /https?:\/\/\S+\/organizations\/invitations\/accept\?flow=\S+#code=[A-Z0-9]+/.exec(text)
   if (link === null) throw new Error('no invitation link in the mail')
   return new URL(link[0])
