@@ -14,7 +14,7 @@ import {
 import { realProtector } from './support/database.js'
 import {
   everyRow,
-  insertOldSession,
+  insertLiveOldSession,
   migrateThrough,
   migrationDatabase,
 } from './support/migration-database.js'
@@ -51,16 +51,7 @@ describe(`migration ${VERSION} (email addresses) on a database at version ${VERS
          null, $1, $1)`,
       [NOW],
     )
-    await insertOldSession(client, {
-      digest: digestOpaqueToken(session),
-      handle: newOpaqueToken(16),
-      accountId: 'alice',
-      securityEpoch: 1,
-      createdAt: NOW,
-      lastSeenAt: NOW,
-      idleExpiresAt: new Date(Date.now() + 3_600_000),
-      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-    })
+    await insertLiveOldSession(client, { token: session, accountId: 'alice', now: NOW })
     before = await everyRow(client)
     const later = MIGRATIONS.filter((migration) => migration.version >= VERSION).map(({ version }) => version)
     expect(await migrate(client)).toEqual({ applied: later, current: later.at(-1) })

@@ -4,7 +4,7 @@
 // account, and the maintenance sweep takes failed mail past its retention in bounded batches.
 import { randomUUID } from 'node:crypto'
 import { CodeKeyRing, generateFlowId } from '@portcullis/core/codes'
-import { digestOpaqueToken, newOpaqueToken } from '@portcullis/core/local-accounts'
+import { newOpaqueToken } from '@portcullis/core/local-accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   MIGRATIONS,
@@ -18,7 +18,7 @@ import {
 } from '../src/index.js'
 import {
   everyRow,
-  insertOldSession,
+  insertLiveOldSession,
   migrateThrough,
   migrationDatabase,
 } from './support/migration-database.js'
@@ -58,16 +58,7 @@ describe(`migration ${VERSION} (mail outbox) on a database at version ${VERSION 
           .outcome,
       ).toBe('added')
     }
-    await insertOldSession(client, {
-      digest: digestOpaqueToken(newOpaqueToken(32)),
-      handle: newOpaqueToken(16),
-      accountId: 'alice',
-      securityEpoch: 1,
-      createdAt: NOW,
-      lastSeenAt: NOW,
-      idleExpiresAt: new Date(Date.now() + 3_600_000),
-      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-    })
+    await insertLiveOldSession(client, { token: newOpaqueToken(32), accountId: 'alice', now: NOW })
     const id = generateFlowId()
     await new PostgresOneTimeCodeStore({ client }).issue({
       code: {

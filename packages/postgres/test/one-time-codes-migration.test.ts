@@ -15,7 +15,7 @@ import {
 } from '../src/index.js'
 import {
   everyRow,
-  insertOldSession,
+  insertLiveOldSession,
   migrateThrough,
   migrationDatabase,
 } from './support/migration-database.js'
@@ -51,16 +51,7 @@ describe(`migration ${VERSION} (one-time codes) on a database at version ${VERSI
       (await accounts.verifyEmailAddress({ accountId: 'alice', address: 'alice@mail.example', now: NOW }))
         .outcome,
     ).toBe('verified')
-    await insertOldSession(client, {
-      digest: digestOpaqueToken(session),
-      handle: newOpaqueToken(16),
-      accountId: 'alice',
-      securityEpoch: 1,
-      createdAt: NOW,
-      lastSeenAt: NOW,
-      idleExpiresAt: new Date(Date.now() + 3_600_000),
-      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-    })
+    await insertLiveOldSession(client, { token: session, accountId: 'alice', now: NOW })
     before = await everyRow(client)
     const report = await migrate(client)
     applied = report.applied

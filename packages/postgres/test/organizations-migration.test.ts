@@ -15,7 +15,7 @@ import {
 } from '../src/index.js'
 import {
   everyRow,
-  insertOldSession,
+  insertLiveOldSession,
   migrateThrough,
   migrationDatabase,
 } from './support/migration-database.js'
@@ -47,16 +47,7 @@ describe(`migration ${VERSION} (organizations) on a database at version ${VERSIO
       await accounts.addEmailAddress({ accountId: name, address, now: NOW })
       await accounts.verifyEmailAddress({ accountId: name, address, now: NOW })
     }
-    await insertOldSession(client, {
-      digest: digestOpaqueToken(session),
-      handle: newOpaqueToken(16),
-      accountId: 'alice',
-      securityEpoch: 1,
-      createdAt: NOW,
-      lastSeenAt: NOW,
-      idleExpiresAt: new Date(Date.now() + 3_600_000),
-      absoluteExpiresAt: new Date(Date.now() + 7_200_000),
-    })
+    await insertLiveOldSession(client, { token: session, accountId: 'alice', now: NOW })
     before = await everyRow(client)
     const later = MIGRATIONS.filter((migration) => migration.version >= VERSION).map(({ version }) => version)
     expect(await migrate(client)).toEqual({ applied: later, current: later.at(-1) })

@@ -1,3 +1,4 @@
+import { digestOpaqueToken, newOpaqueToken } from '@portcullis/core/local-accounts'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
 import { afterAll } from 'vitest'
 import { createPostgresClient, MIGRATIONS, MIGRATIONS_TABLE, type PostgresClient } from '../../src/index.js'
@@ -68,6 +69,26 @@ export async function insertOldSession(client: PostgresClient, session: OldSessi
       session.absoluteExpiresAt,
     ],
   )
+}
+
+/**
+ * A live session of `accountId` at security epoch 1 for the opaque token `token`, as an older release
+ * wrote it: created and last seen at `now`, expiring an hour (idle) and two hours (absolute) from the clock.
+ */
+export async function insertLiveOldSession(
+  client: PostgresClient,
+  { token, accountId, now }: { token: string; accountId: string; now: Date },
+): Promise<void> {
+  await insertOldSession(client, {
+    digest: digestOpaqueToken(token),
+    handle: newOpaqueToken(16),
+    accountId,
+    securityEpoch: 1,
+    createdAt: now,
+    lastSeenAt: now,
+    idleExpiresAt: new Date(Date.now() + 3_600_000),
+    absoluteExpiresAt: new Date(Date.now() + 7_200_000),
+  })
 }
 
 /**
