@@ -1,10 +1,10 @@
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
 import type { CDPSession, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
-import { startTestApp, type TestApp } from './support/reference-app.js'
+import { type Browser, chromiumPath, screenshotFolder } from './support/chromium.js'
+import { addVirtualAuthenticator, startPasskeyBrowser } from './support/passkey-browser.js'
+import type { TestApp } from './support/reference-app.js'
 
 /**
  * Passkeys and one-time codes in headless Chromium: a virtual authenticator of the DevTools WebAuthn
@@ -46,14 +46,6 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   })
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address !== null ? address.port : 0
-}
-
 async function signUp(username: string) {
   await page.goto(`${base}/sign-up`)
   await page.fill('input[name="username"]', username)
@@ -78,26 +70,8 @@ async function signInWithPassword(username: string) {
 describe.skipIf(chromiumPath === undefined)('passkeys and one-time codes in a browser', () => {
   beforeAll(async () => {
     images = await screenshotFolder()
-    // WebAuthn needs a host name: the app's public origin is http://localhost on a port chosen here.
-    const port = await freePort()
-    base = `http://localhost:${port}`
-    app = await startTestApp({ port, publicUrl: base })
-    browser = await launchChromium()
-    page = await browser.context.newPage()
-    page.setDefaultTimeout(15_000)
-    cdp = await browser.context.newCDPSession(page)
-    await cdp.send('WebAuthn.enable', { enableUI: false })
-    const added = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    })
-    authenticatorId = added.authenticatorId
+    ;({ app, browser, page, cdp, base } = await startPasskeyBrowser())
+    authenticatorId = await addVirtualAuthenticator(cdp)
     await page.addInitScript({
       content:
         "if (sessionStorage.getItem('no-conditional-ui') !== null) PublicKeyCredential.isConditionalMediationAvailable = async () => false",

@@ -1,8 +1,8 @@
-import { createServer } from 'node:net'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
-import { startTestApp, type TestApp } from './support/reference-app.js'
+import { type Browser, chromiumPath } from './support/chromium.js'
+import { addVirtualAuthenticator, startPasskeyBrowser } from './support/passkey-browser.js'
+import type { TestApp } from './support/reference-app.js'
 
 /**
  * A forgotten password of an account with a passkey, in headless Chromium, by clicking: Carol adds a
@@ -18,14 +18,6 @@ let browser: Browser
 let page: Page
 let cdp: CDPSession
 let base = ''
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address !== null ? address.port : 0
-}
 
 async function signIn(password: string) {
   await page.goto(`${base}/sign-in`)
@@ -68,30 +60,9 @@ async function resetUpToThePasskey(seen: Set<string>) {
   await page.getByRole('button', { name: 'Confirm with your passkey' }).waitFor()
 }
 
-async function addAuthenticator(): Promise<string> {
-  const added = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  })
-  return added.authenticatorId
-}
-
 describe.skipIf(chromiumPath === undefined)('a forgotten password of a passkey account, in a browser', () => {
   beforeAll(async () => {
-    const port = await freePort()
-    base = `http://localhost:${port}`
-    app = await startTestApp({ port, publicUrl: base })
-    browser = await launchChromium()
-    page = await browser.context.newPage()
-    page.setDefaultTimeout(15_000)
-    cdp = await browser.context.newCDPSession(page)
-    await cdp.send('WebAuthn.enable', { enableUI: false })
+    ;({ app, browser, page, cdp, base } = await startPasskeyBrowser())
     // No conditional UI on the sign-in page: the virtual authenticator would sign Carol in with it.
     await page.addInitScript({
       content: 'PublicKeyCredential.isConditionalMediationAvailable = async () => false',
@@ -103,7 +74,7 @@ describe.skipIf(chromiumPath === undefined)('a forgotten password of a passkey a
   })
 
   it('the reset asks for the passkey: without it nothing changes, with it the new password is set', async () => {
-    const authenticatorId = await addAuthenticator()
+    const authenticatorId = await addVirtualAuthenticator(cdp)
     // Carol adds a passkey (after the password step-up), then signs out.
     await signIn(app.password('carol'))
     await page.waitForURL(`${base}/`)
