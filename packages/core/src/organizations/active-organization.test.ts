@@ -33,8 +33,26 @@ async function world() {
     const signIn = (await local.establishSignIn({ accountId, transport: 'session' })) as SessionSignIn
     return { accountId, signIn, handle: signIn.handle }
   }
+  /** An organization `owner` creates (its first owner). */
+  const organization = (organizationId: string, owner: { accountId: string }) =>
+    organizations.createOrganization({
+      organizationId,
+      name: organizationId,
+      ownerAccountId: owner.accountId,
+      now,
+    })
+  /** `who` chooses `organizationId` (or none) for the session of `sessionHandle`, their own by default. */
+  const choose = (
+    who: { accountId: string; handle: string },
+    organizationId: string | null,
+    sessionHandle = who.handle,
+  ) =>
+    setActiveOrganization(
+      { memberships: organizations, sessions: local },
+      { accountId: who.accountId, sessionHandle, organizationId },
+    )
   const resolver = membershipResolver({ memberships: organizations, notices })
-  return { notices, organizations, local, person, resolver }
+  return { notices, organizations, local, person, resolver, organization, choose }
 }
 
 /** What the session mechanism proves for this sign-in on the next request. */
@@ -62,28 +80,17 @@ describe('the active organization', () => {
   it('is set for a member, read on the next request with the stored role, and cleared with null', async () => {
     const parts = await world()
     const ada = await parts.person('ada')
-    await parts.organizations.createOrganization({
-      organizationId: 'acme',
-      name: 'Acme',
-      ownerAccountId: ada.accountId,
-      now,
-    })
+    await parts.organization('acme', ada)
     // The session mechanism caches the record: the change must be seen at once on this instance.
     expect(activeOrganizationOf(await snapshotFor(parts, ada))).toBeUndefined()
-    const outcome = await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: ada.handle, organizationId: 'acme' },
-    )
+    const outcome = await parts.choose(ada, 'acme')
     expect(outcome).toMatchObject({ outcome: 'set', membership: { organizationId: 'acme', role: 'owner' } })
     const snapshot = await snapshotFor(parts, ada)
     expect(activeOrganizationOf(snapshot)).toEqual({
       organizationId: 'acme',
       roles: expect.arrayContaining(['owner']),
     })
-    const cleared = await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: ada.handle, organizationId: null },
-    )
+    const cleared = await parts.choose(ada, null)
     expect(cleared).toEqual({ outcome: 'cleared' })
     expect(activeOrganizationOf(await snapshotFor(parts, ada))).toBeUndefined()
   })
@@ -92,56 +99,27 @@ describe('the active organization', () => {
     const parts = await world()
     const ada = await parts.person('ada')
     const bob = await parts.person('bob')
-    await parts.organizations.createOrganization({
-      organizationId: 'globex',
-      name: 'Globex',
-      ownerAccountId: bob.accountId,
-      now,
-    })
+    await parts.organization('globex', bob)
     for (const organizationId of ['globex', 'nowhere']) {
-      const refused = await setActiveOrganization(
-        { memberships: parts.organizations, sessions: parts.local },
-        { accountId: ada.accountId, sessionHandle: ada.handle, organizationId },
-      ).catch((error: unknown) => error)
+      const refused = await parts.choose(ada, organizationId).catch((error: unknown) => error)
       expect(isPortcullisError(refused) && refused.code).toBe('organizations.not_found')
     }
     const evidence = await evidenceOf(parts.local, ada.signIn)
     expect(sessionActiveOrganization(evidence)).toBeUndefined()
     // Another account's session handle with this account's id is nobody's session.
-    await parts.organizations.createOrganization({
-      organizationId: 'acme',
-      name: 'Acme',
-      ownerAccountId: ada.accountId,
-      now,
-    })
-    const crossed = await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: bob.handle, organizationId: 'acme' },
-    )
+    await parts.organization('acme', ada)
+    const crossed = await parts.choose(ada, 'acme', bob.handle)
     expect(crossed).toEqual({ outcome: 'session-gone' })
     expect(sessionActiveOrganization(await evidenceOf(parts.local, bob.signIn))).toBeUndefined()
-    const malformed = await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: ada.handle, organizationId: '../acme' },
-    ).catch((error: unknown) => error)
+    const malformed = await parts.choose(ada, '../acme').catch((error: unknown) => error)
     expect(isPortcullisError(malformed) && malformed.code).toBe('organizations.invalid_input')
   })
 
   it('vanishes from the snapshot once the membership ends (its notice), though the session still names it', async () => {
     const parts = await world()
     const ada = await parts.person('ada')
-    for (const organizationId of ['acme', 'beta']) {
-      await parts.organizations.createOrganization({
-        organizationId,
-        name: organizationId,
-        ownerAccountId: ada.accountId,
-        now,
-      })
-    }
-    await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: ada.handle, organizationId: 'acme' },
-    )
+    for (const organizationId of ['acme', 'beta']) await parts.organization(organizationId, ada)
+    await parts.choose(ada, 'acme')
     expect(activeOrganizationOf(await snapshotFor(parts, ada))?.organizationId).toBe('acme')
     const deleted = await parts.organizations.deleteOrganization({
       organizationId: 'acme',
@@ -160,36 +138,20 @@ describe('the active organization', () => {
   it('survives a rotation of the session id, and a revoked session cannot be given one', async () => {
     const parts = await world()
     const ada = await parts.person('ada')
-    await parts.organizations.createOrganization({
-      organizationId: 'acme',
-      name: 'Acme',
-      ownerAccountId: ada.accountId,
-      now,
-    })
-    await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: ada.handle, organizationId: 'acme' },
-    )
+    await parts.organization('acme', ada)
+    await parts.choose(ada, 'acme')
     const rotated = await parts.local.rotateSession(ada.signIn.sessionId)
     const evidence = await evidenceOf(parts.local, rotated)
     expect(sessionActiveOrganization(evidence)).toBe('acme')
     expect(await parts.local.revokeSession(ada.accountId, rotated.handle)).toBe(true)
-    const gone = await setActiveOrganization(
-      { memberships: parts.organizations, sessions: parts.local },
-      { accountId: ada.accountId, sessionHandle: rotated.handle, organizationId: 'acme' },
-    )
+    const gone = await parts.choose(ada, 'acme', rotated.handle)
     expect(gone).toEqual({ outcome: 'session-gone' })
   })
 
   it("ignores an application resolver's own attribute and any evidence but a session's", async () => {
     const parts = await world()
     const ada = await parts.person('ada')
-    await parts.organizations.createOrganization({
-      organizationId: 'acme',
-      name: 'Acme',
-      ownerAccountId: ada.accountId,
-      now,
-    })
+    await parts.organization('acme', ada)
     const resolver = membershipResolver({
       memberships: parts.organizations,
       resolver: () => ({ attributes: { [ACTIVE_ORGANIZATION_SNAPSHOT_ATTRIBUTE]: 'acme', plan: 'gold' } }),
