@@ -42,6 +42,8 @@ export const malformedUrlCases: readonly Case[] = [
           const path = `/auth/organizations/acme/members/${segment}/${action}`
           checkMalformed(check, await owner.client.post(path, body), segment, `member ${action}`)
         }
+        const listed = await owner.client.get(`/auth/organizations/${segment}/members`)
+        checkMalformed(check, listed, segment, 'organization members')
       }
       // an escaped `%` decodes: the id reaches the route, which has no such member; the URL is not malformed
       const escaped = await owner.client.post('/auth/organizations/acme/members/%25/remove')
