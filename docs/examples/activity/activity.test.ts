@@ -3,12 +3,7 @@
 // and a person reading their activity and signing a device out over real HTTP.
 import type { AddressInfo } from 'node:net'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  PASSWORD_ACCEPTED,
-  type PasswordHasher,
-} from '@portcullis/core/local-accounts'
+import { LocalAccounts, MemoryRateLimitStore, PASSWORD_ACCEPTED } from '@portcullis/core/local-accounts'
 import { SecurityLogWriter } from '@portcullis/core/security-log'
 import { activityRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
 import { describeUserAgent } from '@portcullis/http/user-agents'
@@ -20,6 +15,7 @@ import {
 } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 
 const connectionString = process.env.DATABASE_URL
 if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
@@ -27,11 +23,7 @@ const client = createPostgresClient({ connectionString })
 await migrate(client)
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 
 // #region wiring
 const securityLog = new PostgresSecurityLog({ client })

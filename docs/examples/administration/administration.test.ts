@@ -4,12 +4,7 @@
 import type { AddressInfo } from 'node:net'
 import { AccountService } from '@portcullis/core/accounts'
 import { AccountAdministration } from '@portcullis/core/administration'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  PASSWORD_ACCEPTED,
-  type PasswordHasher,
-} from '@portcullis/core/local-accounts'
+import { LocalAccounts, MemoryRateLimitStore, PASSWORD_ACCEPTED } from '@portcullis/core/local-accounts'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import {
   administrationRoutes,
@@ -20,17 +15,14 @@ import {
 import { PostgresAccountStore, PostgresSecurityLog, PostgresSessionStore } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 import { exampleDatabase } from '../../test/support/example-mail.js'
 import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
 const client = await exampleDatabase()
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const ORIGIN = 'http://127.0.0.1'
 const administrators = new Set<string>()
 

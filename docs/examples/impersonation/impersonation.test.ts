@@ -11,7 +11,6 @@ import {
   MemoryRateLimitStore,
   MemorySessionStore,
   PASSWORD_ACCEPTED,
-  type PasswordHasher,
 } from '@portcullis/core/local-accounts'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { SecurityLogWriter } from '@portcullis/core/security-log'
@@ -25,6 +24,7 @@ import {
 import { createPostgresClient, migrate, PostgresSecurityLog } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 
 const connectionString = process.env.DATABASE_URL
 if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
@@ -32,11 +32,7 @@ const client = createPostgresClient({ connectionString })
 await migrate(client)
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const suffix = Date.now().toString(36)
 const administrators = new Set<string>()
 const accounts = new MemoryAccountStore()

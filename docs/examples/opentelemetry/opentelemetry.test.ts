@@ -15,20 +15,16 @@ import {
   MemoryRateLimitStore,
   MemorySessionStore,
   PASSWORD_ACCEPTED,
-  type PasswordHasher,
 } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import { createSecurity, localAccountRoutes } from '@portcullis/express'
 import { openTelemetryInstrumentation, TelemetryNames } from '@portcullis/opentelemetry'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 
 // #region sdk
 // The application's SDK (here with in-memory exporters; in production an OTLP exporter).

@@ -9,7 +9,6 @@ import { CodeKeyRing } from '@portcullis/core/codes'
 import {
   LocalAccounts,
   PASSWORD_ACCEPTED,
-  type PasswordHasher,
   type SecurityEvent,
   type SessionSignIn,
 } from '@portcullis/core/local-accounts'
@@ -37,6 +36,7 @@ import {
 import { startTestDnsServer } from '@portcullis/test-support/dns-server'
 import type { AddressObject } from 'mailparser'
 import { afterAll, describe, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
 
 const client = await exampleDatabase()
@@ -45,11 +45,7 @@ afterAll(() => dns.close())
 const smtp = await startExampleSmtp('team@example.com')
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2), fresh keys.
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const protector = new AESGCMOAuthTransactionProtector({
   activeKey: new OAuthTransactionProtectorKey('docs-1', randomBytes(32)),
 })

@@ -8,7 +8,6 @@ import {
   MemoryRateLimitStore,
   MemorySessionStore,
   PASSWORD_ACCEPTED,
-  type PasswordHasher,
 } from '@portcullis/core/local-accounts'
 import {
   activeOrganizationOf,
@@ -20,14 +19,11 @@ import { MemoryRevocationNotices } from '@portcullis/core/revocation'
 import { createActiveOrganizationRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const ORIGIN = 'http://127.0.0.1'
 const notices = new MemoryRevocationNotices()
 const organizations = new MemoryOrganizationStore({ notices })

@@ -5,12 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { CodeKeyRing } from '@portcullis/core/codes'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  PASSWORD_ACCEPTED,
-  type PasswordHasher,
-} from '@portcullis/core/local-accounts'
+import { LocalAccounts, MemoryRateLimitStore, PASSWORD_ACCEPTED } from '@portcullis/core/local-accounts'
 import { MailOutboxDrain } from '@portcullis/core/mail'
 import { OrganizationInvitations } from '@portcullis/core/organizations'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
@@ -24,6 +19,7 @@ import {
 } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
 import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
@@ -31,11 +27,7 @@ const client = await exampleDatabase()
 const { mailer, delivered } = await startExampleSmtp('team@example.com')
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const ORIGIN = 'http://127.0.0.1'
 const protector = new AESGCMOAuthTransactionProtector({
   activeKey: new OAuthTransactionProtectorKey('docs-1', randomBytes(32)),

@@ -8,7 +8,6 @@ import {
   MemoryRateLimitStore,
   MemorySessionStore,
   PASSWORD_ACCEPTED,
-  type PasswordHasher,
 } from '@portcullis/core/local-accounts'
 import {
   type SecurityLogEntry,
@@ -24,6 +23,7 @@ import {
   sweepExpired,
 } from '@portcullis/postgres'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
 
 const connectionString = process.env.DATABASE_URL
 if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
@@ -32,11 +32,7 @@ await migrate(client)
 afterAll(() => client.close())
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
-const hasher: PasswordHasher = {
-  hash: async (password) => `$plain$${password}`,
-  verify: async (encoded, password) => encoded === `$plain$${password}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const reports: SecurityLogWriterReport[] = []
 
 // #region writer
