@@ -7,20 +7,13 @@ import { LocalAccounts, MemoryRateLimitStore, PASSWORD_ACCEPTED } from '@portcul
 import { SecurityLogWriter } from '@portcullis/core/security-log'
 import { activityRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
 import { describeUserAgent } from '@portcullis/http/user-agents'
-import {
-  createPostgresClient,
-  migrate,
-  PostgresSecurityLog,
-  PostgresSessionStore,
-} from '@portcullis/postgres'
+import { PostgresSecurityLog, PostgresSessionStore } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 
-const connectionString = process.env.DATABASE_URL
-if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
-const client = createPostgresClient({ connectionString })
-await migrate(client)
+const client = await exampleDatabase()
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher = plainHasher
@@ -55,7 +48,6 @@ afterAll(async () => {
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
   await writer.close()
-  await client.close()
 })
 
 const SAME_ORIGIN = { origin: 'https://app.example', 'sec-fetch-site': 'same-origin' }

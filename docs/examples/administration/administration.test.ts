@@ -16,7 +16,7 @@ import { PostgresAccountStore, PostgresSecurityLog, PostgresSessionStore } from 
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
-import { exampleDatabase } from '../../test/support/example-mail.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
 const client = await exampleDatabase()

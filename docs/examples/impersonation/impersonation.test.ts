@@ -21,15 +21,13 @@ import {
   impersonationRoutes,
   localAccountRoutes,
 } from '@portcullis/express'
-import { createPostgresClient, migrate, PostgresSecurityLog } from '@portcullis/postgres'
+import { PostgresSecurityLog } from '@portcullis/postgres'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 
-const connectionString = process.env.DATABASE_URL
-if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
-const client = createPostgresClient({ connectionString })
-await migrate(client)
+const client = await exampleDatabase()
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher = plainHasher
@@ -90,7 +88,6 @@ afterAll(async () => {
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
   await writer.close()
-  await client.close()
 })
 
 const SAME_ORIGIN = { origin: 'https://app.example', 'sec-fetch-site': 'same-origin' }

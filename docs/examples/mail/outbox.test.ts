@@ -6,7 +6,8 @@ import { MailOutboxDrain, type MailOutboxDrainEvent, sealOutboxMessage } from '@
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { PostgresAccountStore, PostgresMailOutbox, PostgresNotificationSettings } from '@portcullis/postgres'
 import { expect, it } from 'vitest'
-import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
+import { startExampleSmtp } from '../../test/support/example-mail.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 
 const client = await exampleDatabase()
 const { received, mailer } = await startExampleSmtp('security@example.com')

@@ -37,7 +37,8 @@ import { startTestDnsServer } from '@portcullis/test-support/dns-server'
 import type { AddressObject } from 'mailparser'
 import { afterAll, describe, expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
-import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
+import { startExampleSmtp } from '../../test/support/example-mail.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 
 const client = await exampleDatabase()
 const dns = await startTestDnsServer()

@@ -20,7 +20,8 @@ import {
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
-import { exampleDatabase, startExampleSmtp } from '../../test/support/example-mail.js'
+import { startExampleSmtp } from '../../test/support/example-mail.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 import { signInOverHttp } from '../../test/support/example-sign-in.js'
 
 const client = await exampleDatabase()

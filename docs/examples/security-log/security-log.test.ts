@@ -15,21 +15,12 @@ import {
   type SecurityLogWriterReport,
 } from '@portcullis/core/security-log'
 import { describeUserAgent } from '@portcullis/http/user-agents'
-import {
-  createPostgresClient,
-  migrate,
-  PostgresAccountStore,
-  PostgresSecurityLog,
-  sweepExpired,
-} from '@portcullis/postgres'
-import { afterAll, expect, it } from 'vitest'
+import { PostgresAccountStore, PostgresSecurityLog, sweepExpired } from '@portcullis/postgres'
+import { expect, it } from 'vitest'
 import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleDatabase } from '../../test/support/example-postgres.js'
 
-const connectionString = process.env.DATABASE_URL
-if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
-const client = createPostgresClient({ connectionString })
-await migrate(client)
-afterAll(() => client.close())
+const client = await exampleDatabase()
 
 // Tests only: a hasher without cost (an application uses @portcullis/argon2).
 const hasher = plainHasher

@@ -1,23 +1,11 @@
-// What the Postgres examples that send mail share: the migrated client on the file's fresh database
-// (DATABASE_URL, see example-database.ts), and a real SMTP server in this process with an SmtpMailer
-// sending to it over plain SMTP on loopback. Everything is closed when the file ends.
+// What the examples that send mail share: a real SMTP server in this process with an SmtpMailer sending
+// to it over plain SMTP on loopback, both closed when the file ends.
 import type { AddressInfo } from 'node:net'
 import type { MailOutboxDrain } from '@portcullis/core/mail'
 import { SmtpMailer } from '@portcullis/mail'
-import { createPostgresClient, migrate, type PostgresClient } from '@portcullis/postgres'
 import { type ParsedMail, simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import { afterAll } from 'vitest'
-
-/** A client on the file's database, migrated; closed after the file. */
-export async function exampleDatabase(): Promise<PostgresClient> {
-  const connectionString = process.env.DATABASE_URL
-  if (connectionString === undefined) throw new Error('DATABASE_URL must name a disposable test database')
-  const client = createPostgresClient({ connectionString, maxConnections: 4 })
-  afterAll(() => client.close())
-  await migrate(client)
-  return client
-}
 
 export interface ExampleSmtp {
   /** Every mail the server received, parsed, in the order received. */
