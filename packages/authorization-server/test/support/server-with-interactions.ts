@@ -150,6 +150,13 @@ export async function startFullStack(
     revoked.push(grantId)
     await revokeGrant(grantId)
   }
+  // A disconnection ends its grant in one store step (with its audit entry), not through revokeGrant.
+  const disconnect = store.disconnect.bind(store)
+  store.disconnect = async (...args: Parameters<typeof disconnect>) => {
+    const ended = await disconnect(...args)
+    if (ended) revoked.push(args[1])
+    return ended
+  }
   const sessions = applicationSessions(overrides)
 
   // The issuer names the listening port, so the framework listens before the server exists.
