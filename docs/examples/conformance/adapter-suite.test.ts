@@ -7,12 +7,15 @@ import {
   activityRoutes,
   administrationRoutes,
   createAccountRoutes,
+  createActiveOrganizationRoutes,
   createOrganizationDomainRoutes,
+  createOrganizationRoutes,
   impersonationRoutes,
   localAccountRoutes,
   mcpEndpoint,
   passkeyRoutes,
   portcullis,
+  portcullisServerOptions,
   totpRoutes,
 } from '@portcullis/fastify'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -36,7 +39,10 @@ function declare(app: FastifyInstance, route: ScenarioRoute) {
 }
 
 async function fastifyApp(scenario: AdapterScenario) {
-  const app = Fastify(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit })
+  // the server options a Portcullis app uses: URL errors as problem+json, every Portcullis id routable
+  const app = Fastify(
+    portcullisServerOptions(scenario.bodyLimit === undefined ? {} : { bodyLimit: scenario.bodyLimit }),
+  )
   // where Fastify users can get it wrong: routes declared before the plugin
   for (const route of scenario.uncompiledRoutes ?? []) declare(app, route)
   await app.register(portcullis, scenario.security)
@@ -49,8 +55,12 @@ async function fastifyApp(scenario: AdapterScenario) {
   if (scenario.activity !== undefined) activityRoutes(app, scenario.activity)
   if (scenario.administration !== undefined) administrationRoutes(app, scenario.administration)
   if (scenario.impersonation !== undefined) impersonationRoutes(app, scenario.impersonation)
+  if (scenario.organizations !== undefined) createOrganizationRoutes(app, scenario.organizations)
   if (scenario.organizationDomains !== undefined) {
     createOrganizationDomainRoutes(app, scenario.organizationDomains)
+  }
+  if (scenario.activeOrganization !== undefined) {
+    createActiveOrganizationRoutes(app, scenario.activeOrganization)
   }
   if (scenario.mcp !== undefined) {
     const { scheme, auth, listing, protectedResource } = scenario.mcp
