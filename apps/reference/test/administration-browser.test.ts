@@ -110,7 +110,10 @@ describe.skipIf(chromiumPath === undefined)('administration, in a browser, over 
     await bob.getByRole('button', { name: 'Issue key' }).click()
     await bob.waitForURL(`${app.url}/keys`)
     const key = (await bob.locator('[data-testid="issued-key"]').textContent()) ?? ''
-    const keyId = key.split('_')[1] ?? ''
+    // <prefix>_<16-character id>_<secret>: the id may itself contain `_`, so it is read by its length
+    const prefix = key.slice(0, key.indexOf('_'))
+    const keyId = key.slice(prefix.length + 1, prefix.length + 17)
+    expect(key.slice(prefix.length + 17, prefix.length + 18)).toBe('_')
     const whoami = () => fetch(`${app.url}/api/whoami`, { headers: { 'x-api-key': key } })
     expect((await whoami()).status).toBe(200)
 
