@@ -1,4 +1,4 @@
-import { AccountEmail, SecurityNotifier } from '@portcullis/core/account-email'
+import { AccountEmail, type AddressVerifiedListener, SecurityNotifier } from '@portcullis/core/account-email'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import type { LocalAccounts, SecondFactorGate, SecurityEventSink } from '@portcullis/core/local-accounts'
 import { type Mailer, MailOutboxDrain, type MailOutboxDrainEvent } from '@portcullis/core/mail'
@@ -80,6 +80,8 @@ export function createMailFlows(input: {
   /** Look for due mail this often (ms); `wake` sends at once anyway. */
   readonly pollIntervalMs: number
   readonly events?: SecurityEventSink
+  /** Told after every verification of an address commits (the organizations' automatic invitations). */
+  readonly addressVerified?: AddressVerifiedListener
 }): MailFlows {
   const client = input.postgres
   const accountEmail = new AccountEmail({
@@ -97,6 +99,7 @@ export function createMailFlows(input: {
     ...(input.passkeys === undefined ? {} : { passkeys: input.passkeys }),
     stepUp: input.stepUp,
     reviewLink: `${input.publicOrigin}${ACCOUNT_PATH_FOR_REVIEW}`,
+    ...(input.addressVerified === undefined ? {} : { addressVerified: input.addressVerified }),
   })
   const drain =
     input.mailer === undefined

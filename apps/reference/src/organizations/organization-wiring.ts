@@ -1,6 +1,7 @@
 import type { AccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import {
+  AutomaticInvitations,
   createOrganizationDomains,
   type OrganizationDomains,
   systemDnsTxtResolver,
@@ -64,6 +65,11 @@ export interface ReferenceOrganizations {
   memberName(accountId: string): Promise<string>
   /** Verified domains: a claim, its DNS TXT record, the check (free-mail domains refused). */
   readonly domains: OrganizationDomains
+  /**
+   * The `automatic-invitation` mode: told by the account flows when an address is verified, it mails a
+   * `viewer` invitation from each organization holding exactly that domain verified in that mode.
+   */
+  readonly automatic: AutomaticInvitations
 }
 
 /**
@@ -118,5 +124,13 @@ export async function createOrganizations(input: {
     freeMailDomains: await freeMailDomains(),
     resolver: systemDnsTxtResolver(input.dnsServers === undefined ? {} : { servers: input.dnsServers }),
   })
-  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName, domains }
+  // Never a membership: the person accepts the invitation, signed in with the address verified.
+  const automatic = new AutomaticInvitations({
+    domains,
+    invitations,
+    stores: store,
+    accounts: input.accounts,
+    role: 'viewer',
+  })
+  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName, domains, automatic }
 }
