@@ -153,6 +153,16 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     notices,
     secondFactor: factors.secondFactor,
   })
+  // Organizations: the users' tenants are their memberships (evicted everywhere by `membership` notices).
+  const organizations = await createOrganizations({
+    postgres,
+    keys,
+    publicOrigin,
+    notices,
+    directory,
+    accounts: accountStore,
+    ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
+  })
   // Password reset, verification, email change and notification settings; the drain sends their mail
   // after commit (at once when a page wakes it, otherwise at the next poll).
   const mailFlows = createMailFlows({
@@ -167,6 +177,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     passkeys: factors.passkeys?.service,
     mailer: options.mail.mailer,
     pollIntervalMs: options.mail.mailbox === undefined ? 5_000 : 1_000,
+    addressVerified: organizations.automatic, // a verified address at a domain: its invitations
   })
   // Plain-http loopback: the OAuth and step-up cookies drop `Secure` and the `__Host-` prefix too.
   const cookies = isInsecureLoopback(publicOrigin)
@@ -181,16 +192,6 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
-  })
-  // Organizations: the users' tenants are their memberships (evicted everywhere by `membership` notices).
-  const organizations = await createOrganizations({
-    postgres,
-    keys,
-    publicOrigin,
-    notices,
-    directory,
-    accounts: accountStore,
-    ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
   })
   // With `accounts.impersonate` for the directory's administrators; an impersonation's grants are the
   // account's own, from the same resolver.
