@@ -2,6 +2,8 @@ import { requiresTenantRole } from '@portcullis/core/authorization'
 import { isPortcullisError } from '@portcullis/core/errors'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import {
+  DOMAIN_ENROLLMENT_MODES,
+  type DomainEnrollmentMode,
   type OrganizationDomainClaim,
   OrganizationDomainErrorCodes,
 } from '@portcullis/core/organization-domains'
@@ -29,6 +31,24 @@ const WORDS: Readonly<Record<string, string>> = {
     'The TXT record is not there yet (DNS changes can take a while): publish it, then verify again.',
   [OrganizationDomainErrorCodes.recordMismatch]:
     "The TXT record there carries another claim's token, not this one's: publish this claim's record.",
+}
+
+/** What each enrollment mode does, in the words of the domains page. */
+const MODES: Readonly<Record<DomainEnrollmentMode, string>> = {
+  'manual-invitation': 'Manual: members are invited one by one',
+  'automatic-invitation': 'Automatic invitation: a verified address here is mailed an invitation',
+  'automatic-suggestion': 'Suggestion: people with a verified address here see the organization',
+}
+
+function enrollmentForm(path: string, claim: OrganizationDomainClaim['claim'], csrf: SafeHtml): SafeHtml {
+  return html`<p>Joining: <span data-testid="enrollment">${MODES[claim.enrollment]}</span>.</p>
+    <form method="post" action="${path}/${encodeURIComponent(claim.id)}/enrollment" class="stack" aria-label="Enrollment of ${claim.domain}">${csrf}
+      <label>Enrollment <select name="enrollment">${DOMAIN_ENROLLMENT_MODES.map(
+        (mode) =>
+          html`<option value="${mode}"${claim.enrollment === mode ? html` selected` : html``}>${MODES[mode]}</option>`,
+      )}</select></label>
+      <div><button type="submit">Change enrollment</button></div></form>
+    <p class="muted">Nobody becomes a member by an address alone: an invitation is still accepted by the person.</p>`
 }
 
 function domainFlash(error: unknown, field?: string): Flash {
@@ -64,7 +84,8 @@ function domainsPage(
                       <dt>Value</dt><dd><code data-testid="record-value">${recordValue}</code></dd></dl>
                     <form method="post" action="${path}/${encodeURIComponent(claim.id)}/verify">${csrf}
                       <button type="submit">Verify</button></form>`
-                  : html`<p class="muted">Keep the record published: it is what proves the domain is yours.</p>`
+                  : html`<p class="muted">Keep the record published: it is what proves the domain is yours.</p>
+                    ${enrollmentForm(path, claim, csrf)}`
               }</li>`,
           )}</ul>`
     }
@@ -151,5 +172,25 @@ export function domainRoutes(
       return `${verified.domain} is verified.`
     }),
   )
+
+  // The actor is the session's account (the manager in whose name automatic invitations go).
+  router.post(`/organizations/:org/domains/:id/enrollment`, route, form, async (request, response) => {
+    const enrollment = field(request, 'enrollment') as DomainEnrollmentMode
+    if (!DOMAIN_ENROLLMENT_MODES.includes(enrollment)) {
+      // A forged form: nothing changes.
+      kit.flash.set(response, kit.accountId(request), { error: 'Choose one of the enrollment modes.' })
+      response.redirect(303, pathOf(request))
+      return
+    }
+    await act(request, response, async () => {
+      const updated = await domains.setEnrollment({
+        organizationId: String(request.params.org),
+        id: String(request.params.id),
+        enrollment,
+        managerAccountId: kit.accountId(request),
+      })
+      return `Joining ${updated.domain}: ${MODES[updated.enrollment]}.`
+    })
+  })
   return router
 }
