@@ -1,5 +1,5 @@
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
-import { CROSS_SITE, PASSWORD, SESSION_COOKIE } from './account-world.js'
+import { CROSS_SITE, PASSWORD, SAME_ORIGIN, SESSION_COOKIE } from './account-world.js'
 import { type Browser, browser, passwordStepUp, signedInBrowser } from './factor-client.js'
 import { call } from './http-client.js'
 import { IMPERSONATE, IMPERSONATE_ADMINISTRATORS, impersonationWorld } from './impersonation-world.js'
@@ -186,12 +186,63 @@ export const impersonationCases: readonly Case[] = [
       checkProblem(check, answer, 401, 'authentication.required')
     },
   ),
+  conformanceCase(
+    'adapter.impersonation-session-revoked',
+    'a session of the account ended by its impersonation names the administrator and the impersonation in its event; one the person ends themself names nobody',
+    async (fixture, check) => {
+      const { app, admin, alice, adminId, aliceId, impersonate, world } = await started(fixture)
+      const phone = await signedInBrowserAgain(app.url, 'alice')
+      const tablet = await signedInBrowserAgain(app.url, 'alice')
+      const handleOf = async (client: Browser) =>
+        (
+          (await client.get('/auth/sessions')).json() as { sessions: { id: string; current: boolean }[] }
+        ).sessions.find((session) => session.current)?.id ?? ''
+      const phoneHandle = await handleOf(phone)
+      const tabletHandle = await handleOf(tablet)
+      const revoke = (client: Browser, handle: string) =>
+        call(app.url, `/auth/sessions/${handle}`, {
+          method: 'DELETE',
+          headers: { ...SAME_ORIGIN, cookie: client.cookieHeader() },
+        })
+      const answer = await impersonate(aliceId)
+      check(answer.status === 201, `the impersonation did not start: ${answer.status}`)
+      const impersonationId =
+        answer.status === 201 ? (answer.json() as { impersonationId: string }).impersonationId : ''
+      const byImpersonation = await revoke(admin, phoneHandle)
+      check(
+        byImpersonation.status === 204,
+        `the impersonation's revocation answered ${byImpersonation.status}`,
+      )
+      const byPerson = await revoke(alice, tabletHandle)
+      check(byPerson.status === 204, `the person's revocation answered ${byPerson.status}`)
+      const revokedEvent = (handle: string) =>
+        world.recorded.find(
+          (event) =>
+            event.type === 'session.revoked' &&
+            event.sessionHandle === handle &&
+            event.reason === 'revoked_by_account',
+        ) as { accountId?: string; actorId?: string; impersonationId?: string } | undefined
+      const theirs = revokedEvent(phoneHandle)
+      check(
+        theirs?.accountId === aliceId &&
+          theirs.actorId === adminId &&
+          theirs.impersonationId === impersonationId &&
+          impersonationId !== '',
+        `the impersonation's revocation event does not name the administrator: ${JSON.stringify(theirs)}`,
+      )
+      const own = revokedEvent(tabletHandle)
+      check(
+        own?.accountId === aliceId && own.actorId === undefined && own.impersonationId === undefined,
+        `the person's own revocation event names an actor: ${JSON.stringify(own)}`,
+      )
+    },
+  ),
 ]
 
-/** A second browser of the administrator (signed in again, not registered again). */
-async function signedInBrowserAgain(url: string): Promise<Browser> {
+/** A second browser of `username` (signed in again, not registered again). */
+async function signedInBrowserAgain(url: string, username = 'admin'): Promise<Browser> {
   const client = browser(url)
-  const login = await client.post('/auth/login', { username: 'admin', password: PASSWORD })
+  const login = await client.post('/auth/login', { username, password: PASSWORD })
   if (login.status !== 200) throw new Error(`login answered ${login.status}`)
   return client
 }

@@ -309,4 +309,35 @@ describe('an impersonation session', () => {
       expect(text).not.toContain(secret)
     }
   })
+
+  it('names the administrator in the revocation of a session the impersonation ends, and nobody in the person’s own', async () => {
+    const w = await world()
+    const started = await w.start(w.alice.accountId)
+    const outcome = await w.authenticate(cookiesOf(started.setCookies))
+    if (outcome.kind !== 'authenticated') throw new Error('the impersonation does not authenticate')
+    const signIn = async () =>
+      (await w.local.login(
+        { username: 'alice', password: PASSWORD },
+        { transport: 'session' },
+      )) as SessionSignIn
+    const phone = await signIn()
+    const tablet = await signIn()
+    const { impersonator } = outcome.principal
+    expect(await w.local.revokeSession(w.alice.accountId, phone.handle, { impersonator })).toBe(true)
+    expect(await w.local.revokeSession(w.alice.accountId, tablet.handle, {})).toBe(true)
+    const revoked = (handle: string) =>
+      w.recorded.find((event) => event.type === 'session.revoked' && event.sessionHandle === handle)
+    expect(revoked(phone.handle)).toMatchObject({
+      accountId: w.alice.accountId,
+      reason: 'revoked_by_account',
+      actorId: w.admin.accountId,
+      impersonationId: started.impersonationId,
+    })
+    expect(revoked(tablet.handle)).toMatchObject({
+      accountId: w.alice.accountId,
+      reason: 'revoked_by_account',
+    })
+    expect(revoked(tablet.handle)).not.toHaveProperty('actorId')
+    expect(revoked(tablet.handle)).not.toHaveProperty('impersonationId')
+  })
 })

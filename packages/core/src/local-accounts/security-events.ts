@@ -68,6 +68,10 @@ export interface SecurityEventFields {
     readonly sessionHandle: string
     readonly reason: SessionRevocationReason
     readonly clientAddress?: string
+    /** The administrator, when an impersonation of the account ended the session. */
+    readonly actorId?: string
+    /** The impersonation that ended the session. */
+    readonly impersonationId?: string
   }
   'refresh.reuse_detected': {
     readonly accountId: string

@@ -119,6 +119,7 @@ export class SessionOperations {
       handle,
       'revoked_by_account',
       this.#clientAddress(info),
+      info.impersonator,
     )
   }
 

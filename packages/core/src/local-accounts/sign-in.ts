@@ -1,3 +1,4 @@
+import type { Impersonator } from '../authentication/principal.js'
 import type { LocalTransport } from './local-accounts-options.js'
 import type { ProviderSession } from './provider-session.js'
 
@@ -47,6 +48,12 @@ export interface LocalRequestInfo {
   readonly forwardedFor?: string | readonly string[] | undefined
   /** The `User-Agent` header, stored (truncated) with a session. */
   readonly userAgent?: string | undefined
+  /**
+   * The acting principal's `impersonator`, when the request comes from an impersonation session: the
+   * events of what it does to the account's sessions name the administrator (`actorId`) and the
+   * impersonation (`impersonationId`).
+   */
+  readonly impersonator?: Impersonator | undefined
 }
 
 /** The input of `establishLocalSignIn`: an account already authenticated some other way (OAuth sign-in). */

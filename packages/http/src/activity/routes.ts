@@ -181,7 +181,8 @@ export function activityRouteTable(options: ActivityRouteTableOptions): NeutralR
       const accountId = accountOf(exchange)
       const id = String(exchange.params.id)
       // A malformed id, an unknown one and another account's all answer the same.
-      if (!(await local.revokeSession(accountId, id, exchange.requestInfo))) {
+      const info = { ...exchange.requestInfo, impersonator: exchange.security.principal?.impersonator }
+      if (!(await local.revokeSession(accountId, id, info))) {
         throw new HttpProblem({ status: 404, code: 'activity.session_not_found', detail: 'No such session' })
       }
       const current = credentialsOf(exchange).sessionHandle === id

@@ -159,7 +159,8 @@ export function localRouteTable(options: LocalRouteTableOptions): NeutralRoute[]
       async (exchange) => {
         const principal = principalOf(exchange)
         const handleId = String(exchange.params.id)
-        if (!(await local.revokeSession(principal.id, handleId, exchange.requestInfo))) {
+        const info = { ...exchange.requestInfo, impersonator: principal.impersonator }
+        if (!(await local.revokeSession(principal.id, handleId, info))) {
           throw new HttpProblem({ status: 404, code: 'local.session_not_found', detail: 'No such session' })
         }
         const mine = credentialsOf(exchange).sessionHandle === handleId

@@ -1,3 +1,4 @@
+import type { Impersonator } from '../../authentication/principal.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import type { EpochVerdict } from '../epoch-cache.js'
 import { invalidLocalInput } from '../errors.js'
@@ -310,10 +311,11 @@ export class SessionManager {
     handle: string,
     reason: SessionRevocationReason,
     clientAddress?: string,
+    impersonator?: Impersonator,
   ): Promise<boolean> {
     this.#cache.deleteHandle(accountId, handle)
     const removed = (await this.#store.revoke({ accountId, handle })) > 0
-    if (removed) this.#revoked(accountId, handle, reason, clientAddress)
+    if (removed) this.#revoked(accountId, handle, reason, clientAddress, impersonator)
     return removed
   }
 
@@ -392,7 +394,18 @@ export class SessionManager {
     sessionHandle: string,
     reason: SessionRevocationReason,
     clientAddress?: string,
+    impersonator?: Impersonator,
   ): void {
-    this.#runtime.emit('session.revoked', defined({ accountId, sessionHandle, reason, clientAddress }))
+    this.#runtime.emit(
+      'session.revoked',
+      defined({
+        accountId,
+        sessionHandle,
+        reason,
+        clientAddress,
+        actorId: impersonator?.accountId,
+        impersonationId: impersonator?.impersonationId,
+      }),
+    )
   }
 }
