@@ -1,7 +1,8 @@
 import { randomBytes as nodeRandomBytes } from 'node:crypto'
 import { AccountError, AccountErrorCodes } from '@portcullis/core/accounts'
-import { type OptionsShape, readOptions } from '@portcullis/core/errors'
-import type { SecurityEventSink, SecurityEventSinkErrorHandler } from '@portcullis/core/local-accounts'
+import { readOptions } from '@portcullis/core/errors'
+import type { SecurityNoticeSource } from '@portcullis/core/local-accounts'
+import type { OutboxEntry, SecurityChange } from '@portcullis/core/mail'
 import type {
   BeginPasskeyAuthentication,
   BeginPasskeyRegistration,
@@ -10,7 +11,6 @@ import type {
   PasskeyAssertion,
   PasskeyCeremonies,
   PasskeyCeremonyStart,
-  PasskeyChallengeStore,
   PasskeyCredential,
   PasskeyStore,
 } from '@portcullis/core/passkeys'
@@ -32,41 +32,10 @@ import {
 import { CeremonyChallenges, sameText } from './ceremony-challenges.js'
 import { PasskeyEvents } from './passkey-events.js'
 import { readAuthenticationResponse, readRegistrationResponse } from './response.js'
+import { PASSKEY_SERVICE_OPTIONS as OPTIONS, type PasskeyServiceOptions } from './service-options.js'
 import { passkeySettings } from './settings.js'
 
-export interface PasskeyServiceOptions {
-  /** The relying party id: your registrable domain or a host under it (`app.example`), checked exactly. */
-  readonly rpId: string
-  /** What authenticators show as the site's name. */
-  readonly rpName: string
-  /** Every origin ceremonies may come from (`https://app.example`), compared exactly. */
-  readonly origins: readonly string[]
-  readonly passkeys: PasskeyStore
-  readonly challenges: PasskeyChallengeStore
-  /** HMAC key for the challenge, browser-binding and session digests: at least 32 random bytes. */
-  readonly pepper: Uint8Array
-  /** Challenge lifetime, 30 to 600 seconds; default 300. */
-  readonly challengeTtlSeconds?: number
-  /** Milliseconds since the epoch; default `Date.now`. */
-  readonly clock?: () => number
-  readonly randomBytes?: (size: number) => Uint8Array
-  readonly events?: SecurityEventSink
-  readonly onEventSinkError?: SecurityEventSinkErrorHandler
-}
-
-const OPTIONS: OptionsShape<PasskeyServiceOptions> = {
-  rpId: { required: true, kind: 'string', code: 'passkey.invalid_config' },
-  rpName: { required: true, kind: 'string', code: 'passkey.invalid_config' },
-  origins: { required: true, kind: 'array', elements: { kind: 'string' }, code: 'passkey.invalid_config' },
-  passkeys: { required: true, kind: 'object', code: 'passkey.invalid_config' },
-  challenges: { required: true, kind: 'object', code: 'passkey.invalid_config' },
-  pepper: { required: true, kind: 'bytes', code: 'passkey.invalid_config' },
-  challengeTtlSeconds: { kind: 'number', code: 'passkey.invalid_config' },
-  clock: { kind: 'function', code: 'passkey.invalid_config' },
-  randomBytes: { kind: 'function', code: 'passkey.invalid_config' },
-  events: { kind: 'function', code: 'passkey.invalid_config' },
-  onEventSinkError: { kind: 'function', code: 'passkey.invalid_config' },
-}
+export type { PasskeyServiceOptions } from './service-options.js'
 
 /** Algorithms accepted at registration: EdDSA, ES256, RS256. */
 const ALGORITHMS = [-8, -7, -257]
@@ -87,6 +56,7 @@ export class PasskeyService implements PasskeyCeremonies {
   readonly #ceremonies: CeremonyChallenges
   readonly #clock: () => number
   readonly #events: PasskeyEvents
+  readonly #notices: SecurityNoticeSource | undefined
 
   constructor(options: PasskeyServiceOptions) {
     readOptions(options, 'PasskeyService', OPTIONS)
@@ -96,6 +66,7 @@ export class PasskeyService implements PasskeyCeremonies {
     this.challengeTtlSeconds = settings.challengeTtlSeconds
     this.#rpName = options.rpName
     this.#passkeys = options.passkeys
+    this.#notices = options.securityNotices
     this.#clock = options.clock ?? Date.now
     this.#events = new PasskeyEvents(options.events, options.onEventSinkError, () => this.#now())
     this.#ceremonies = new CeremonyChallenges({
@@ -186,10 +157,15 @@ export class PasskeyService implements PasskeyCeremonies {
       lastUsedAt: null,
       suspendedAt: null,
     }
-    if ((await this.#store(() => this.#passkeys.addPasskey(passkey))) === 'duplicate') {
+    const notice = await this.#notice(accountId, { type: 'factor-added', factor: 'passkey' })
+    if ((await this.#store(() => this.#passkeys.addPasskey(passkey, notice))) === 'duplicate') {
       throw new PasskeyError(PasskeyErrorCodes.alreadyRegistered, 'this passkey is already registered')
     }
-    this.#events.emit('passkey.registered', { accountId, credentialId: passkey.credentialId })
+    this.#events.emit('passkey.registered', {
+      accountId,
+      credentialId: passkey.credentialId,
+      ...this.#notified(),
+    })
     return passkey
   }
 
@@ -304,15 +280,22 @@ export class PasskeyService implements PasskeyCeremonies {
    * Refused (`account.final_method`, 409) when it is the account's last way to sign in.
    */
   async remove(request: { readonly accountId: string; readonly credentialId: string }): Promise<boolean> {
-    const outcome = await this.#store(() => this.#passkeys.removePasskey(request))
+    const accountId = requirePasskeyAccountId(request?.accountId)
+    const notice = await this.#notice(accountId, { type: 'factor-removed', factor: 'passkey' })
+    const outcome = await this.#store(() =>
+      notice.outbox === undefined
+        ? this.#passkeys.removePasskey(request)
+        : this.#passkeys.removePasskey(request, notice),
+    )
     if (outcome === 'final-method') {
       throw new AccountError(AccountErrorCodes.finalMethod, 'the last way to sign in cannot be removed')
     }
     const removed = outcome === 'removed'
     if (removed)
       this.#events.emit('passkey.removed', {
-        accountId: request.accountId,
+        accountId,
         credentialId: request.credentialId,
+        ...this.#notified(),
       })
     return removed
   }
@@ -350,6 +333,22 @@ export class PasskeyService implements PasskeyCeremonies {
       PasskeyErrorCodes.credentialSuspended,
       'the passkey is suspended: its counter went backwards',
     )
+  }
+
+  /** The change's notification for the store to write with it, when `securityNotices` is given. */
+  async #notice(
+    accountId: string,
+    change: SecurityChange,
+  ): Promise<{ readonly outbox?: readonly OutboxEntry[] }> {
+    const notices = this.#notices
+    if (notices === undefined) return {}
+    const entries = await this.#store(() => notices.entries(accountId, change))
+    return entries.length === 0 ? {} : { outbox: entries }
+  }
+
+  /** `notified: true` on the events of changes whose notification the store wrote with them. */
+  #notified(): { readonly notified?: true } {
+    return this.#notices === undefined ? {} : { notified: true }
   }
 
   #now(): Date {

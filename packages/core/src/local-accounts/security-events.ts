@@ -185,8 +185,24 @@ export interface SecurityEventFields {
   /** A password sign-in of an account with a second factor stopped at the second step (no session yet). */
   'second_factor.required': { readonly accountId: string; readonly clientAddress?: string }
   /** A passkey was registered to the account (`credentialId`: the public credential id, base64url). */
-  'passkey.registered': { readonly accountId: string; readonly credentialId: string }
-  'passkey.removed': { readonly accountId: string; readonly credentialId: string }
+  'passkey.registered': {
+    readonly accountId: string
+    readonly credentialId: string
+    /**
+     * The security notification was written with the change, in its transaction (the service was given
+     * `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
+  'passkey.removed': {
+    readonly accountId: string
+    readonly credentialId: string
+    /**
+     * The security notification was written with the change, in its transaction (the service was given
+     * `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
   /** A passkey assertion succeeded (`ceremony`: `sign_in` or `step_up`). */
   'passkey.used': {
     readonly accountId: string

@@ -23,6 +23,7 @@ export {
   validatePasskeyAccountRequest,
   validatePasskeyChallenge,
   validatePasskeyChallengeKey,
+  validatePasskeyChangeOptions,
   validatePasskeyCredential,
   validateRecordPasskeyUse,
 } from './input.js'
@@ -34,6 +35,7 @@ export type {
   PasskeyAccountRequest,
   PasskeyChallengeKey,
   PasskeyChallengeStore,
+  PasskeyChangeOptions,
   PasskeyStore,
   RecordPasskeyUseRequest,
   RemovePasskeyOutcome,

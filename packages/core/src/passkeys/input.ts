@@ -1,6 +1,13 @@
+import type { OutboxEntry } from '../mail/outbox.js'
+import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { invalidPasskeyInput } from './errors.js'
 import type { PasskeyChallenge, PasskeyCredential } from './records.js'
-import type { PasskeyAccountRequest, PasskeyChallengeKey, RecordPasskeyUseRequest } from './store.js'
+import type {
+  PasskeyAccountRequest,
+  PasskeyChallengeKey,
+  PasskeyChangeOptions,
+  RecordPasskeyUseRequest,
+} from './store.js'
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 /** A credential id: base64url of 16 to 1023 bytes (WebAuthn allows up to 1023). */
@@ -155,4 +162,13 @@ export function validatePasskeyChallenge(value: PasskeyChallenge): PasskeyChalle
     createdAt,
     expiresAt,
   })
+}
+
+/** The outbox entries of an `addPasskey` or `removePasskey` (none when no options are given). */
+export function validatePasskeyChangeOptions(
+  options: PasskeyChangeOptions | undefined,
+): readonly OutboxEntry[] {
+  if (options === undefined) return []
+  if (typeof options !== 'object' || options === null) throw invalidPasskeyInput('options must be an object')
+  return validateOutboxEntries((options as { readonly outbox?: unknown }).outbox)
 }

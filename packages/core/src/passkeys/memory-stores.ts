@@ -1,5 +1,8 @@
 import type { MemoryAccountData, MemorySignInMethods } from '../accounts/memory-tables.js'
 import type { PasskeySignInMethod } from '../accounts/records.js'
+import { ConfigurationError } from '../errors/portcullis-error.js'
+import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
+import type { OutboxEntry } from '../mail/outbox.js'
 import { PasskeyError, PasskeyErrorCodes } from './errors.js'
 import {
   requireCredentialId,
@@ -9,6 +12,7 @@ import {
   validatePasskeyAccountRequest,
   validatePasskeyChallenge,
   validatePasskeyChallengeKey,
+  validatePasskeyChangeOptions,
   validatePasskeyCredential,
   validateRecordPasskeyUse,
 } from './input.js'
@@ -17,6 +21,7 @@ import type {
   PasskeyAccountRequest,
   PasskeyChallengeKey,
   PasskeyChallengeStore,
+  PasskeyChangeOptions,
   PasskeyStore,
   RecordPasskeyUseRequest,
   RemovePasskeyOutcome,
@@ -32,11 +37,38 @@ const copy = (credential: PasskeyCredential): PasskeyCredential =>
 export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
   readonly #credentials = new Map<string, PasskeyCredential>()
   #accounts: MemorySignInMethods | undefined
+  readonly #outbox: MemoryMailOutbox | undefined
 
-  async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
+  /**
+   * `outbox`: where the security notifications of adding and removing a passkey are written, in the
+   * change's step and only when the change happens. Without it, a change that carries entries is refused
+   * (`passkey.outbox_not_configured`) and nothing changes.
+   */
+  constructor(options: { readonly outbox?: MemoryMailOutbox } = {}) {
+    this.#outbox = options.outbox
+  }
+
+  /** The writer of `entries` (checked now), run in the change's synchronous step. */
+  #stage(entries: readonly OutboxEntry[]): () => void {
+    if (entries.length === 0) return () => {}
+    if (this.#outbox === undefined) {
+      throw new ConfigurationError(
+        'passkey.outbox_not_configured',
+        'this MemoryPasskeyStore has no outbox: pass { outbox: MemoryMailOutbox } to write notifications with changes',
+      )
+    }
+    return this.#outbox.prepareWrite(entries)
+  }
+
+  async addPasskey(
+    credential: PasskeyCredential,
+    options?: PasskeyChangeOptions,
+  ): Promise<'added' | 'duplicate'> {
     const valid = validatePasskeyCredential(credential)
+    const write = this.#stage(validatePasskeyChangeOptions(options))
     if (this.#credentials.has(valid.credentialId)) return 'duplicate'
     this.#credentials.set(valid.credentialId, valid)
+    write()
     return 'added'
   }
 
@@ -80,8 +112,12 @@ export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
     return true
   }
 
-  async removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome> {
+  async removePasskey(
+    request: PasskeyAccountRequest,
+    options?: PasskeyChangeOptions,
+  ): Promise<RemovePasskeyOutcome> {
     const { accountId, credentialId } = validatePasskeyAccountRequest(request)
+    const write = this.#stage(validatePasskeyChangeOptions(options))
     const stored = this.#credentials.get(credentialId)
     if (stored?.accountId !== accountId) return 'not-found'
     const accounts = this.#accounts
@@ -89,6 +125,7 @@ export class MemoryPasskeyStore implements PasskeyStore, MemoryAccountData {
     if (usable && accounts?.hasAccount(accountId) && accounts.methodCount(accountId) <= 1)
       return 'final-method'
     this.#credentials.delete(credentialId)
+    write()
     return 'removed'
   }
 

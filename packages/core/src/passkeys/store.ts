@@ -1,4 +1,14 @@
+import type { OutboxEntry } from '../mail/outbox.js'
 import type { PasskeyChallenge, PasskeyCredential } from './records.js'
+
+/** What `addPasskey` and `removePasskey` write with their change. */
+export interface PasskeyChangeOptions {
+  /**
+   * Security notifications of the change (`SecurityNotifier.entries`), written in the same transaction
+   * and only when the change happens (not for a `duplicate`, `not-found` or `final-method`).
+   */
+  readonly outbox?: readonly OutboxEntry[] | undefined
+}
 
 export interface RecordPasskeyUseRequest {
   readonly credentialId: string
@@ -23,8 +33,11 @@ export interface PasskeyAccountRequest {
  * operation is one transaction.
  */
 export interface PasskeyStore {
-  /** Stores a new passkey; `duplicate` (nothing changes) when its credential id is already stored. */
-  addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'>
+  /**
+   * Stores a new passkey, with `outbox` in the same transaction; `duplicate` (nothing changes, nothing
+   * is written) when its credential id is already stored.
+   */
+  addPasskey(credential: PasskeyCredential, options?: PasskeyChangeOptions): Promise<'added' | 'duplicate'>
   findPasskey(credentialId: string): Promise<PasskeyCredential | null>
   /** The account's passkeys, oldest first. */
   listPasskeys(accountId: string): Promise<readonly PasskeyCredential[]>
@@ -42,9 +55,10 @@ export interface PasskeyStore {
    * Removes one of the account's passkeys: `not-found` when the account has no such passkey,
    * `final-method` (nothing changes) when the account exists in the account store over the same storage
    * and this usable passkey is its last way to sign in (password, provider identities and usable
-   * passkeys are counted under the account's lock, as for every other method's removal).
+   * passkeys are counted under the account's lock, as for every other method's removal). `outbox` is
+   * written in the same transaction, only when the passkey is `removed`.
    */
-  removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome>
+  removePasskey(request: PasskeyAccountRequest, options?: PasskeyChangeOptions): Promise<RemovePasskeyOutcome>
 }
 
 /** The key a ceremony's challenge is found by: both digests must match. */

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@portcullis/core'
 import {
   type PasskeyAccountRequest,
+  type PasskeyChangeOptions,
   type PasskeyCredential,
   type PasskeyStore,
   type RecordPasskeyUseRequest,
@@ -10,12 +11,14 @@ import {
   requirePasskeyDate,
   requirePasskeyName,
   validatePasskeyAccountRequest,
+  validatePasskeyChangeOptions,
   validatePasskeyCredential,
   validateRecordPasskeyUse,
 } from '@portcullis/core/passkeys'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction } from '../client/transaction.js'
+import { insertOutboxEntries } from '../mail/outbox-insert.js'
 import { removePasskeyMethod } from './removal.js'
 import { passkeysTable as passkeys } from './tables.js'
 
@@ -50,16 +53,34 @@ export class PostgresPasskeyStore implements PasskeyStore {
     this.#pool = options.client.pool
   }
 
-  async addPasskey(credential: PasskeyCredential): Promise<'added' | 'duplicate'> {
+  async addPasskey(
+    credential: PasskeyCredential,
+    options?: PasskeyChangeOptions,
+  ): Promise<'added' | 'duplicate'> {
     const valid = validatePasskeyCredential(credential)
-    const added = await inStatement(() =>
-      this.#db
+    const outbox = validatePasskeyChangeOptions(options)
+    const values = { ...valid, transports: [...valid.transports] }
+    if (outbox.length === 0) {
+      const added = await inStatement(() =>
+        this.#db
+          .insert(passkeys)
+          .values(values)
+          .onConflictDoNothing({ target: passkeys.credentialId })
+          .returning({ id: passkeys.credentialId }),
+      )
+      return added.length === 1 ? 'added' : 'duplicate'
+    }
+    // The passkey and its notification in one transaction: both or neither.
+    return inTransaction(this.#pool, async (tx) => {
+      const added = await tx
         .insert(passkeys)
-        .values({ ...valid, transports: [...valid.transports] })
+        .values(values)
         .onConflictDoNothing({ target: passkeys.credentialId })
-        .returning({ id: passkeys.credentialId }),
-    )
-    return added.length === 1 ? 'added' : 'duplicate'
+        .returning({ id: passkeys.credentialId })
+      if (added.length === 0) return 'duplicate'
+      await insertOutboxEntries(tx, outbox)
+      return 'added'
+    })
   }
 
   async findPasskey(credentialId: string): Promise<PasskeyCredential | null> {
@@ -125,9 +146,17 @@ export class PostgresPasskeyStore implements PasskeyStore {
     return renamed.length === 1
   }
 
-  async removePasskey(request: PasskeyAccountRequest): Promise<RemovePasskeyOutcome> {
+  async removePasskey(
+    request: PasskeyAccountRequest,
+    options?: PasskeyChangeOptions,
+  ): Promise<RemovePasskeyOutcome> {
     const valid = validatePasskeyAccountRequest(request)
-    return inTransaction(this.#pool, (tx) => removePasskeyMethod(tx, valid))
+    const outbox = validatePasskeyChangeOptions(options)
+    return inTransaction(this.#pool, async (tx) => {
+      const outcome = await removePasskeyMethod(tx, valid)
+      if (outcome === 'removed') await insertOutboxEntries(tx, outbox)
+      return outcome
+    })
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
