@@ -11,7 +11,9 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  * proves it with a TXT record on a loopback DNS server and sets its enrollment to automatic invitation.
  * A new person signs up, adds an address at exactly that domain and verifies it: an invitation mail
  * arrives in the development mailbox, and they become a member only by accepting it. A person at a
- * subdomain verifies theirs and gets nothing; a forged enrollment mode changes nothing.
+ * subdomain verifies theirs and gets nothing; a forged enrollment mode changes nothing. In suggestion
+ * mode nobody is mailed, and a person with a verified address at the domain sees the organization listed
+ * on /organizations, read-only.
  */
 const DOMAIN = 'joining.portcullis-test.example'
 const PASSWORD = 'a long passphrase for joining'
@@ -181,6 +183,23 @@ describe.skipIf(chromiumPath === undefined)('joining by verified domain, in a br
     const judy = await (await browser.newContext()).newPage()
     await signUpWithVerifiedAddress(judy, 'judy-joining', `judy@${DOMAIN}`)
     expect(await pendingFor(`judy@${DOMAIN}`)).toEqual([])
+    // Judy sees acme suggested on her organizations page, read-only; she is no member.
+    await judy.goto(`${app.url}/organizations`)
+    const suggestion = judy.locator('[data-testid="suggestions"] li[data-suggestion="acme"]')
+    await expect(words(suggestion)).resolves.toBe(`Acme Corporation (${DOMAIN})`)
+    await expect(words(judy.locator('[data-testid="suggestions"]'))).resolves.toContain(
+      'ask one of its administrators to invite you',
+    )
+    await expect(
+      judy.locator('[data-testid="suggestions"] form, [data-testid="suggestions"] button').count(),
+    ).resolves.toBe(0)
+    expect((await judy.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
+    // Not to Heidi (a member already) nor to Ivan (a subdomain).
+    await heidi.goto(`${app.url}/organizations`)
+    await expect(words(heidi.locator('tr[data-organization="acme"]'))).resolves.toContain('viewer')
+    await expect(heidi.locator('[data-testid="suggestions"]').count()).resolves.toBe(0)
+    await ivan.goto(`${app.url}/organizations`)
+    await expect(ivan.locator('[data-testid="suggestions"]').count()).resolves.toBe(0)
   })
 
   it('a cross-site enrollment form changes nothing', async () => {

@@ -4,6 +4,7 @@ import { fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { Flash } from '../layout/flash.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { readableTime } from '../layout/readable.js'
+import type { OrganizationSuggestion } from './organization-wiring.js'
 
 /** Where the viewer's organizations are listed (and a new one is created). */
 export const ORGANIZATIONS_PATH = '/organizations'
@@ -46,8 +47,11 @@ export function organizationListPage(input: {
   readonly active: string | undefined
   readonly csrfToken: string
   readonly flash: Flash | undefined
+  /** Organizations at the domain of a verified address of the viewer (suggestion mode). */
+  readonly suggestions?: readonly OrganizationSuggestion[]
 }): SafeHtml {
   const id = fieldError(input.flash, 'organization_id')
+  const suggestions = input.suggestions ?? []
   return html`${flashNotice(input.flash)}
     <p class="lead">Organizations are the tenants of this app. Your membership's role is read from the
       organization store on every request, never from the request, so <code>requiresTenantRole</code>
@@ -68,6 +72,16 @@ export function organizationListPage(input: {
                       <button type="submit" class="secondary">Make active</button></form>`
               } <a href="/tenants/${each.organizationId}">Tenant pages</a></td></tr>`,
           )}</tbody></table>`
+    }
+    ${
+      suggestions.length === 0
+        ? ''
+        : html`<section class="card" data-testid="suggestions"><h2>Organizations at your verified domain</h2>
+          <ul class="plain">${suggestions.map(
+            (each) =>
+              html`<li data-suggestion="${each.organizationId}">${each.name} <span class="muted">(${each.domain})</span></li>`,
+          )}</ul>
+          <p class="muted">To join one, ask one of its administrators to invite you.</p></section>`
     }
     <form method="post" action="${ORGANIZATIONS_PATH}" class="stack card" aria-label="Create an organization">
       ${csrf(input.csrfToken)}

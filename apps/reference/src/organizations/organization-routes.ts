@@ -83,6 +83,7 @@ export function organizationRoutes(
         active: activeOrganizationOf(request.security.snapshot)?.organizationId,
         csrfToken: forms.token(request, response),
         flash: kit.take(request, response),
+        suggestions: await context.organizations.suggestionsFor(me(request)),
       }),
     )
   })

@@ -70,6 +70,19 @@ export interface ReferenceOrganizations {
    * `viewer` invitation from each organization holding exactly that domain verified in that mode.
    */
   readonly automatic: AutomaticInvitations
+  /**
+   * The organizations holding a verified domain in `automatic-suggestion` mode at exactly the domain of
+   * one of the account's verified addresses, that it does not belong to (read-only: asking to join is not
+   * offered, an administrator invites).
+   */
+  suggestionsFor(accountId: string): Promise<readonly OrganizationSuggestion[]>
+}
+
+/** An organization suggested to a person by the domain of a verified address of theirs. */
+export interface OrganizationSuggestion {
+  readonly organizationId: string
+  readonly name: string
+  readonly domain: string
 }
 
 /**
@@ -132,5 +145,35 @@ export async function createOrganizations(input: {
     accounts: input.accounts,
     role: 'viewer',
   })
-  return { store, invitations, roles: REFERENCE_ROLES, keyRing, resolver, memberName, domains, automatic }
+  const suggestionsFor = async (accountId: string) => {
+    const addresses = await input.accounts.listEmailAddresses(accountId)
+    const offers = (await domains.enrollmentFor(addresses)).filter(
+      (offer) => offer.mode === 'automatic-suggestion',
+    )
+    if (offers.length === 0) return []
+    const mine = new Set((await store.membershipsOf(accountId)).map((each) => each.organizationId))
+    const suggestions: OrganizationSuggestion[] = []
+    for (const offer of offers) {
+      if (mine.has(offer.organizationId)) continue
+      const organization = await store.getOrganization(offer.organizationId)
+      if (organization === null) continue
+      suggestions.push({
+        organizationId: offer.organizationId,
+        name: organization.name,
+        domain: offer.domain,
+      })
+    }
+    return suggestions
+  }
+  return {
+    store,
+    invitations,
+    roles: REFERENCE_ROLES,
+    keyRing,
+    resolver,
+    memberName,
+    domains,
+    automatic,
+    suggestionsFor,
+  }
 }
