@@ -1,3 +1,4 @@
+import { MemoryPasskeyStore } from '@portcullis/core/passkeys'
 import { describe, expect, it } from 'vitest'
 import { runSuite } from '../src/index.js'
 import {
@@ -34,6 +35,11 @@ function selfTest<Fixture>(
 describe('PasskeyStore conformance suite against deliberately broken stores', () => {
   it('passes the reference memory store as a whole', async () => {
     await expect(assertPasskeyStoreConformance(memoryPasskeyFixture)).resolves.toBeUndefined()
+  })
+  it('passes the memory store without an outbox (it refuses changes that carry notifications)', async () => {
+    await expect(
+      assertPasskeyStoreConformance(() => ({ store: new MemoryPasskeyStore() })),
+    ).resolves.toBeUndefined()
   })
   selfTest(brokenPasskeyStores, passkeyStoreSuite)
 })

@@ -9,6 +9,7 @@ import { accountFaultCases } from './support/fault-cases-accounts.js'
 import { codeFaultCases } from './support/fault-cases-codes.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
+import { passkeyFaultCases } from './support/fault-cases-passkeys.js'
 import { reencryptionFaultCases } from './support/fault-cases-reencryption.js'
 import { securityLogFaultCases } from './support/fault-cases-security-log.js'
 import { signUpFaultCases } from './support/fault-cases-sign-up.js'
@@ -46,6 +47,7 @@ const cases = [
   ...signUpFaultCases(kit),
   ...securityLogFaultCases(kit),
   ...totpFaultCases(kit),
+  ...passkeyFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {

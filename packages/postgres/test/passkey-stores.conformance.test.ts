@@ -1,14 +1,19 @@
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import { PostgresPasskeyChallengeStore, PostgresPasskeyStore } from '../src/index.js'
+import { PostgresMailOutbox, PostgresPasskeyChallengeStore, PostgresPasskeyStore } from '../src/index.js'
 import { migratedDatabase, splitRaceCases } from './support/database.js'
 
 const db = await migratedDatabase()
 afterAll(() => db.close())
 
 // Every passkey case runs on the pool: the counter compare-and-swap races on real concurrent sessions.
-describeConformance(passkeyStoreSuite(() => ({ store: new PostgresPasskeyStore({ client: db.client }) })))
+describeConformance(
+  passkeyStoreSuite(() => ({
+    store: new PostgresPasskeyStore({ client: db.client }),
+    outbox: new PostgresMailOutbox({ client: db.client }),
+  })),
+)
 const challenges = splitRaceCases(
   passkeyChallengeStoreSuite(() => ({ store: new PostgresPasskeyChallengeStore({ client: db.client }) })),
 )

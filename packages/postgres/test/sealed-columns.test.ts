@@ -125,7 +125,10 @@ const suites: ConformanceSuite<never>[] = [
     peer: new PostgresRateLimitStore({ client }),
   })),
   apiKeyStoreConformanceSuite(() => new PostgresApiKeyStore({ client })),
-  passkeyStoreSuite(() => ({ store: new PostgresPasskeyStore({ client }) })),
+  passkeyStoreSuite(() => ({
+    store: new PostgresPasskeyStore({ client }),
+    outbox: new PostgresMailOutbox({ client }),
+  })),
   passkeyChallengeStoreSuite(() => ({ store: new PostgresPasskeyChallengeStore({ client }) })),
   stepUpStoreSuite(() => ({ store: new PostgresStepUpStore({ client }) })),
   securityLogSuite(() => ({

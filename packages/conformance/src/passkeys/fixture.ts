@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import type {
   PasskeyChallenge,
   PasskeyChallengeStore,
@@ -9,6 +10,11 @@ import type {
 /** A passkey store for one case; stores may share a database, the suite uses fresh ids. */
 export interface PasskeyStoreFixture {
   readonly store: PasskeyStore
+  /**
+   * The outbox the store writes the `outbox` entries of adding and removing a passkey into (same
+   * storage, same transaction). Without it the store must refuse changes that carry entries.
+   */
+  readonly outbox?: MailOutboxStore
   dispose?(): Promise<void> | void
 }
 

@@ -6,17 +6,18 @@ import type {
   PasskeyStoreFactory,
   PasskeyStoreFixture,
 } from './fixture.js'
+import { outboxCases } from './outbox-cases.js'
 import { passkeyCases } from './passkey-cases.js'
 
 /**
  * The `PasskeyStore` suite: exact round trip and account listings, duplicate credential ids, the counter
  * compare-and-swap (one winner of 20), counterless authenticators, suspension, owner-only rename and
- * removal, strict input.
+ * removal, notifications written in the change's transaction only when it happens, strict input.
  */
 export function passkeyStoreSuite(factory: PasskeyStoreFactory): ConformanceSuite<PasskeyStoreFixture> {
   return {
     name: 'PasskeyStore conformance',
-    cases: passkeyCases,
+    cases: [...passkeyCases, ...outboxCases],
     createContext: () => factory(),
     disposeContext: (fixture) => fixture.dispose?.(),
   }

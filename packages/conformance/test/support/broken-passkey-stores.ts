@@ -1,4 +1,5 @@
 import { setImmediate as tick } from 'node:timers/promises'
+import { MemoryMailOutbox, type OutboxEntry } from '@portcullis/core/mail'
 import {
   MemoryPasskeyChallengeStore,
   MemoryPasskeyStore,
@@ -123,7 +124,47 @@ export interface Broken<Fixture> {
 const naivePasskeys = (flaw: PasskeyFlaw) => () => ({ store: new NaivePasskeyStore(flaw) })
 const naiveChallenges = (flaw: ChallengeFlaw) => () => ({ store: new NaiveChallengeStore(flaw) })
 
+/**
+ * Enqueues each change's notification first, in a step of its own, and then makes the change without
+ * it: a duplicate or a removal of a passkey the account does not have is still notified.
+ */
+function notifiesOutsideTheChange(): PasskeyStoreFixture {
+  const outbox = new MemoryMailOutbox()
+  const inner = new MemoryPasskeyStore()
+  const first = async (options?: { readonly outbox?: readonly OutboxEntry[] | undefined }) => {
+    if (options?.outbox !== undefined && options.outbox.length > 0) await outbox.enqueue(options.outbox)
+  }
+  const store = new Proxy(inner, {
+    get(target, property) {
+      if (property === 'addPasskey')
+        return async (
+          credential: PasskeyCredential,
+          options?: { readonly outbox?: readonly OutboxEntry[] },
+        ) => {
+          await first(options)
+          return target.addPasskey(credential)
+        }
+      if (property === 'removePasskey')
+        return async (
+          request: PasskeyAccountRequest,
+          options?: { readonly outbox?: readonly OutboxEntry[] },
+        ) => {
+          await first(options)
+          return target.removePasskey(request)
+        }
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return { store, outbox }
+}
+
 export const brokenPasskeyStores: readonly Broken<PasskeyStoreFixture>[] = [
+  {
+    name: 'notifications outside the change',
+    factory: notifiesOutsideTheChange,
+    caught: ['passkey.outbox-atomic'],
+  },
   {
     name: 'counter written without compare',
     factory: naivePasskeys('last-writer-wins'),
@@ -170,7 +211,10 @@ export const brokenChallengeStores: readonly Broken<PasskeyChallengeStoreFixture
   },
 ]
 
-export const memoryPasskeyFixture = (): PasskeyStoreFixture => ({ store: new MemoryPasskeyStore() })
+export const memoryPasskeyFixture = (): PasskeyStoreFixture => {
+  const outbox = new MemoryMailOutbox()
+  return { store: new MemoryPasskeyStore({ outbox }), outbox }
+}
 export const memoryChallengeFixture = (): PasskeyChallengeStoreFixture => ({
   store: new MemoryPasskeyChallengeStore(),
 })

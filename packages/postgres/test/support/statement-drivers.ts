@@ -152,7 +152,12 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
   {
     name: 'PostgresPasskeyStore',
     suites: (db) => [
-      suite(passkeyStoreSuite(() => ({ store: new PostgresPasskeyStore({ client: db.client }) }))),
+      suite(
+        passkeyStoreSuite(() => ({
+          store: new PostgresPasskeyStore({ client: db.client }),
+          outbox: new PostgresMailOutbox({ client: db.client }),
+        })),
+      ),
       suite(
         passkeyChallengeStoreSuite(() => ({
           store: new PostgresPasskeyChallengeStore({ client: db.client }),
