@@ -46,7 +46,7 @@ export interface SecondFactorParts {
   readonly publicOrigin: string
   readonly stepUp: StepUpService
   readonly events: SecurityEventSink
-  /** Writes the notification of enabling, removing TOTP and new recovery codes in the TOTP store's transaction. */
+  /** Writes the notification of each TOTP, recovery-code and passkey change in its store's transaction. */
   readonly securityNotices?: SecurityNoticeSource
 }
 
@@ -86,6 +86,7 @@ export function createSecondFactors(parts: SecondFactorParts): SecondFactors {
     challenges: new PostgresPasskeyChallengeStore({ client }),
     pepper: keys.passkeyPepper,
     events: parts.events,
+    ...(parts.securityNotices === undefined ? {} : { securityNotices: parts.securityNotices }),
   })
   return {
     passkeys: { service, stepUp: new PasskeyStepUp({ passkeys: service, stepUp: parts.stepUp }) },
