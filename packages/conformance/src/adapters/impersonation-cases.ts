@@ -237,6 +237,62 @@ export const impersonationCases: readonly Case[] = [
       )
     },
   ),
+  conformanceCase(
+    'adapter.impersonation-sign-out-others',
+    'signing out the other sessions from an impersonation names the administrator in the epoch move and every revocation, and renews nothing: the impersonation ends; the person doing it themself names nobody',
+    async (fixture, check) => {
+      const { app, admin, adminId, aliceId, impersonate, world } = await started(fixture)
+      const phone = await signedInBrowserAgain(app.url, 'alice')
+      const phoneHandle = (
+        (await phone.get('/auth/sessions')).json() as { sessions: { id: string; current: boolean }[] }
+      ).sessions.find((session) => session.current)?.id
+      const answer = await impersonate(aliceId)
+      check(answer.status === 201, `the impersonation did not start: ${answer.status}`)
+      const impersonationId =
+        answer.status === 201 ? (answer.json() as { impersonationId: string }).impersonationId : ''
+      const from = world.recorded.length
+      const out = await admin.post('/auth/activity/sessions/sign-out-others')
+      check(out.status === 200, `the sign-out answered ${out.status}: ${out.text}`)
+      check(out.setCookies.length === 0, 'the impersonation was renewed into a session of the account')
+      checkProblem(check, await admin.get('/me'), 401, 'authentication.required')
+      checkProblem(check, await phone.get('/me'), 401, 'authentication.required')
+      const during = world.recorded.slice(from)
+      const moved = during.find((event) => event.type === 'epoch.bumped') as
+        | { accountId?: string; actorId?: string; impersonationId?: string }
+        | undefined
+      check(
+        moved?.accountId === aliceId &&
+          moved.actorId === adminId &&
+          moved.impersonationId === impersonationId,
+        `the epoch move does not name the administrator: ${JSON.stringify(moved)}`,
+      )
+      const revoked = during.filter((event) => event.type === 'session.revoked')
+      check(
+        revoked.some((event) => event.sessionHandle === phoneHandle),
+        'the phone session’s revocation was not recorded',
+      )
+      for (const event of revoked) {
+        check(
+          event.actorId === adminId &&
+            (event as { impersonationId?: string }).impersonationId === impersonationId,
+          `a revocation does not name the administrator: ${JSON.stringify(event)}`,
+        )
+      }
+      const herself = await signedInBrowserAgain(app.url, 'alice')
+      const own = world.recorded.length
+      const again = await herself.post('/auth/activity/sessions/sign-out-others')
+      check(
+        again.status === 200 && again.setCookies.length === 1,
+        'the person’s own sign-out renewed nothing',
+      )
+      const ownMove = world.recorded.slice(own).find((event) => event.type === 'epoch.bumped')
+      check(
+        ownMove !== undefined && !('actorId' in ownMove) && !('impersonationId' in ownMove),
+        `the person’s own epoch move names an actor: ${JSON.stringify(ownMove)}`,
+      )
+      check((await herself.get('/me')).status === 200, 'the person was not kept signed in')
+    },
+  ),
 ]
 
 /** A second browser of `username` (signed in again, not registered again). */

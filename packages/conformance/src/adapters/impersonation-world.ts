@@ -10,6 +10,7 @@ import {
 } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { MemorySecurityLog } from '@portcullis/core/security-log'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { movableClock } from './account-email-change-world.js'
@@ -100,6 +101,7 @@ export function impersonationWorld(options: { readonly ttlSeconds?: number } = {
     local,
     accounts: { service: new AccountService({ accounts, local, stepUp }), local },
     impersonation: { impersonations, local },
+    activity: { local, securityLog: new MemorySecurityLog() },
   }
   const grant = (username: string, capabilities: readonly string[]) => grants.set(username, capabilities)
   return { scenario, clock, recorded, grant, accounts }

@@ -340,4 +340,33 @@ describe('an impersonation session', () => {
     expect(revoked(tablet.handle)).not.toHaveProperty('actorId')
     expect(revoked(tablet.handle)).not.toHaveProperty('impersonationId')
   })
+
+  it('names the administrator in the epoch move and every revocation of a sign-out everywhere it asks for', async () => {
+    const w = await world()
+    const started = await w.start(w.alice.accountId)
+    const outcome = await w.authenticate(cookiesOf(started.setCookies))
+    if (outcome.kind !== 'authenticated') throw new Error('the impersonation does not authenticate')
+    const from = w.recorded.length
+    await w.local.logout({
+      accountId: w.alice.accountId,
+      body: { all: true },
+      credentials: w.local.credentialsOf([outcome.evidence]),
+      request: { impersonator: outcome.principal.impersonator },
+    })
+    const during = w.recorded.slice(from)
+    const marked = { actorId: w.admin.accountId, impersonationId: started.impersonationId }
+    expect(during.find((event) => event.type === 'epoch.bumped')).toMatchObject({
+      accountId: w.alice.accountId,
+      reason: 'sign_out_everywhere',
+      ...marked,
+    })
+    const revoked = during.filter((event) => event.type === 'session.revoked')
+    expect(revoked.map((event) => event.sessionHandle)).toContain(w.alice.signIn.handle)
+    for (const event of revoked) expect(event).toMatchObject(marked)
+    const own = w.recorded.length
+    await w.local.signOutEverywhere(w.alice.accountId)
+    const moved = w.recorded.slice(own).find((event) => event.type === 'epoch.bumped')
+    expect(moved).toMatchObject({ accountId: w.alice.accountId })
+    expect(moved).not.toHaveProperty('actorId')
+  })
 })

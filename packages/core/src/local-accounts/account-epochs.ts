@@ -1,4 +1,5 @@
 import type { AccountStore } from '../accounts/port.js'
+import type { Impersonator } from '../authentication/principal.js'
 import type { LocalCredentials } from './local-credentials.js'
 import type { LocalRuntime } from './runtime.js'
 import type { EpochBumpReason, SessionRevocationReason } from './security-events.js'
@@ -36,11 +37,12 @@ export class AccountEpochs {
     accountId: string,
     reason: EpochBumpReason,
     clientAddress: string | undefined,
+    impersonator?: Impersonator,
   ): Promise<number | null> {
     const generation = this.#runtime.epochs.generation
     const epoch = await this.#accounts.bumpSecurityEpoch({ accountId, now: new Date(this.#runtime.clock()) })
     if (epoch === null) return null
-    await this.moved({ accountId, securityEpoch: epoch, reason, clientAddress, generation })
+    await this.moved({ accountId, securityEpoch: epoch, reason, clientAddress, generation, impersonator })
     return epoch
   }
 
@@ -51,14 +53,20 @@ export class AccountEpochs {
     readonly clientAddress?: string | undefined
     /** The caches' generation read before the store moved the epoch; without it the next check reads. */
     readonly generation?: number
+    /** The impersonation that moved the epoch: its events name the administrator. */
+    readonly impersonator?: Impersonator | undefined
   }): Promise<void> {
     this.#believe(request.accountId, request.securityEpoch, request.generation)
+    const { impersonator } = request
     this.#runtime.emit('epoch.bumped', {
       accountId: request.accountId,
       epoch: request.securityEpoch,
       reason: request.reason,
+      ...(impersonator === undefined
+        ? {}
+        : { actorId: impersonator.accountId, impersonationId: impersonator.impersonationId }),
     })
-    await this.endEverything(request.accountId, 'epoch_bumped', request.clientAddress)
+    await this.endEverything(request.accountId, 'epoch_bumped', request.clientAddress, impersonator)
   }
 
   async renew(request: {
@@ -103,8 +111,9 @@ export class AccountEpochs {
     accountId: string,
     reason: SessionRevocationReason,
     clientAddress: string | undefined,
+    impersonator?: Impersonator,
   ): Promise<void> {
-    await this.#sessions?.revokeAccount(accountId, reason, { clientAddress })
+    await this.#sessions?.revokeAccount(accountId, reason, { clientAddress, impersonator })
     await this.#tokens?.revokeAccount(accountId)
   }
 }

@@ -1,6 +1,6 @@
 import type { AccountStore } from '../accounts/port.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
-import type { AuthenticationEvidence } from '../authentication/principal.js'
+import type { AuthenticationEvidence, Impersonator } from '../authentication/principal.js'
 import { readOptions } from '../errors/options.js'
 import type { StepUpService } from '../step-up/service.js'
 import type { AccountEpochs } from './account-epochs.js'
@@ -216,13 +216,17 @@ export class LocalAccounts {
     return this.#operations.revokeTagged(checkedHandleTags(tags))
   }
 
-  /** Moves the security epoch and ends every session and token family of the account; the new epoch. */
+  /**
+   * Moves the security epoch and ends every session and token family of the account; the new epoch.
+   * `impersonator`: the impersonation asking for it (its events name the administrator).
+   */
   async signOutEverywhere(
     accountId: string,
     reason: EpochBumpReason = 'sign_out_everywhere',
     clientAddress?: string,
+    impersonator?: Impersonator,
   ): Promise<number | null> {
-    return this.#epochs.signOutEverywhere(accountId, reason, clientAddress)
+    return this.#epochs.signOutEverywhere(accountId, reason, clientAddress, impersonator)
   }
 
   /** Rotates a refresh token (`{ refresh_token }`) into a new pair. */

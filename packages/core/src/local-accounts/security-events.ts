@@ -84,6 +84,10 @@ export interface SecurityEventFields {
     /** The new epoch. */
     readonly epoch: number
     readonly reason: EpochBumpReason
+    /** The administrator, when an impersonation of the account moved the epoch. */
+    readonly actorId?: string
+    /** The impersonation that moved the epoch. */
+    readonly impersonationId?: string
   }
   'csrf.refused': {
     readonly reason: CsrfRefusalReason

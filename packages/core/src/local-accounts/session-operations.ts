@@ -85,7 +85,12 @@ export class SessionOperations {
     const { all } = readLogout(request.body)
     const clientAddress = this.#clientAddress(request.request)
     if (all) {
-      await this.#epochs.signOutEverywhere(request.accountId, 'sign_out_everywhere', clientAddress)
+      await this.#epochs.signOutEverywhere(
+        request.accountId,
+        'sign_out_everywhere',
+        clientAddress,
+        request.request?.impersonator,
+      )
       return
     }
     const { sessionHandle, familyId } = request.credentials

@@ -81,7 +81,9 @@ function pageQuery(query: string): { readonly limit: number; readonly cursor?: s
 /**
  * Signs out every other session of the account: the security epoch moves (every session, refresh token
  * family and access token of the account is refused on every instance), then the caller gets a fresh
- * session (when it came with one) and token pair (when it came with a local access token).
+ * session (when it came with one) and token pair (when it came with a local access token). From an
+ * impersonation (`request.impersonator`), the events name the administrator, and nothing is renewed: the
+ * impersonation ends with the epoch instead of becoming a session of the account.
  */
 export async function signOutOtherSessions(
   local: LocalAccounts,
@@ -96,8 +98,10 @@ export async function signOutOtherSessions(
     request.accountId,
     'sign_out_everywhere',
     local.clientAddress(info),
+    info.impersonator,
   )
   if (epoch === null) throw new HttpProblem(problems.authenticationRequired)
+  if (info.impersonator !== undefined) return {}
   return local.renewSignIn({
     accountId: request.accountId,
     securityEpoch: epoch,
@@ -161,7 +165,7 @@ export function activityRouteTable(options: ActivityRouteTableOptions): NeutralR
       const renewed = await signOutOtherSessions(local, {
         accountId: accountOf(exchange),
         credentials: credentialsOf(exchange),
-        request: exchange.requestInfo,
+        request: { ...exchange.requestInfo, impersonator: exchange.security.principal?.impersonator },
       })
       return answer(
         {

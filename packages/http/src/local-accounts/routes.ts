@@ -176,7 +176,7 @@ export function localRouteTable(options: LocalRouteTableOptions): NeutralRoute[]
       accountId: principal.id,
       body: await exchange.body(limit),
       credentials,
-      request: exchange.requestInfo,
+      request: { ...exchange.requestInfo, impersonator: principal.impersonator },
     })
     return { ...noContent, setCookies: credentials.sessionHandle === undefined ? [] : clearSession() }
   })

@@ -323,7 +323,11 @@ export class SessionManager {
   async revokeAccount(
     accountId: string,
     reason: SessionRevocationReason,
-    options: { readonly keep?: SessionRecord | undefined; readonly clientAddress?: string | undefined } = {},
+    options: {
+      readonly keep?: SessionRecord | undefined
+      readonly clientAddress?: string | undefined
+      readonly impersonator?: Impersonator | undefined
+    } = {},
   ): Promise<number> {
     const keep = options.keep?.digest
     this.#cache.deleteAccount(accountId, keep)
@@ -334,7 +338,9 @@ export class SessionManager {
       ...(keep === undefined ? {} : { exceptDigest: keep }),
     })
     for (const session of live) {
-      if (session.digest !== keep) this.#revoked(accountId, session.handle, reason, options.clientAddress)
+      if (session.digest !== keep) {
+        this.#revoked(accountId, session.handle, reason, options.clientAddress, options.impersonator)
+      }
     }
     return removed
   }
