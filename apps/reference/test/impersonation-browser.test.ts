@@ -128,6 +128,29 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await bobContext.close()
   })
 
+  it('signing out everywhere else from an impersonation ends it, and leaves no session of the person behind', async () => {
+    const bobContext = await browser.newContext()
+    const bob = await bobContext.newPage()
+    await signIn(bob, 'bob', app.password('bob'))
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await signIn(page, 'alice', app.password('alice'))
+    await impersonate(page, 'bob', 'ticket 4712: a stolen phone', app.password('alice'))
+    await expect(banner(page).count()).resolves.toBe(1)
+    await page.goto(`${app.url}/account/sessions`)
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click()
+    await page.waitForLoadState()
+    // The impersonation was not renewed into a session of Bob: the browser holds none any more.
+    expect((await page.goto(`${app.url}/account`))?.status()).toBe(401)
+    expect((await bob.goto(`${app.url}/account`))?.status()).toBe(401)
+    await context.close()
+    await signIn(bob, 'bob', app.password('bob'))
+    // Bob's recent activity shows the sign-out as an act of the administrator on his account.
+    await bob.goto(`${app.url}/account/activity`)
+    await expect(bob.locator('main').textContent()).resolves.toMatch(/epoch\.bumped at \S+, by demo-alice/)
+    await bobContext.close()
+  })
+
   it('refuses a cross-site start, and a start without the capability', async () => {
     const page = await admin.newPage()
     await page.goto(`${app.url}/admin/impersonate`)

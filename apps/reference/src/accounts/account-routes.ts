@@ -332,10 +332,12 @@ export function accountRoutes(
   })
 
   router.post('/account/sessions/revoke-all', { auth }, async (request, response) => {
+    const info = requestInfo(request)
     await local.signOutEverywhere(
       kit.accountId(request),
       'sign_out_everywhere',
-      local.clientAddress(requestInfo(request)),
+      local.clientAddress(info),
+      info.impersonator,
     )
     clearSession(response)
     response.redirect(303, SIGN_IN_PATH)

@@ -29,6 +29,8 @@ export function requestInfo(request: Request): LocalRequestInfo {
     peerAddress: request.socket.remoteAddress,
     forwardedFor: request.headers['x-forwarded-for'],
     userAgent: request.headers['user-agent'],
+    // An impersonation's acts on the account's sessions name the administrator in their events.
+    impersonator: (request.security as typeof request.security | undefined)?.principal?.impersonator,
   }
 }
 
