@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { WORKSPACE_ROOT } from './workspace.js'
 
@@ -31,11 +31,10 @@ function alive(pid: number): boolean {
 /** True when the lock folder at `path` belongs to no live process (its holder died). */
 async function abandoned(path: string): Promise<boolean> {
   const owner = await readFile(join(path, 'owner'), 'utf8').catch(() => undefined)
-  if (owner !== undefined) {
-    const pid = Number.parseInt(owner, 10)
-    return !Number.isSafeInteger(pid) || !alive(pid)
-  }
-  // gone meanwhile: not abandoned, the next attempt takes it
+  const pid = owner === undefined ? Number.NaN : Number.parseInt(owner, 10)
+  if (Number.isSafeInteger(pid)) return !alive(pid)
+  // no pid yet (the holder has just created the folder) or gone meanwhile: abandoned only when the folder
+  // has stayed without one for long
   const created = await stat(path).catch(() => undefined)
   return created !== undefined && Date.now() - created.mtimeMs > OWNERLESS_AFTER_MS
 }
@@ -63,7 +62,9 @@ export async function withBuildLock<T>(task: () => Promise<T>, options: BuildLoc
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250))
   }
   try {
-    await writeFile(join(path, 'owner'), String(process.pid))
+    // written beside, then renamed: a waiting process never reads a half-written pid
+    await writeFile(join(path, 'owner.next'), String(process.pid))
+    await rename(join(path, 'owner.next'), join(path, 'owner'))
     return await task()
   } finally {
     await rm(path, { recursive: true, force: true })

@@ -83,6 +83,15 @@ describe('withBuildLock', () => {
     )
   })
 
+  it('never takes over a live lock whose pid is still being written (an empty owner file)', async () => {
+    await mkdir(path)
+    await writeFile(join(path, 'owner'), '')
+    await expect(withBuildLock(async () => 'ran', { path, timeoutMs: 200, pollMs: 10 })).rejects.toThrow(
+      /still held/,
+    )
+    expect(existsSync(join(path, 'owner'))).toBe(true)
+  })
+
   it('releases the lock when the task throws', async () => {
     await expect(
       withBuildLock(
