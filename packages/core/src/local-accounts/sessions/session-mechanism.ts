@@ -8,8 +8,9 @@ import {
 } from '../../authentication/outcome.js'
 import { AUTH_TIME_ATTRIBUTE } from '../../authorization/user-authentication.js'
 import type { CsrfDecision } from './csrf.js'
+import type { SessionCheck } from './session-check.js'
 import { readSessionCookie } from './session-cookie.js'
-import type { SessionCheck, SessionManager } from './session-manager.js'
+import type { SessionManager } from './session-manager.js'
 import type { SessionRecord } from './session-store.js'
 
 /** The request header carrying the synchronizer token for clients without Fetch Metadata and Origin. */
