@@ -17,6 +17,7 @@ import type {
   VerifyEmailAddressRequest,
 } from './email-requests.js'
 import * as emails from './memory-emails.js'
+import * as passwords from './memory-passwords.js'
 import { searchAccounts } from './memory-search.js'
 import {
   type AccountRow,
@@ -29,7 +30,6 @@ import {
   type Account,
   accountRecord,
   type PasswordRecord,
-  passwordRecord,
   type SignInMethod,
   signInMethods,
 } from './records.js'
@@ -47,12 +47,9 @@ import {
   type SetPasswordRequest,
   validateAccountChange,
   validateAccountId,
-  validateAddPassword,
   validateCreateAccount,
-  validateFindPassword,
   validateIssueInvite,
   validateSetAccountStatus,
-  validateSetPassword,
 } from './requests.js'
 
 export interface MemoryAccountStoreOptions {
@@ -81,19 +78,6 @@ export interface MemoryAccountStoreOptions {
    * (`accounts.security_log_not_configured`) and `securityLogInTransaction` is false.
    */
   readonly securityLog?: MemorySecurityLog
-}
-
-function toRecord(accountId: string, account: AccountRow, password: PasswordRow): PasswordRecord {
-  return passwordRecord({
-    accountId,
-    username: password.username,
-    passwordHash: password.passwordHash,
-    securityEpoch: account.securityEpoch,
-    status: account.status,
-    createdAt: account.createdAt,
-    updatedAt: password.updatedAt,
-    passwordChangedAt: password.passwordChangedAt,
-  })
 }
 
 /**
@@ -209,95 +193,24 @@ export class MemoryAccountStore implements AccountStore, AccountDirectory {
       if (invite !== undefined) invite.consumed = true
       writeCode()
       writeOutbox()
-      return { outcome: 'created', account: toRecord(accountId, account, password) }
+      return { outcome: 'created', account: passwords.passwordRecordOf(accountId, account, password) }
     })
   }
 
   async findPassword(query: FindPasswordQuery): Promise<PasswordRecord | null> {
-    const key = validateFindPassword(query)
-    const tables = this.#tables
-    const accountId =
-      'username' in key
-        ? tables.byUsername.get(key.username)
-        : 'verifiedEmail' in key
-          ? tables.byVerifiedEmail.get(key.verifiedEmail)
-          : key.accountId
-    if (accountId === undefined) return null
-    const account = tables.accounts.get(accountId)
-    const password = tables.passwords.get(accountId)
-    return account === undefined || password === undefined ? null : toRecord(accountId, account, password)
+    return passwords.findPassword(this.#tables, query)
   }
 
   async setPassword(request: SetPasswordRequest): Promise<PasswordRecord | null> {
-    const change = validateSetPassword(request)
-    const tables = this.#tables
-    return tables.queue.run(async () => {
-      const writeOutbox = tables.stageOutbox(change.outbox)
-      const account = tables.accounts.get(change.accountId)
-      const password = tables.passwords.get(change.accountId)
-      if (account === undefined || password === undefined) return null
-      if (
-        change.expectedPasswordHash !== undefined &&
-        password.passwordHash !== change.expectedPasswordHash
-      ) {
-        return null
-      }
-      const updated: PasswordRow = {
-        ...password,
-        passwordHash: change.passwordHash,
-        updatedAt: change.now,
-        passwordChangedAt: change.rehash ? password.passwordChangedAt : change.now,
-      }
-      tables.passwords.set(change.accountId, updated)
-      if (change.bumpEpoch) tables.bumpEpoch(change.accountId, change.now)
-      writeOutbox()
-      if (change.bumpEpoch) {
-        await tables.announce(change.accountId)
-      }
-      return toRecord(change.accountId, tables.accounts.get(change.accountId) ?? account, updated)
-    })
+    return passwords.setPassword(this.#tables, request)
   }
 
   async addPassword(request: AddPasswordRequest): Promise<AddPasswordOutcome> {
-    const { accountId, username, passwordHash, now, outbox } = validateAddPassword(request)
-    const tables = this.#tables
-    return tables.queue.run((): AddPasswordOutcome => {
-      const writeOutbox = tables.stageOutbox(outbox)
-      const account = tables.accounts.get(accountId)
-      if (account === undefined) return { outcome: 'not-found' }
-      if (tables.passwords.has(accountId)) return { outcome: 'password-exists' }
-      if (tables.byUsername.has(username)) return { outcome: 'username-taken' }
-      const password: PasswordRow = {
-        username,
-        passwordHash,
-        createdAt: now,
-        updatedAt: now,
-        passwordChangedAt: now,
-      }
-      tables.passwords.set(accountId, password)
-      tables.byUsername.set(username, accountId)
-      writeOutbox()
-      return { outcome: 'added', account: toRecord(accountId, account, password) }
-    })
+    return passwords.addPassword(this.#tables, request)
   }
 
   async removePassword(request: AccountChangeRequest): Promise<RemoveSignInMethodOutcome> {
-    const { accountId, now, outbox, securityLog } = validateAccountChange(request)
-    const tables = this.#tables
-    return tables.queue.run(async (): Promise<RemoveSignInMethodOutcome> => {
-      const writeOutbox = tables.stageOutbox(outbox)
-      const writeLog = tables.stageSecurityLog(securityLog)
-      const password = tables.passwords.get(accountId)
-      if (!tables.accounts.has(accountId) || password === undefined) return { outcome: 'not-found' }
-      if (tables.methodCount(accountId) <= 1) return { outcome: 'final-method' }
-      tables.passwords.delete(accountId)
-      tables.byUsername.delete(password.username)
-      const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
-      writeOutbox()
-      writeLog()
-      await tables.announce(accountId)
-      return { outcome: 'removed', securityEpoch }
-    })
+    return passwords.removePassword(this.#tables, request)
   }
 
   async bumpSecurityEpoch(request: AccountChangeRequest): Promise<number | null> {
