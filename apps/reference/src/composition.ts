@@ -13,11 +13,9 @@ import {
   createSecurity,
   localAccountRoutes,
   localSessionOf,
-  passkeyRoutes,
   type ResourceApp,
   type ResourceRoutePath,
   StepUpCookies,
-  totpRoutes,
 } from '@portcullis/express'
 import { impersonationRoutes } from '@portcullis/express/impersonation'
 import {
@@ -36,6 +34,7 @@ import { formBody } from './accounts/forms.js'
 import { createLocalAccounts, isInsecureLoopback, type SeededUser } from './accounts/local-accounts.js'
 import { createOAuthLifecycle, providerOrigins } from './accounts/oauth.js'
 import { oauthSignInRoutes } from './accounts/oauth-routes.js'
+import { secondFactorRoutes } from './accounts/second-factor-routes.js'
 import { createSecondFactors } from './accounts/second-factors.js'
 import { activityPages } from './activity/activity-pages.js'
 import { createActivityLog } from './activity/activity-wiring.js'
@@ -278,7 +277,6 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   })
   directory.names.use(async (accountId) => (await accounts.overview(accountId))?.methods ?? null)
   directory.addresses.use((accountId) => accountStore.listEmailAddresses(accountId))
-  const passkeys = factors.passkeys
   // Loaded here, with oidc-provider's console notices held back (its Node.js version advice): the app's
   // console says what runs.
   const authorizationServerModule = await quietly(() => import('./oauth-server/oauth-server.js'))
@@ -329,20 +327,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
         service: accounts,
         accounts: accountStore,
       }),
-      // The JSON routes of passkeys (register, sign in, rename, remove, step-up) and TOTP (enroll,
-      // confirm, recovery codes, disable); the pages' script calls the passkey ones.
-      ...(passkeys === undefined
-        ? []
-        : [
-            passkeyRoutes({
-              passkeys: passkeys.service,
-              passkeyStepUp: passkeys.stepUp,
-              stepUp,
-              local,
-              security,
-            }),
-          ]),
-      totpRoutes({ totp: factors.totp, stepUp, local, security }),
+      // The JSON routes of passkeys and TOTP.
+      ...secondFactorRoutes({ factors, stepUp, local, security }),
       // Where an authorization that asks for a fresh sign-in (`prompt=login`, `max_age`) confirms it.
       reauthenticationRoutes(security, context, accounts, authorizationServerModule.OAUTH_AUTHORIZE_PURPOSE),
       // The JSON routes of the mail flows under /auth/ (reset, verification, email change, settings),
