@@ -92,8 +92,15 @@ export interface SecurityEventFields {
   'csrf.refused': {
     readonly reason: CsrfRefusalReason
     readonly method: string
+    /** The account of the session the refused request carried (its cookie), when it names a live one. */
     readonly accountId?: string
+    /** That session's handle (an impersonation session's marks the event with its administrator). */
+    readonly sessionHandle?: string
     readonly clientAddress?: string
+    /** The administrator, when the request came from an impersonation of the account. */
+    readonly actorId?: string
+    /** That impersonation. */
+    readonly impersonationId?: string
   }
   'step_up.issued': {
     readonly accountId: string
@@ -108,8 +115,22 @@ export interface SecurityEventFields {
   /** An OAuth / OIDC sign-in completed (`provisioned`: the account was created by it). */
   'oauth.signed_in': { readonly accountId: string; readonly provider: string; readonly provisioned: boolean }
   /** A provider identity was linked (`relinked`: the same identity again). */
-  'oauth.linked': { readonly accountId: string; readonly provider: string; readonly relinked: boolean }
-  'oauth.unlinked': { readonly accountId: string; readonly provider: string }
+  'oauth.linked': {
+    readonly accountId: string
+    readonly provider: string
+    readonly relinked: boolean
+    /**
+     * The security notification was written with the change, in its transaction (the lifecycle was
+     * given `securityNotices`): a `SecurityNotifier` sink does not enqueue another.
+     */
+    readonly notified?: boolean
+  }
+  'oauth.unlinked': {
+    readonly accountId: string
+    readonly provider: string
+    /** As for `oauth.linked`: the notification was written in the change's transaction. */
+    readonly notified?: boolean
+  }
   /** A scope upgrade of a link was granted. */
   'oauth.scopes_upgraded': { readonly accountId: string; readonly provider: string }
   /** Retained provider tokens were revoked (`pending`: an upstream failure was staged for retry). */
@@ -260,9 +281,23 @@ export interface SecurityEventFields {
    */
   'sign_up.refused': { readonly reason: 'invite_invalid' | 'address_taken'; readonly clientAddress?: string }
   /** A new verification code was sent to an unverified address of the account. */
-  'email.verification_sent': { readonly accountId: string; readonly clientAddress?: string }
+  'email.verification_sent': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /** The administrator, when an impersonation of the account did it. */
+    readonly actorId?: string
+    /** That impersonation. */
+    readonly impersonationId?: string
+  }
   /** An address of the account was verified with its code. */
-  'email.verified': { readonly accountId: string; readonly clientAddress?: string }
+  'email.verified': {
+    readonly accountId: string
+    readonly clientAddress?: string
+    /** The administrator, when an impersonation of the account did it. */
+    readonly actorId?: string
+    /** That impersonation. */
+    readonly impersonationId?: string
+  }
   /**
    * The `addressVerified` listener of `AccountEmail` threw after an address was verified (the
    * verification stands): `reason` is the error's stable code, or `unknown`; never its message or the address.
@@ -271,12 +306,20 @@ export interface SecurityEventFields {
     readonly accountId: string
     readonly reason: string
     readonly clientAddress?: string
+    /** The administrator, when an impersonation of the account did it. */
+    readonly actorId?: string
+    /** That impersonation. */
+    readonly impersonationId?: string
   }
   /** A verification code was refused: wrong, used or expired (`invalid_code`), its last attempt, or `taken`. */
   'email.verification_failed': {
     readonly reason: 'invalid_code' | 'exhausted' | 'taken'
     readonly accountId?: string
     readonly clientAddress?: string
+    /** The administrator, when an impersonation of the account did it. */
+    readonly actorId?: string
+    /** That impersonation. */
+    readonly impersonationId?: string
   }
   /** A password reset was asked for (`known`: the address has an account; the answer was the same). */
   'password_reset.requested': {
@@ -324,6 +367,27 @@ export interface SecurityEventFields {
     readonly sessionHandle?: string
     readonly sessions?: number
     readonly clientAddress?: string
+  }
+  /** The account asked to join the organization (a verified domain in `automatic-suggestion` mode). */
+  'organization.join_requested': {
+    readonly accountId: string
+    readonly organizationId: string
+    readonly requestId: string
+  }
+  /** A manager (`actorId`) approved the account's request: it is a member now. */
+  'organization.join_approved': {
+    readonly accountId: string
+    readonly actorId: string
+    readonly organizationId: string
+    readonly requestId: string
+    readonly role: string
+  }
+  /** A manager (`actorId`) declined the account's request. */
+  'organization.join_declined': {
+    readonly accountId: string
+    readonly actorId: string
+    readonly organizationId: string
+    readonly requestId: string
   }
 }
 

@@ -33,6 +33,8 @@ export {
   validateMarkDomainVerifiedRequest,
   validateSetDomainEnrollmentRequest,
 } from './input.js'
+export type { DecideRequest, OrganizationJoinRequestsOptions } from './join-requests.js'
+export { OrganizationJoinRequests } from './join-requests.js'
 export { MemoryOrganizationDomainStore } from './memory-store.js'
 export type {
   ClaimOrganizationDomainRequest,

@@ -16,7 +16,9 @@ import { type ErrorClass, PortcullisError, type PortcullisErrorOptions } from '.
  * - `organizations.invitation_expired` (conflict, 409): the invitation's lifetime is over;
  * - `organizations.already_member` (conflict, 409): the account already belongs to the organization;
  * - `organizations.rate_limited` (rate-limited, 429): too many invitations for the organization or the
- *   inviter in the window.
+ *   inviter in the window;
+ * - `organizations.join_request_limit` (conflict, 409): the organization holds as many pending requests
+ *   to join as it may.
  */
 export const OrganizationErrorCodes = {
   invalidInput: 'organizations.invalid_input',
@@ -30,6 +32,7 @@ export const OrganizationErrorCodes = {
   invitationExpired: 'organizations.invitation_expired',
   alreadyMember: 'organizations.already_member',
   rateLimited: 'organizations.rate_limited',
+  joinRequestLimit: 'organizations.join_request_limit',
 } as const
 
 export type OrganizationErrorCode = (typeof OrganizationErrorCodes)[keyof typeof OrganizationErrorCodes]
@@ -46,6 +49,7 @@ const CLASSES: Readonly<Record<OrganizationErrorCode, ErrorClass>> = {
   'organizations.invitation_expired': 'conflict',
   'organizations.already_member': 'conflict',
   'organizations.rate_limited': 'rate-limited',
+  'organizations.join_request_limit': 'conflict',
 }
 
 export interface OrganizationErrorOptions extends PortcullisErrorOptions {

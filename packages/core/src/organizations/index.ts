@@ -21,6 +21,28 @@ export type {
   ResendRequest,
 } from './invitations.js'
 export { OrganizationInvitations, organizationRefusal } from './invitations.js'
+export {
+  defaultJoinRole,
+  MAX_OWN_JOIN_REQUESTS,
+  MAX_PENDING_JOIN_REQUESTS,
+  validateDecideJoinRequest,
+  validateListJoinRequests,
+  validateRequestToJoin,
+  validateWithdrawJoinRequest,
+} from './join-request-input.js'
+export type {
+  DecideJoinRequestOutcome,
+  DecideJoinRequestRequest,
+  JoinDecision,
+  JoinRequest,
+  JoinRequestStore,
+  ListJoinRequestsOutcome,
+  ListJoinRequestsRequest,
+  RequestToJoinOutcome,
+  RequestToJoinRequest,
+  WithdrawJoinRequestOutcome,
+  WithdrawJoinRequestRequest,
+} from './join-request-port.js'
 export type { MemoryOrganizationStoreOptions } from './memory-store.js'
 export { MemoryOrganizationStore } from './memory-store.js'
 export type { InvitationStore, MembershipStore, OrganizationStore, OrganizationStores } from './port.js'

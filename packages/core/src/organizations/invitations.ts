@@ -157,6 +157,11 @@ export function organizationRefusal(outcome: string): OrganizationError {
       )
     case 'already-member':
       return new OrganizationError(OrganizationErrorCodes.alreadyMember, 'the account is already a member')
+    case 'limit-reached':
+      return new OrganizationError(
+        OrganizationErrorCodes.joinRequestLimit,
+        'the organization holds as many pending requests to join as it may',
+      )
     default:
       return new OrganizationError(
         OrganizationErrorCodes.notFound,

@@ -3,7 +3,21 @@ import type { DeleteAccountOutcome } from '../accounts/requests.js'
 import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { OrganizationError, OrganizationErrorCodes } from './errors.js'
+import { defaultJoinRole } from './join-request-input.js'
+import type {
+  DecideJoinRequestOutcome,
+  DecideJoinRequestRequest,
+  JoinRequest,
+  JoinRequestStore,
+  ListJoinRequestsOutcome,
+  ListJoinRequestsRequest,
+  RequestToJoinOutcome,
+  RequestToJoinRequest,
+  WithdrawJoinRequestOutcome,
+  WithdrawJoinRequestRequest,
+} from './join-request-port.js'
 import * as invitations from './memory-invitations.js'
+import * as joinRequests from './memory-join-requests.js'
 import {
   type MemoryAccountLookup,
   MemoryOrganizationTables,
@@ -57,6 +71,11 @@ export interface MemoryOrganizationStoreOptions {
   readonly notices?: RevocationNotices
   /** Where invitation mail is written, in the issuing or resending step. */
   readonly outbox?: MemoryMailOutbox
+  /**
+   * The role an approved request to join gives (a role of the catalogue). Default `member`, or the
+   * catalogue's lowest role when it has no `member`.
+   */
+  readonly joinRole?: string
 }
 
 /**
@@ -66,8 +85,9 @@ export interface MemoryOrganizationStoreOptions {
  * step (refused, `last-owner`, while it is the only owner of an organization with other members; an
  * organization it was the only member of goes with it). For tests, development and one process.
  */
-export class MemoryOrganizationStore implements OrganizationStores, MemoryAccountData {
+export class MemoryOrganizationStore implements OrganizationStores, JoinRequestStore, MemoryAccountData {
   readonly #tables: MemoryOrganizationTables
+  readonly #joinRole: string
 
   constructor(options: MemoryOrganizationStoreOptions = {}) {
     const roles = options.roles ?? OrganizationRoles.defaults
@@ -75,6 +95,13 @@ export class MemoryOrganizationStore implements OrganizationStores, MemoryAccoun
       throw new OrganizationError(OrganizationErrorCodes.invalidRoles, 'roles must be an OrganizationRoles')
     }
     this.#tables = new MemoryOrganizationTables(roles, options.notices, options.outbox)
+    this.#joinRole = options.joinRole ?? defaultJoinRole(roles)
+    if (!roles.has(this.#joinRole)) {
+      throw new OrganizationError(
+        OrganizationErrorCodes.invalidRoles,
+        'joinRole must be a role of the catalogue',
+      )
+    }
   }
 
   joinAccountTables(accounts: MemoryAccountLookup): void {
@@ -90,6 +117,9 @@ export class MemoryOrganizationStore implements OrganizationStores, MemoryAccoun
     }
     for (const [id, invitation] of tables.invitations) {
       if (invitation.inviterAccountId === accountId) tables.invitations.delete(id)
+    }
+    for (const [id, request] of tables.joinRequests) {
+      if (request.accountId === accountId) tables.joinRequests.delete(id)
     }
     return orgs.length
   }
@@ -271,6 +301,26 @@ export class MemoryOrganizationStore implements OrganizationStores, MemoryAccoun
 
   listInvitations(request: ListInvitationsRequest): Promise<ListInvitationsOutcome> {
     return invitations.listInvitations(this.#tables, request)
+  }
+
+  requestToJoin(request: RequestToJoinRequest): Promise<RequestToJoinOutcome> {
+    return joinRequests.requestToJoin(this.#tables, request)
+  }
+
+  listJoinRequests(request: ListJoinRequestsRequest): Promise<ListJoinRequestsOutcome> {
+    return joinRequests.listJoinRequests(this.#tables, request)
+  }
+
+  joinRequestsOf(accountId: string): Promise<readonly JoinRequest[]> {
+    return joinRequests.joinRequestsOf(this.#tables, accountId)
+  }
+
+  decideJoinRequest(request: DecideJoinRequestRequest): Promise<DecideJoinRequestOutcome> {
+    return joinRequests.decideJoinRequest(this.#tables, this.#joinRole, request)
+  }
+
+  withdrawJoinRequest(request: WithdrawJoinRequestRequest): Promise<WithdrawJoinRequestOutcome> {
+    return joinRequests.withdrawJoinRequest(this.#tables, request)
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

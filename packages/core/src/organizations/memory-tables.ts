@@ -5,6 +5,7 @@ import type { OutboxEntry } from '../mail/outbox.js'
 import { SerialQueue } from '../oauth/accounts/memory-state.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import { invalidOrganizationInput } from './errors.js'
+import type { JoinRequest } from './join-request-port.js'
 import type { Invitation, Membership, NewInvitation, Organization } from './records.js'
 import { type OrganizationRoles, OWNER_ROLE } from './roles.js'
 
@@ -35,6 +36,7 @@ export class MemoryOrganizationTables {
   readonly members = new Map<string, Map<string, MemberRow>>()
   readonly byAccount = new Map<string, Set<string>>()
   readonly invitations = new Map<string, NewInvitation>()
+  readonly joinRequests = new Map<string, JoinRequest>()
   readonly queue = new SerialQueue()
   readonly roles: OrganizationRoles
   accounts: MemoryAccountLookup | undefined
@@ -91,7 +93,7 @@ export class MemoryOrganizationTables {
     if (orgs?.size === 0) this.byAccount.delete(accountId)
   }
 
-  /** Removes the organization, its memberships and invitations; the former members' account ids. */
+  /** Removes the organization, its memberships, invitations and requests to join; the former members' ids. */
   dropOrganization(organizationId: string): string[] {
     const memberIds = [...(this.members.get(organizationId)?.keys() ?? [])]
     for (const accountId of memberIds) this.removeMember(organizationId, accountId)
@@ -99,6 +101,9 @@ export class MemoryOrganizationTables {
     this.organizations.delete(organizationId)
     for (const [id, invitation] of this.invitations) {
       if (invitation.organizationId === organizationId) this.invitations.delete(id)
+    }
+    for (const [id, request] of this.joinRequests) {
+      if (request.organizationId === organizationId) this.joinRequests.delete(id)
     }
     return memberIds
   }
