@@ -10,6 +10,12 @@ describe('OAuthAccountStore conformance suite against deliberately broken stores
     await expect(assertOAuthAccountStoreConformance(() => memoryFixture())).resolves.toBeUndefined()
   })
 
+  it('passes the memory store without an outbox (it refuses changes that carry notifications)', async () => {
+    await expect(
+      assertOAuthAccountStoreConformance(() => memoryFixture(undefined, { withOutbox: false })),
+    ).resolves.toBeUndefined()
+  })
+
   it('has unique case ids covering every area the issue names', () => {
     const ids = oauthAccountStoreSuite(() => memoryFixture()).cases.map((testCase) => testCase.id)
     expect(new Set(ids).size).toBe(ids.length)
@@ -26,6 +32,7 @@ describe('OAuthAccountStore conformance suite against deliberately broken stores
       'retry.claim-complete',
       'vault.ciphertext',
       'vault.bound-to-row',
+      'outbox-atomic',
     ]) {
       expect(ids).toContain(`oauth-accounts.${area}`)
     }

@@ -7,6 +7,7 @@ import { NOW } from './support/accounts.js'
 import { migratedDatabase } from './support/database.js'
 import { accountFaultCases } from './support/fault-cases-accounts.js'
 import { codeFaultCases } from './support/fault-cases-codes.js'
+import { identityNoticeFaultCases } from './support/fault-cases-identity-notices.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
 import { passkeyFaultCases } from './support/fault-cases-passkeys.js'
@@ -48,6 +49,7 @@ const cases = [
   ...securityLogFaultCases(kit),
   ...totpFaultCases(kit),
   ...passkeyFaultCases(kit),
+  ...identityNoticeFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {

@@ -1,7 +1,11 @@
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import { inspectPostgresOAuthAccountStore, PostgresAccountStore } from '../src/index.js'
+import {
+  inspectPostgresOAuthAccountStore,
+  PostgresAccountStore,
+  PostgresMailOutbox,
+} from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
 // One database for the file; every case gets a fresh store over it (the suite uses unique ids, so
@@ -17,6 +21,7 @@ const { races, others } = splitRaceCases(
       store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
       accountStore,
       inspector: inspectPostgresOAuthAccountStore(db.client),
+      outbox: new PostgresMailOutbox({ client: db.client }),
     }
   }),
 )

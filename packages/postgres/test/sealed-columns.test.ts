@@ -141,6 +141,7 @@ const suites: ConformanceSuite<never>[] = [
       store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
       accountStore,
       inspector: inspectPostgresOAuthAccountStore(client),
+      outbox: new PostgresMailOutbox({ client }),
     }
   }),
   oauthTransactionStoreSuite(() => ({

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import { accounts } from '@portcullis/core/oauth'
 import type { Check } from '../suite/suite.js'
 
@@ -15,6 +16,11 @@ export interface OAuthAccountStoreFixture {
   readonly store: OAuthAccountStore
   readonly accountStore: AccountStore
   readonly inspector: accounts.OAuthVaultInspector
+  /**
+   * The outbox the store writes the `outbox` entries of `link` and `unlink` into (same storage, same
+   * transaction). Without it the store must refuse changes that carry entries.
+   */
+  readonly outbox?: MailOutboxStore
   dispose?(): Promise<void> | void
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setImmediate as tick } from 'node:timers/promises'
 import type { AccountStore } from '@portcullis/core/accounts'
+import type { OutboxEntry } from '@portcullis/core/mail'
 import { accounts } from '@portcullis/core/oauth'
 import type { OAuthTransactionProtector } from '@portcullis/core/protection'
 import type { OAuthAccountStoreFixture } from '../../src/oauth/index.js'
@@ -142,7 +143,40 @@ export interface BrokenOAuthStore {
   readonly caught: readonly string[]
 }
 
+/**
+ * Enqueues each link's and unlink's notification first, in a step of its own, and then makes the change
+ * without it: a relink, a refused link or an unlink that finds nothing is still notified.
+ */
+function notifiesOutsideTheChange(): OAuthAccountStoreFixture {
+  const fixture = memoryFixture()
+  const { outbox } = fixture
+  if (outbox === undefined) throw new Error('setup: the memory fixture has an outbox')
+  const inner = fixture.store
+  const first = async (entries: readonly OutboxEntry[] | undefined) => {
+    if (entries !== undefined && entries.length > 0) await outbox.enqueue(entries)
+  }
+  return {
+    ...fixture,
+    store: {
+      ...forwarding(inner),
+      link: async ({ outbox: entries, ...request }) => {
+        await first(entries)
+        return inner.link(request)
+      },
+      unlink: async ({ outbox: entries, ...request }) => {
+        await first(entries)
+        return inner.unlink(request)
+      },
+    },
+  }
+}
+
 export const brokenOAuthStores: readonly BrokenOAuthStore[] = [
+  {
+    name: 'notifications outside the change',
+    factory: notifiesOutsideTheChange,
+    caught: ['oauth-accounts.outbox-atomic'],
+  },
   {
     name: 'provider-blind unlink',
     factory: broken((inner) => ({

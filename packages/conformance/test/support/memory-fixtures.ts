@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
+import { MemoryMailOutbox } from '@portcullis/core/mail'
 import { accounts } from '@portcullis/core/oauth'
 import {
   AESGCMOAuthTransactionProtector,
@@ -18,8 +19,15 @@ export function realProtector(): OAuthTransactionProtector {
 /** The reference memory store with the real protector, as an implementer would wire their own store. */
 export function memoryFixture(
   protector: OAuthTransactionProtector = realProtector(),
+  options: { readonly withOutbox?: boolean } = {},
 ): OAuthAccountStoreFixture {
-  const accountStore = new MemoryAccountStore()
+  const outbox = options.withOutbox === false ? undefined : new MemoryMailOutbox()
+  const accountStore = new MemoryAccountStore(outbox === undefined ? {} : { outbox })
   const store = accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector })
-  return { store, accountStore, inspector: accounts.inspectMemoryOAuthAccountStore(store) }
+  return {
+    store,
+    accountStore,
+    inspector: accounts.inspectMemoryOAuthAccountStore(store),
+    ...(outbox === undefined ? {} : { outbox }),
+  }
 }

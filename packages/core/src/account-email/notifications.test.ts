@@ -133,9 +133,13 @@ describe('SecurityNotifier', () => {
     sink(event({ type: 'recovery_codes.regenerated', accountId: 'acct-1', notified: true }))
     sink(event({ type: 'passkey.registered', accountId: 'acct-1', credentialId: 'cred', notified: true }))
     sink(event({ type: 'passkey.removed', accountId: 'acct-1', credentialId: 'cred', notified: true }))
+    sink(
+      event({ type: 'oauth.linked', accountId: 'acct-1', provider: 'idp', relinked: false, notified: true }),
+    )
+    sink(event({ type: 'oauth.unlinked', accountId: 'acct-1', provider: 'idp', notified: true }))
     sink(event({ type: 'totp.enabled', accountId: 'acct-1' }))
     await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(seen).toHaveLength(6)
+    expect(seen).toHaveLength(8)
     expect((await messages()).map((message) => message.change)).toEqual([
       { type: 'factor-added', factor: 'totp' },
     ])

@@ -1,3 +1,4 @@
+import { noticesOf, type SecurityNoticeSource } from '../local-accounts/passwords/security-notices.js'
 import type { LinkedProviderAccount } from '../oauth/accounts/records.js'
 import type { OAuthTransactionService } from '../oauth/transactions/service.js'
 import type { OAuthTransactionStore } from '../oauth/transactions/store.js'
@@ -16,6 +17,8 @@ import { checkReauthentication } from './reauthentication.js'
 import type { Registration } from './registration.js'
 
 export interface CallbackContext {
+  /** Writes the notification of a new link in the store's transaction (see the lifecycle's options). */
+  readonly notices: SecurityNoticeSource | undefined
   readonly transactions: OAuthTransactionService
   readonly transactionStore: OAuthTransactionStore | undefined
   readonly stepUp: StepUpService
@@ -143,7 +146,17 @@ async function applyOperation(
     }
     case 'link': {
       const accountId = transaction.accountId as string
-      const outcome = await registration.accounts.link({ accountId, identity, grant, ...tokens, now })
+      // Written by the store only when the link is new (not for a relink or a refused link).
+      const change = { type: 'identity-linked', provider: registration.name } as const
+      const notice = await noticesOf(context.notices, accountId, change)
+      const outcome = await registration.accounts.link({
+        accountId,
+        identity,
+        grant,
+        ...tokens,
+        now,
+        ...notice,
+      })
       return {
         ...common,
         operation: 'link',

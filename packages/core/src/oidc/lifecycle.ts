@@ -1,5 +1,6 @@
 import { integerBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import { noticesOf, type SecurityNoticeSource } from '../local-accounts/passwords/security-notices.js'
 import { type DrainReport, drainRevocationRetries } from '../oauth/accounts/drain.js'
 import type { LinkedProviderAccount, UnlinkOutcome } from '../oauth/accounts/records.js'
 import type { RefreshOutcome, RevokeOutcome } from '../oauth/accounts/service.js'
@@ -35,6 +36,14 @@ export interface OAuthLifecycleServiceOptions {
   /** Tolerance for a reauthentication's `auth_time` (clock differences with the provider), 0..120 s. Default 10. */
   readonly authTimeSkewSeconds?: number
   readonly clock?: () => Date
+  /**
+   * Writes the security notification of an identity linked (not a relink) or unlinked in the account
+   * store's transaction (the application's `SecurityNotifier`; the store needs the outbox:
+   * `PostgresAccountStore`, or `MemoryAccountStore({ outbox })`). `writesSecurityNotices` is then true
+   * and the HTTP routes mark `oauth.linked` / `oauth.unlinked` `notified: true`, so the notifier's sink
+   * does not enqueue them again.
+   */
+  readonly securityNotices?: SecurityNoticeSource
 }
 
 const OPTIONS: OptionsShape<OAuthLifecycleServiceOptions> = {
@@ -44,6 +53,11 @@ const OPTIONS: OptionsShape<OAuthLifecycleServiceOptions> = {
   stepUp: { required: true, kind: 'object' },
   authTimeSkewSeconds: { kind: 'number', check: integerBetween(0, 120) },
   clock: { kind: 'function' },
+  securityNotices: {
+    kind: 'object',
+    check: (value) =>
+      typeof (value as SecurityNoticeSource).entries === 'function' ? undefined : 'must have entries',
+  },
 }
 
 /** A step-up protected account operation: the session and the credential for its purpose. */
@@ -72,6 +86,7 @@ export class OAuthLifecycleService {
   readonly #transactions: OAuthTransactionService
   readonly #context: CallbackContext
   readonly #clock: () => Date
+  readonly #notices: SecurityNoticeSource | undefined
 
   constructor(options: OAuthLifecycleServiceOptions) {
     readOptions(options, 'OAuthLifecycleService', OPTIONS)
@@ -112,13 +127,20 @@ export class OAuthLifecycleService {
     this.#registrations = registrations
     this.#stepUp = options.stepUp
     this.#transactions = options.transactions
+    this.#notices = options.securityNotices
     this.#context = {
+      notices: options.securityNotices,
       transactions: options.transactions,
       transactionStore: store,
       stepUp: options.stepUp,
       now: () => this.#now(),
       authTimeSkewSeconds: options.authTimeSkewSeconds ?? 10,
     }
+  }
+
+  /** Whether link and unlink write their security notifications in the store's transaction. */
+  get writesSecurityNotices(): boolean {
+    return this.#notices !== undefined
   }
 
   /** Registered provider names. */
@@ -220,10 +242,13 @@ export class OAuthLifecycleService {
     // Refused before the credential is spent; the store checks again atomically.
     if (account !== null && account.loginMethods <= 1) return { status: 'final-method' }
     await this.#consumeStepUp(input, OAUTH_STEP_UP_PURPOSES.unlink)
+    const { accountId } = input.session
+    const change = { type: 'identity-unlinked', provider: registration.name } as const
     return registration.accounts.unlink({
-      accountId: input.session.accountId,
+      accountId,
       provider: registration.name,
       providerAccountId: link.providerAccountId,
+      ...(await noticesOf(this.#notices, accountId, change)),
     })
   }
 

@@ -33,7 +33,12 @@ export function unlink<N>(context: OAuthRouteContext<N>): Handler<N> {
     }
     const { accountId, sessionHandle } = session
     context.emit({ type: 'step_up.consumed', accountId, purpose, sessionHandle })
-    context.emit({ type: 'oauth.unlinked', accountId, provider })
+    context.emit({
+      type: 'oauth.unlinked',
+      accountId,
+      provider,
+      ...(context.lifecycle.writesSecurityNotices ? { notified: true } : {}),
+    })
     const { securityEpoch } = outcome
     await context.options.renewSignIn?.({ accountId, securityEpoch, reason: 'identity_unlinked' }, exchange)
     if (!exchange.wantsJson) return seeOther(context.options.afterUnlink ?? '/')

@@ -68,7 +68,12 @@ function emitOutcome<N>(
   const base = { accountId: outcome.accountId, provider: outcome.provider }
   switch (outcome.operation) {
     case 'link':
-      context.emit({ type: 'oauth.linked', ...base, relinked: outcome.status === 'relinked' })
+      context.emit({
+        type: 'oauth.linked',
+        ...base,
+        relinked: outcome.status === 'relinked',
+        ...(context.lifecycle.writesSecurityNotices ? { notified: true } : {}),
+      })
       return
     case 'scope-upgrade':
       context.emit({ type: 'oauth.scopes_upgraded', ...base })

@@ -5,9 +5,11 @@ import { bumpEpoch, lockAndCountMethods } from '../accounts/methods.js'
 import { accountsTable } from '../accounts/tables.js'
 import { PostgresUnavailableError } from '../client/database-error.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { insertOutboxEntries } from '../mail/outbox-insert.js'
 import { type AccountStoreContext, toLink, unknownAccount } from './context.js'
 import {
   invalidInput,
+  optionalOutbox,
   optionalTokenSet,
   requireGrant,
   requireId,
@@ -165,6 +167,7 @@ export async function link(
   const grant = requireGrant(request.grant)
   const tokens = optionalTokenSet(request.tokens)
   const now = requireNow(request.now)
+  const outbox = optionalOutbox(request.outbox)
   return inTransaction(context.pool, async (tx) => {
     // Lock order everywhere: account, then link, then vault row.
     const [account] = await tx
@@ -191,6 +194,8 @@ export async function link(
       const created = await insertLink(tx, context, accountId, identity, grant, now)
       if (created !== undefined) {
         const reference = await retainTokens(tx, context, created.providerAccountId, tokens)
+        // The new link's notification commits with it (never for a relink or a refused link).
+        await insertOutboxEntries(tx, outbox)
         return { status: 'linked', link: toLink(created), tokens: reference }
       }
       // Another account linked the identity concurrently; the next look finds its committed link.
@@ -241,6 +246,7 @@ export async function unlink(
   const accountId = requireId(request?.accountId, 'accountId')
   const provider = requireId(request.provider, 'provider')
   const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
+  const outbox = optionalOutbox(request.outbox)
   if (provider !== context.provider) return { status: 'not-found' }
   return inTransaction(context.pool, async (tx): Promise<accounts.UnlinkOutcome> => {
     const methods = await lockAndCountMethods(tx, accountId)
@@ -265,11 +271,9 @@ export async function unlink(
       .set({ envelope: null, scopes: null, expiresAt: null })
       .where(eq(vaultTable.providerAccountId, providerAccountId))
     // Removing a way in ends every session and token family made before (in this transaction).
-    return {
-      status: 'unlinked',
-      providerAccountId,
-      securityEpoch: await bumpEpoch(tx, context.channel, accountId, new Date()),
-    }
+    const securityEpoch = await bumpEpoch(tx, context.channel, accountId, new Date())
+    await insertOutboxEntries(tx, outbox)
+    return { status: 'unlinked', providerAccountId, securityEpoch }
   })
 }
 

@@ -3,6 +3,7 @@
 import { accounts } from '@portcullis/core/oauth'
 
 export const {
+  optionalOutbox,
   optionalTokenSet,
   requireBoundedInteger,
   requireFailedTokenTypes,

@@ -233,6 +233,7 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
               store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
               accountStore,
               inspector: inspectPostgresOAuthAccountStore(db.client),
+              outbox: new PostgresMailOutbox({ client: db.client }),
             }
           }),
         ),

@@ -47,6 +47,7 @@ export { requireEnvelopeRewrite, requireStaleEnvelopeListing, sameEnvelope } fro
 // For store implementations: the vault codec and the input checks every store applies, so a durable
 // store seals, binds and validates exactly as the memory store does.
 export {
+  optionalOutbox,
   optionalTokenSet,
   requireFailedTokenTypes,
   requireGrant,

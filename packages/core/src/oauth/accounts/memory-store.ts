@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { MemoryAccountTables } from '../../accounts/memory-tables.js'
 import { type OptionsShape, readOptions } from '../../errors/options.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
+import type { MemoryMailOutbox } from '../../mail/memory-outbox.js'
 import { type EnvelopeLocationCount, emptyTally, tallyEnvelope } from '../../protection/inventory.js'
 import type { EnvelopeCounting } from '../../protection/memory-inventory.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
@@ -30,7 +31,13 @@ import type {
   RewriteEnvelopeRequest,
   StaleVaultEnvelope,
 } from './reencryption-port.js'
-import { optionalTokenSet, requireGrant, requireIdentity, requireNow } from './request-input.js'
+import {
+  optionalOutbox,
+  optionalTokenSet,
+  requireGrant,
+  requireIdentity,
+  requireNow,
+} from './request-input.js'
 import type { ProviderTokenSet } from './token-set.js'
 
 export interface MemoryOAuthAccountStoreOptions {
@@ -38,12 +45,19 @@ export interface MemoryOAuthAccountStoreOptions {
   readonly clientId: string
   /** Required: retained tokens and retry records are only ever kept as envelopes. */
   readonly protector: OAuthTransactionProtector
+  /**
+   * For a store constructed directly: where the security notifications of `link` and `unlink` are
+   * written, in the change's step. A view (`MemoryAccountStore.oauth`) writes into its account store's
+   * outbox instead. Without one, a change that carries entries is refused (`accounts.outbox_not_configured`).
+   */
+  readonly outbox?: MemoryMailOutbox
 }
 
 const STORE_OPTIONS: OptionsShape<MemoryOAuthAccountStoreOptions> = {
   provider: { required: true, kind: 'string', code: 'oauth.account.store_options' },
   clientId: { required: true, kind: 'string', code: 'oauth.account.store_options' },
   protector: { required: true, kind: 'object', code: 'oauth.account.protector_required' },
+  outbox: { kind: 'object', code: 'oauth.account.store_options' },
 }
 
 type Request<K extends keyof OAuthAccountStore> = OAuthAccountStore[K] extends (request: infer R) => unknown
@@ -99,7 +113,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     } catch (error) {
       throw new ConfigurationError('oauth.account.store_options', (error as Error).message)
     }
-    const tables = sharedTables ?? new MemoryAccountTables()
+    const tables = sharedTables ?? new MemoryAccountTables([], undefined, options.outbox)
     this.#context = {
       provider: this.provider,
       clientId: this.clientId,
@@ -170,8 +184,10 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const grant = requireGrant(request.grant)
     const tokens = optionalTokenSet(request.tokens)
     const now = requireNow(request.now)
+    const outbox = optionalOutbox(request.outbox)
     const { state, tables, queue } = this.#context
     return queue.run(async () => {
+      const writeOutbox = tables.stageOutbox(outbox)
       if (!tables.accounts.has(accountId)) throw unknownAccount()
       const owned = state.byIdentity.get(identityKey(identity.issuer, identity.subject))
       const current = owned === undefined ? undefined : state.links.get(owned)
@@ -205,6 +221,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
       const sealed = await this.#seal(row.providerAccountId, tokens)
       if (!tables.accounts.has(accountId)) throw unknownAccount()
       this.#insertLink(row)
+      writeOutbox()
       return { status: 'linked', link: toLink(this.provider, row), tokens: this.#commitVault(row, sealed) }
     })
   }
@@ -248,9 +265,11 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
     const accountId = requireId(request?.accountId, 'accountId')
     const provider = requireId(request.provider, 'provider')
     const providerAccountId = requireId(request.providerAccountId, 'providerAccountId')
+    const outbox = optionalOutbox(request.outbox)
     const now = new Date()
     const { state, tables, queue } = this.#context
     return queue.run(async (): Promise<UnlinkOutcome> => {
+      const writeOutbox = tables.stageOutbox(outbox)
       const current = state.links.get(providerAccountId)
       if (current === undefined || current.accountId !== accountId || provider !== this.provider) {
         return { status: 'not-found' }
@@ -261,6 +280,7 @@ export class MemoryOAuthAccountStore implements OAuthAccountStore, OAuthVaultRee
       state.byAccount.delete(accountId)
       state.vault.delete(providerAccountId)
       const securityEpoch = tables.bumpEpoch(accountId, now) ?? 1
+      writeOutbox()
       await tables.announce(accountId)
       return { status: 'unlinked', providerAccountId, securityEpoch }
     })

@@ -1,3 +1,4 @@
+import type { OutboxEntry } from '../../mail/outbox.js'
 import type {
   AccountRecord,
   ClaimedRevocationRetry,
@@ -42,13 +43,19 @@ export interface OAuthIdentityLinks {
     readonly provisionUnknown: boolean
     readonly now: Date
   }): Promise<OAuthLoginOutcome>
-  /** Links an identity to an existing account (one more sign-in method); the owner linking it again refreshes the grant. */
+  /**
+   * Links an identity to an existing account (one more sign-in method); the owner linking it again
+   * refreshes the grant. `outbox` (the security notification of the new link) is written in the same
+   * transaction, only when the outcome is `linked`: never for a `relinked`, nor for a link refused
+   * because the identity is linked elsewhere or the provider is linked already.
+   */
   link(request: {
     readonly accountId: string
     readonly identity: ProviderIdentity
     readonly grant: ProviderGrantInput
     readonly tokens?: ProviderTokenSet
     readonly now: Date
+    readonly outbox?: readonly OutboxEntry[] | undefined
   }): Promise<LinkOutcome>
   /** Replaces the grant (and token policy) of a link the account owns, for the same exact identity. */
   upgradeScopes(request: {
@@ -62,11 +69,13 @@ export interface OAuthIdentityLinks {
   /**
    * Removes a link the account owns for that provider, with its tokens, and moves the account's security
    * epoch, in one transaction; unless it is the account's last sign-in method (`final-method`).
+   * `outbox` is written in the same transaction, only when the outcome is `unlinked`.
    */
   unlink(request: {
     readonly accountId: string
     readonly provider: string
     readonly providerAccountId: string
+    readonly outbox?: readonly OutboxEntry[] | undefined
   }): Promise<UnlinkOutcome>
   resolveLink(request: {
     readonly accountId: string

@@ -1,4 +1,6 @@
 import { normalizeEmailAddress } from '../../accounts/email-address.js'
+import type { OutboxEntry } from '../../mail/outbox.js'
+import { validateOutboxEntries } from '../../mail/outbox-input.js'
 import { invalidInput } from './errors.js'
 import { requireId, requireInstant, requireIssuer, requireOptionalInstant, requireScopes } from './input.js'
 import type { ProviderGrant, ProviderIdentity, RevocationTokenType } from './records.js'
@@ -86,4 +88,12 @@ export function requireFailedTokenTypes(
     throw invalidInput('failedTokenTypes names a refresh token the token set does not have')
   }
   return Object.freeze(TOKEN_TYPE_ORDER.filter((type) => seen.has(type)))
+}
+
+/**
+ * The `outbox` of a `link` or `unlink` request (none when absent), validated and copied before anything
+ * changes: the security notifications the store writes in the change's transaction.
+ */
+export function optionalOutbox(value: unknown): readonly OutboxEntry[] {
+  return validateOutboxEntries(value)
 }

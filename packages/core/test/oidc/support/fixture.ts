@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '../../../src/accounts/memory-store.js'
 import { CachedJWKSProvider } from '../../../src/jwks/cached-jwks-provider.js'
+import type { SecurityNoticeSource } from '../../../src/local-accounts/passwords/security-notices.js'
+import type { MemoryMailOutbox } from '../../../src/mail/memory-outbox.js'
 import type { OAuthAccountStore } from '../../../src/oauth/accounts/port.js'
 import { MemoryOAuthTransactionStore } from '../../../src/oauth/transactions/memory-store.js'
 import { OAuthRedirectPolicy } from '../../../src/oauth/transactions/redirect-policy.js'
@@ -37,6 +39,10 @@ export interface FixtureOptions {
   beforeDiscovery?: (idp: TestIdp) => void
   /** The transaction service's clock (expiry tests). */
   transactionClock?: () => Date
+  /** The account store's outbox (notifications written with link and unlink). */
+  outbox?: MemoryMailOutbox
+  /** The lifecycle's `securityNotices`; may be given after `create` through `notices.source`. */
+  securityNotices?: SecurityNoticeSource
 }
 
 export const DEFAULT_REAUTHENTICATION: OIDCReauthenticationPolicy = {
@@ -110,7 +116,9 @@ export class OidcFixture {
         returnTo: ['/', '/settings'],
       }),
     })
-    const accountStore = new MemoryAccountStore()
+    const accountStore = new MemoryAccountStore(
+      options.outbox === undefined ? {} : { outbox: options.outbox },
+    )
     const accounts = accountStore.oauth({ provider: PROVIDER, clientId: DEFAULT_CLIENT.clientId, protector })
     const stepUp = new StepUpService({ store: new MemoryStepUpStore() })
     const lifecycle = new OAuthLifecycleService({
@@ -129,6 +137,7 @@ export class OidcFixture {
       transactions,
       ...(options.restoreTransactions === false ? {} : { transactionStore }),
       stepUp,
+      ...(options.securityNotices === undefined ? {} : { securityNotices: options.securityNotices }),
     })
     return new OidcFixture({
       idp,
