@@ -56,6 +56,7 @@ describe('generated migrations', () => {
       { version: 18, name: 'organization-domains' },
       { version: 19, name: 'session-active-organization' },
       { version: 20, name: 'domain-enrolled-by' },
+      { version: 21, name: 'join-requests' },
     ])
   })
 

@@ -4,14 +4,20 @@ import type {
   AccountOrganization,
   CreateOrganizationOutcome,
   CreateOrganizationRequest,
+  DecideJoinRequestOutcome,
+  DecideJoinRequestRequest,
   DeleteOrganizationOutcome,
   DeleteOrganizationRequest,
   IssueInvitationOutcome,
   IssueInvitationRequest,
+  JoinRequest,
+  JoinRequestStore,
   LeaveOrganizationOutcome,
   LeaveOrganizationRequest,
   ListInvitationsOutcome,
   ListInvitationsRequest,
+  ListJoinRequestsOutcome,
+  ListJoinRequestsRequest,
   ListMembersOutcome,
   ListMembersRequest,
   Membership,
@@ -22,16 +28,27 @@ import type {
   RemoveMemberRequest,
   RenameOrganizationOutcome,
   RenameOrganizationRequest,
+  RequestToJoinOutcome,
+  RequestToJoinRequest,
   ResendInvitationOutcome,
   ResendInvitationRequest,
   RevokeInvitationOutcome,
   RevokeInvitationRequest,
   SetRoleOutcome,
   SetRoleRequest,
+  WithdrawJoinRequestOutcome,
+  WithdrawJoinRequestRequest,
 } from '@portcullis/core/organizations'
-import { requireMemberAccountId, requireOrganizationId } from '@portcullis/core/organizations'
+import {
+  defaultJoinRole,
+  OrganizationError,
+  OrganizationErrorCodes,
+  requireMemberAccountId,
+  requireOrganizationId,
+} from '@portcullis/core/organizations'
 import type { LocalStoreClient } from '../local-accounts/client.js'
 import * as invitations from './invitations.js'
+import * as joinRequests from './join-requests.js'
 import * as memberships from './memberships.js'
 import * as organizations from './organizations.js'
 import { type OrganizationContext, organizationContext } from './shared.js'
@@ -41,6 +58,11 @@ export interface PostgresOrganizationStoreOptions {
   readonly client: LocalStoreClient
   /** The role catalogue (default owner, admin, member); every instance of a deployment uses the same. */
   readonly roles?: OrganizationRoles
+  /**
+   * The role an approved request to join gives (a role of the catalogue). Default `member`, or the
+   * catalogue's lowest role when it has no `member`.
+   */
+  readonly joinRole?: string
 }
 
 /**
@@ -49,13 +71,23 @@ export interface PostgresOrganizationStoreOptions {
  * invitations is one transaction that locks the organization's row first (`SELECT ... FOR UPDATE`), so
  * the actor's rank and the owner count are read under the lock that makes the change, on any number of
  * instances; removals, role changes, joins and leaves send `membership` notices in their transaction.
- * `PostgresAccountStore.deleteAccount` removes an account's memberships in its own transaction.
+ * `PostgresAccountStore.deleteAccount` removes an account's memberships in its own transaction. Requests
+ * to join (`portcullis_join_requests`) are decided under the same lock; an approval writes the membership
+ * in the decision's transaction, and they go with their account and organization (on delete cascade).
  */
-export class PostgresOrganizationStore implements OrganizationStores {
+export class PostgresOrganizationStore implements OrganizationStores, JoinRequestStore {
   readonly #context: OrganizationContext
+  readonly #joinRole: string
 
   constructor(options: PostgresOrganizationStoreOptions) {
     this.#context = organizationContext(options)
+    this.#joinRole = options.joinRole ?? defaultJoinRole(this.#context.roles)
+    if (!this.#context.roles.has(this.#joinRole)) {
+      throw new OrganizationError(
+        OrganizationErrorCodes.invalidRoles,
+        'joinRole must be a role of the catalogue',
+      )
+    }
   }
 
   createOrganization(request: CreateOrganizationRequest): Promise<CreateOrganizationOutcome> {
@@ -116,6 +148,26 @@ export class PostgresOrganizationStore implements OrganizationStores {
 
   listInvitations(request: ListInvitationsRequest): Promise<ListInvitationsOutcome> {
     return invitations.listInvitations(this.#context, request)
+  }
+
+  requestToJoin(request: RequestToJoinRequest): Promise<RequestToJoinOutcome> {
+    return joinRequests.requestToJoin(this.#context, request)
+  }
+
+  listJoinRequests(request: ListJoinRequestsRequest): Promise<ListJoinRequestsOutcome> {
+    return joinRequests.listJoinRequests(this.#context, request)
+  }
+
+  async joinRequestsOf(accountId: string): Promise<readonly JoinRequest[]> {
+    return joinRequests.joinRequestsOf(this.#context, requireMemberAccountId(accountId))
+  }
+
+  decideJoinRequest(request: DecideJoinRequestRequest): Promise<DecideJoinRequestOutcome> {
+    return joinRequests.decideJoinRequest(this.#context, this.#joinRole, request)
+  }
+
+  withdrawJoinRequest(request: WithdrawJoinRequestRequest): Promise<WithdrawJoinRequestOutcome> {
+    return joinRequests.withdrawJoinRequest(this.#context, request)
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {

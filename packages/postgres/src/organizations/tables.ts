@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm'
-import { check, foreignKey, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import {
+  check,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
 import { accountsTable } from '../accounts/tables.js'
 import { bytea, instant } from '../columns/columns.js'
 
@@ -91,6 +100,43 @@ export const invitationsTable = pgTable(
   ],
 )
 
+// Pending requests to join (a verified domain in `automatic-suggestion` mode): one per organization and
+// account; a decision deletes the row (an approval writes the membership in the same transaction).
+export const joinRequestsTable = pgTable(
+  'portcullis_join_requests',
+  {
+    requestId: text('request_id').primaryKey(),
+    organizationId: text('organization_id').notNull(),
+    accountId: text('account_id').notNull(),
+    address: text('address').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (table) => [
+    foreignKey({
+      name: 'portcullis_join_requests_organization_id_fkey',
+      columns: [table.organizationId],
+      foreignColumns: [organizationsTable.organizationId],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'portcullis_join_requests_account_id_fkey',
+      columns: [table.accountId],
+      foreignColumns: [accountsTable.accountId],
+    }).onDelete('cascade'),
+    check('portcullis_join_requests_id_check', sql`${table.requestId} ~ '^[A-Za-z0-9_-]{22,64}$'`),
+    check('portcullis_join_requests_address_check', sql`octet_length(${table.address}) <= 254`),
+    // One pending request per organization and account (and the organization's count, under its lock).
+    uniqueIndex('portcullis_join_requests_organization_account_key').on(
+      table.organizationId,
+      table.accountId,
+    ),
+    // An organization's pending requests, newest first.
+    index('portcullis_join_requests_organization_idx').on(table.organizationId, table.createdAt),
+    // An account's own requests, newest first, and the cascade from its deletion.
+    index('portcullis_join_requests_account_idx').on(table.accountId, table.createdAt),
+  ],
+)
+
 export type OrganizationRow = typeof organizationsTable.$inferSelect
 export type MembershipRow = typeof membershipsTable.$inferSelect
 export type InvitationRow = typeof invitationsTable.$inferSelect
+export type JoinRequestRow = typeof joinRequestsTable.$inferSelect
