@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parseTrustedProxies } from '@portcullis/core/local-accounts'
+import { systemDnsTxtResolver } from '@portcullis/core/organization-domains'
 import { type MailSettings, readMailSettings } from './mail/mail-settings.js'
 import type { AuthorizationServerSettings } from './oauth-server/names.js'
 import { type ProviderSettings, readProviderSettings } from './providers/provider-settings.js'
@@ -57,7 +58,10 @@ export interface ReferenceConfig {
    * Default: the development mailbox on loopback outside production, else no mail server.
    */
   readonly mail?: MailSettings
-  /** The DNS servers the organization domain checks ask (`127.0.0.1:5353`); the system's resolvers by default. */
+  /**
+   * The DNS servers the organization domain checks ask (`DNS_SERVERS=192.0.2.53,[2001:db8::53]:5353`);
+   * the system's resolvers by default.
+   */
   readonly dnsServers?: readonly string[]
   /** Pool settings for a Postgres server (defaults: 10 connections, 5 s to get one). */
   readonly databasePool?: { readonly maxConnections?: number; readonly connectionTimeoutMs?: number }
@@ -104,6 +108,21 @@ function trustedProxiesOf(value: string | undefined): readonly string[] {
     throw new Error(`PORTCULLIS_TRUSTED_PROXIES: ${error instanceof Error ? error.message : 'invalid'}`)
   }
   return entries
+}
+
+/** `DNS_SERVERS`: comma-separated `ip[:port]` (IPv6 with a port in brackets), checked as the resolver will. */
+function dnsServersOf(value: string | undefined): readonly string[] | undefined {
+  const servers = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  if (servers.length === 0) return undefined
+  try {
+    systemDnsTxtResolver({ servers })
+  } catch (error) {
+    throw new Error(`DNS_SERVERS: ${error instanceof Error ? error.message : 'invalid'}`)
+  }
+  return servers
 }
 
 function poolerOf(value: string | undefined): 'none' | 'transaction' {
@@ -207,6 +226,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
         : port + 1
       : portNumber(env.PORTCULLIS_IDP_PORT, 'PORTCULLIS_IDP_PORT')
   const publicUrl = publicUrlOf(env.PORTCULLIS_PUBLIC_URL)
+  const dnsServers = dnsServersOf(env.DNS_SERVERS)
   const registration = flag(env.PORTCULLIS_OAUTH_REGISTRATION, 'PORTCULLIS_OAUTH_REGISTRATION', false)
   const host = env.HOST ?? '127.0.0.1'
   const clientIdMetadataDocuments = metadataDocumentsOf(env, host, publicUrl)
@@ -232,5 +252,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
     ...(databasePooler === 'none' ? {} : { databasePooler }),
     ...(databaseApplicationName ? { databaseApplicationName } : {}),
     ...(publicUrl ? { publicUrl } : {}),
+    ...(dnsServers === undefined ? {} : { dnsServers }),
   }
 }

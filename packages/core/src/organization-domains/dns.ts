@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises'
+import { isIPv4, isIPv6 } from 'node:net'
 import { integerBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { OrganizationDomainError, OrganizationDomainErrorCodes } from './errors.js'
@@ -30,6 +31,27 @@ const OPTIONS: OptionsShape<SystemDnsTxtResolverOptions> = {
   tries: { kind: 'number', check: integerBetween(1, 5) },
 }
 
+/**
+ * Why a `servers` entry cannot be asked, or undefined: an IPv4 address with an optional `:port`, an IPv6
+ * address, or one in brackets with an optional `:port`; a port is 1 to 65535 (`node:dns` would wrap a
+ * larger one, and port 0 aborts the process).
+ */
+function serverProblem(entry: string): string | undefined {
+  let port: string | undefined
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(entry)
+  if (bracketed !== null) {
+    if (!isIPv6(bracketed[1] ?? '')) return 'is not an IPv6 address in brackets'
+    port = bracketed[2]
+  } else if (!isIPv6(entry)) {
+    const colon = entry.lastIndexOf(':')
+    if (!isIPv4(colon < 0 ? entry : entry.slice(0, colon))) return 'is not an IP address'
+    port = colon < 0 ? undefined : entry.slice(colon + 1)
+  }
+  if (port === undefined) return undefined
+  const number = /^\d{1,5}$/.test(port) ? Number(port) : 0
+  return number >= 1 && number <= 65_535 ? undefined : 'has a port outside 1 to 65535'
+}
+
 /** What answers "no such record": the name has no TXT record (NODATA) or does not exist (NXDOMAIN). */
 const ABSENT = new Set(['ENODATA', 'ENOTFOUND'])
 
@@ -44,6 +66,16 @@ export function systemDnsTxtResolver(options: SystemDnsTxtResolverOptions = {}):
   const tries = options.tries ?? 2
   const dns = new Resolver({ timeout, tries })
   if (options.servers !== undefined) {
+    for (const entry of options.servers) {
+      const problem = serverProblem(entry)
+      if (problem !== undefined) {
+        throw new ConfigurationError(
+          'configuration.invalid_option',
+          `servers: ${JSON.stringify(entry)} ${problem} (an IP address, with an optional port)`,
+          { option: 'systemDnsTxtResolver.servers' },
+        )
+      }
+    }
     try {
       dns.setServers([...options.servers])
     } catch (error) {
