@@ -1,51 +1,24 @@
-// The "done when" of the one-account model: the wiring of docs/oauth.md, copied verbatim (a test below
-// proves the copy, the docs and docs/examples/oauth/wiring.ts are the same lines), in an app over memory
-// stores and over Postgres stores, against a real OpenID Provider (oidc-provider on loopback). A
+// The "done when" of the one-account model: the wiring of docs/oauth.md (`wireOAuth` of
+// docs/examples/oauth/oauth-wiring.ts, the very function the docs show), in an app over memory stores and
+// over Postgres stores, against a real OpenID Provider (oidc-provider on loopback). A
 // first-time user signs in with the provider, links a password, unlinks the provider, deletes the
 // account, and every credential they had is refused.
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { argon2idPasswordHasher } from '@portcullis/argon2'
-import { AccountService, type AccountStore, MemoryAccountStore } from '@portcullis/core/accounts'
-import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
+import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
-import {
-  clearSessionCookie,
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type RateLimitStore,
-  type SessionStore,
-} from '@portcullis/core/local-accounts'
+import { MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
 import { transactions } from '@portcullis/core/oauth'
-import {
-  BackchannelLogout,
-  discoverOidcProvider,
-  GitHubOAuthProvider,
-  OAuthLifecycleService,
-  OIDCDiscoveryClient,
-  type OIDCProvider,
-} from '@portcullis/core/oidc'
+import { discoverOidcProvider, GitHubOAuthProvider, OIDCDiscoveryClient } from '@portcullis/core/oidc'
 import {
   AESGCMOAuthTransactionProtector,
   type OAuthTransactionProtector,
   OAuthTransactionProtectorKey,
 } from '@portcullis/core/protection'
-import { MemoryRevocationNotices, type RevocationNotices } from '@portcullis/core/revocation'
-import { MemoryStepUpStore, StepUpService, type StepUpStore } from '@portcullis/core/step-up'
+import { MemoryRevocationNotices } from '@portcullis/core/revocation'
+import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { createTestDatabase } from '@portcullis/database-tooling/test-database'
-import {
-  createAccountRoutes,
-  createOAuthRoutes,
-  createSecurity,
-  currentLocalSession,
-  localAccountRoutes,
-  localSessionOf,
-} from '@portcullis/express'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import {
   createPostgresClient,
   migrate,
@@ -56,191 +29,19 @@ import {
   PostgresSessionStore,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
-import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type OAuthWiringStores, ORIGIN, wireOAuth } from '../../../../docs/examples/oauth/oauth-wiring.js'
 import { TestBrowser } from '../../../../packages/core/test/oidc/support/browser.js'
 import { TestIdp } from '../../../../packages/core/test/oidc/support/test-idp.js'
 import { HttpClient } from '../../../../packages/express/test/oauth/support/http-client.js'
 
-const ORIGIN = 'https://app.example'
 const CALLBACK = `${ORIGIN}/auth/oauth/google/callback`
 const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin', origin: ORIGIN }
 const CLIENT = { clientId: 'docs-wiring', clientSecret: randomBytes(24).toString('hex') }
 
-/** The stores the wiring expects under these names (docs/oauth.md creates the Postgres ones). */
-interface Stores {
-  readonly accountStore: AccountStore
-  readonly sessions: SessionStore
-  readonly rateLimits: RateLimitStore
-  readonly stepUpStore: StepUpStore
-  readonly transactionStore: ConstructorParameters<typeof transactions.OAuthTransactionService>[0]['store']
-  readonly notices: RevocationNotices
-}
-
-interface Providers {
-  readonly google: OIDCProvider
-  readonly github: GitHubOAuthProvider
-  readonly protector: OAuthTransactionProtector
-}
-
-/** The docs' wiring, verbatim between the markers, over the given stores and providers. */
-function wire(stores: Stores, providers: Providers) {
-  const { accountStore, sessions, rateLimits, stepUpStore, transactionStore, notices } = stores
-  const { google, github, protector } = providers
-  // docs:oauth-wiring:start
-  const stepUp = new StepUpService({ store: stepUpStore })
-
-  const lifecycle = new OAuthLifecycleService({
-    registrations: [
-      {
-        provider: google,
-        // Google's view of the one account store: its identities are sign-in methods of these accounts.
-        accounts: accountStore.oauth({ provider: google.name, clientId: google.clientId, protector }),
-        redirectUri: `${ORIGIN}/auth/oauth/google/callback`,
-        // A first sign-in creates the account, with this identity as its one sign-in method.
-        provisionUnknown: true,
-        // Purposes Google may reauthenticate for (max_age=0 forces a fresh login there).
-        reauthentication: {
-          'delete-account': { maxAge: 0 },
-          'password-add': { maxAge: 300 },
-          'oauth-unlink': { maxAge: 300 },
-        },
-        postLogoutRedirectUri: `${ORIGIN}/`,
-      },
-      {
-        // GitHub has no signed auth_time: sign-in and linking only, never reauthentication.
-        provider: github,
-        accounts: accountStore.oauth({ provider: github.name, clientId: github.clientId, protector }),
-        redirectUri: `${ORIGIN}/auth/oauth/github/callback`,
-        provisionUnknown: true,
-      },
-    ],
-    transactions: new transactions.OAuthTransactionService({
-      store: transactionStore,
-      // HMAC key of state and binding digests; the same on every instance.
-      pepper: Buffer.from(process.env.PORTCULLIS_OAUTH_PEPPER ?? '', 'base64'),
-      redirects: new transactions.OAuthRedirectPolicy({
-        callbackUris: {
-          google: [`${ORIGIN}/auth/oauth/google/callback`],
-          github: [`${ORIGIN}/auth/oauth/github/callback`],
-        },
-        returnTo: ['/', '/settings', '/settings/security'],
-      }),
-    }),
-    // Lets a callback whose token request never left this process be retried (IdP unreachable).
-    transactionStore,
-    stepUp,
-  })
-
-  // Passwords and sessions of the same accounts: one account store, no second one to keep in step.
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts: accountStore,
-    sessions,
-    rateLimits,
-    hasher: argon2idPasswordHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
-    revocation: { notices },
-  })
-
-  const security = createSecurity({
-    mechanisms: local.mechanisms,
-    stepUp: {
-      // A credential is bound to the session it was issued to: the verifier derives that session from
-      // the request's verified evidence, never from anything the client chose.
-      verifier: stepUpVerifierFor(stepUp, (request) => {
-        const session = localSessionOf({ ...request, snapshot: AuthorizationSnapshot.empty })
-        return session && { securityEpoch: session.securityEpoch, sessionBinding: session.sessionHandle }
-      }),
-    },
-  })
-
-  const localRoutes = localAccountRoutes({ local, security })
-
-  const oauthRoutes = createOAuthRoutes({
-    security,
-    lifecycle,
-    // The signed-in user of link, scopes, unlink, revoke, logout, revalidate and reauthenticate.
-    currentSession: currentLocalSession(security),
-    // After a verified login (a first one included): a real local session, fixation-safe.
-    // The provider session (`identity`: issuer, subject, sid) goes into its handle for back-channel logout.
-    signIn: async ({ accountId, identity, provisioned }, request, response) => {
-      const signIn = await localRoutes.establishSignIn(request, response, {
-        accountId,
-        providerSession: identity,
-      })
-      // `provisioned`: this sign-in created the account; start your onboarding here.
-      // JSON clients see what this returns; never return the session id itself.
-      return signIn.transport === 'session' ? { csrfToken: signIn.csrfToken, provisioned } : undefined
-    },
-    // An unlink ends every session of the account (the epoch moves); the caller gets a fresh one.
-    renewSignIn: (change, request, response) => localRoutes.renewSignIn(request, response, change),
-    // POST logout: end the local session first, then the browser goes to the provider's end-session URL.
-    signOut: async (session, request, response) => {
-      await local.logout({
-        accountId: session.accountId,
-        credentials: local.credentialsOf(request.security?.evidence ?? []),
-      })
-      if (local.sessionCookie !== undefined) {
-        response.append('Set-Cookie', clearSessionCookie(local.sessionCookie))
-      }
-    },
-    // POST /auth/oauth/{provider}/backchannel-logout: register it as the client's backchannel_logout_uri.
-    backchannelLogout: new BackchannelLogout({
-      lifecycle,
-      revokeSessions: (match) => local.revokeProviderSessions(match),
-      // Used jti's, shared by every instance: a replayed logout token is refused everywhere.
-      replay: rateLimits,
-    }),
-  })
-
-  // Password step-up, the account's sign-in methods, adding and removing the password, deleting it all.
-  // The lifecycle stages the revocation of retained provider tokens before an account is deleted.
-  const accountRoutes = createAccountRoutes({
-    security,
-    local,
-    service: new AccountService({ accounts: accountStore, local, stepUp, providerTokens: lifecycle }),
-  })
-
-  const app: express.Express = express()
-  app.use(security.middleware)
-  app.use(localRoutes) // the CSRF guard runs before the other routes' unsafe methods
-  app.use(oauthRoutes)
-  app.use(accountRoutes)
-  // docs:oauth-wiring:end
-  return { app, lifecycle }
-}
-
-const root = fileURLToPath(new URL('../../../../', import.meta.url))
-const lines = (text: string) =>
-  text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !/^\/\/ #(end)?region\b/.test(line))
-const between = (text: string) => {
-  const start = text.indexOf('// docs:oauth-wiring:start')
-  const end = text.indexOf('// docs:oauth-wiring:end')
-  return lines(text.slice(text.indexOf('\n', start) + 1, end))
-}
-
-describe('docs/oauth.md wiring', () => {
-  it('is the same, line for line, in docs/oauth.md, docs/examples/oauth/wiring.ts and this test', async () => {
-    const doc = await readFile(`${root}docs/oauth.md`, 'utf8')
-    const [, block = ''] =
-      /<!-- example: examples\/oauth\/wiring\.ts#wiring -->\n```ts\n([\s\S]*?)```/.exec(doc) ?? []
-    const example = between(await readFile(`${root}docs/examples/oauth/wiring.ts`, 'utf8'))
-    const test = between(await readFile(fileURLToPath(import.meta.url), 'utf8'))
-    expect(example.length).toBeGreaterThan(40)
-    expect(lines(block)).toEqual(example)
-    expect(test).toEqual(example)
-  })
-})
-
 async function memoryStores(
   protector: OAuthTransactionProtector,
-): Promise<Stores & { close(): Promise<void> }> {
+): Promise<OAuthWiringStores & { close(): Promise<void> }> {
   const notices = new MemoryRevocationNotices()
   const sessions = new MemorySessionStore({ notices })
   const stepUpStore = new MemoryStepUpStore()
@@ -258,7 +59,7 @@ async function memoryStores(
 
 async function postgresStores(
   protector: OAuthTransactionProtector,
-): Promise<Stores & { close(): Promise<void> }> {
+): Promise<OAuthWiringStores & { close(): Promise<void> }> {
   const database = await createTestDatabase()
   const client = createPostgresClient({ connectionString: database.connectionString, maxConnections: 4 })
   await migrate(client)
@@ -307,7 +108,7 @@ describe.each([
       activeKey: new OAuthTransactionProtectorKey('test', randomBytes(32)),
     })
     const stores = await storesFor(protector)
-    const { app, lifecycle } = wire(stores, { google, github, protector })
+    const { app, lifecycle } = wireOAuth(stores, { google, github, protector })
     server = createServer(app)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
