@@ -4,44 +4,26 @@
 import { randomBytes } from 'node:crypto'
 import { AccountEmail } from '@portcullis/core/account-email'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import { CodeKeyRing, MemoryOneTimeCodeStore } from '@portcullis/core/codes'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type PasswordHasher,
-  type SessionSignIn,
-} from '@portcullis/core/local-accounts'
-import {
-  type MailMessage,
-  MemoryMailOutbox,
-  MemoryNotificationSettings,
-  openOutboxMessage,
-} from '@portcullis/core/mail'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { CodeKeyRing } from '@portcullis/core/codes'
+import { LocalAccounts, MemorySessionStore, type SessionSignIn } from '@portcullis/core/local-accounts'
+import { type MailMessage, MemoryNotificationSettings } from '@portcullis/core/mail'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleMailStores, readOutboxMail } from '../../test/support/example-outbox.js'
 
 // A cheap hasher keeps the example fast; an application uses `argon2idPasswordHasher()`.
-const hasher: PasswordHasher = {
-  hash: async (password) => `plain$${Buffer.from(password).toString('base64url')}`,
-  verify: async (hash, password) => hash === `plain$${Buffer.from(password).toString('base64url')}`,
-  needsRehash: () => false,
-}
+const hasher = plainHasher
 const PASSWORD = 'correct horse battery staple'
 
 /** An application signing people in with `signInWith`, over fresh memory stores. */
 async function world(signInWith: readonly ('username' | 'email')[]) {
-  const outbox = new MemoryMailOutbox()
-  const codes = new MemoryOneTimeCodeStore({ outbox })
+  const stores = exampleMailStores()
+  const { outbox, codes, rateLimits, protector } = stores
   const stepUpStore = new MemoryStepUpStore()
   const sessions = new MemorySessionStore()
   const accounts = new MemoryAccountStore({ outbox, cascade: [stepUpStore, codes, sessions] })
-  const rateLimits = new MemoryRateLimitStore()
-  const protector = new AESGCMOAuthTransactionProtector({
-    activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
-  })
   const notificationSettings = new MemoryNotificationSettings()
   const local = new LocalAccounts({
     profile: 'session',
@@ -94,19 +76,7 @@ async function world(signInWith: readonly ('username' | 'email')[]) {
   const renewed = (next: SessionSignIn | undefined) => {
     if (next !== undefined) signIn = next
   }
-  const mail = async (kind: MailMessage['kind']) => {
-    const rows = [...outbox.pending()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-    const messages = await Promise.all(rows.map((row) => openOutboxMessage(protector, row)))
-    const all = messages.filter((each) => each.kind === kind)
-    const message = all.at(-1)
-    const url = new URL(message !== undefined && 'link' in message ? message.link : 'https://app.example/')
-    return {
-      all,
-      message,
-      flow: url.searchParams.get('flow') ?? '',
-      code: new URLSearchParams(url.hash.slice(1)).get('code') ?? '',
-    }
-  }
+  const mail = (kind: MailMessage['kind']) => readOutboxMail(stores, kind)
   return { accountEmail, accounts, notificationSettings, accountId, session, steppedUp, renewed, mail }
 }
 

@@ -4,39 +4,21 @@
 import { randomBytes } from 'node:crypto'
 import { AccountEmail, SecurityNotifier } from '@portcullis/core/account-email'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import { CodeKeyRing, MemoryOneTimeCodeStore } from '@portcullis/core/codes'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type PasswordHasher,
-  type SessionSignIn,
-} from '@portcullis/core/local-accounts'
-import {
-  type MailMessage,
-  MemoryMailOutbox,
-  MemoryNotificationSettings,
-  openOutboxMessage,
-} from '@portcullis/core/mail'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { CodeKeyRing } from '@portcullis/core/codes'
+import { LocalAccounts, MemorySessionStore, type SessionSignIn } from '@portcullis/core/local-accounts'
+import { type MailMessage, MemoryNotificationSettings } from '@portcullis/core/mail'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleMailStores, readOutboxMail } from '../../test/support/example-outbox.js'
 
 // A cheap hasher keeps the example fast; an application uses `argon2idPasswordHasher()`.
-const hasher: PasswordHasher = {
-  hash: async (password) => `plain$${Buffer.from(password).toString('base64url')}`,
-  verify: async (hash, password) => hash === `plain$${Buffer.from(password).toString('base64url')}`,
-  needsRehash: () => false,
-}
-const outbox = new MemoryMailOutbox()
-const codes = new MemoryOneTimeCodeStore({ outbox })
+const hasher = plainHasher
+const stores = exampleMailStores()
+const { outbox, codes, rateLimits, protector } = stores
 const stepUpStore = new MemoryStepUpStore()
 const accounts = new MemoryAccountStore({ outbox, cascade: [stepUpStore, codes] })
-const rateLimits = new MemoryRateLimitStore()
-const protector = new AESGCMOAuthTransactionProtector({
-  activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
-})
 const notificationSettings = new MemoryNotificationSettings()
 const appEvents: string[] = []
 
@@ -96,25 +78,7 @@ const accountEmail = new AccountEmail({
 })
 // #endregion account-email
 
-async function mail(kind: MailMessage['kind']) {
-  const rows = [...outbox.pending()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-  const messages = await Promise.all(rows.map((row) => openOutboxMessage(protector, row)))
-  const message = messages.filter((each) => each.kind === kind).at(-1)
-  const link =
-    message === undefined
-      ? ''
-      : 'link' in message
-        ? message.link
-        : 'undoLink' in message
-          ? message.undoLink
-          : ''
-  const url = new URL(link || 'https://app.example/')
-  return {
-    message,
-    flow: url.searchParams.get('flow') ?? '',
-    code: new URLSearchParams(url.hash.slice(1)).get('code') ?? '',
-  }
-}
+const mail = (kind: MailMessage['kind']) => readOutboxMail(stores, kind)
 
 it('changes the address only once the new one is confirmed, and the old one can undo it', async () => {
   const { accountId } = await local.register({ username: 'ada', password: 'correct horse battery staple' })

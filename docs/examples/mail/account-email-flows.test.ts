@@ -5,39 +5,22 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { AccountEmail } from '@portcullis/core/account-email'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import { CodeKeyRing, MemoryOneTimeCodeStore } from '@portcullis/core/codes'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type PasswordHasher,
-} from '@portcullis/core/local-accounts'
-import {
-  type MailMessage,
-  MemoryMailOutbox,
-  MemoryNotificationSettings,
-  openOutboxMessage,
-} from '@portcullis/core/mail'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { CodeKeyRing } from '@portcullis/core/codes'
+import { LocalAccounts, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { type MailMessage, MemoryNotificationSettings } from '@portcullis/core/mail'
 import { accountEmailRoutes, createSecurity, localAccountRoutes } from '@portcullis/express'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import { afterAll, expect, it } from 'vitest'
+import { plainHasher } from '../../test/support/example-hasher.js'
+import { exampleMailStores, readOutboxMail } from '../../test/support/example-outbox.js'
 
 // A cheap hasher keeps the example fast; an application uses `argon2idPasswordHasher()`.
-const hasher: PasswordHasher = {
-  hash: async (password) => `plain$${Buffer.from(password).toString('base64url')}`,
-  verify: async (hash, password) => hash === `plain$${Buffer.from(password).toString('base64url')}`,
-  needsRehash: () => false,
-}
-const outbox = new MemoryMailOutbox()
-const codes = new MemoryOneTimeCodeStore({ outbox })
+const hasher = plainHasher
+const stores = exampleMailStores()
+const { outbox, codes, rateLimits, protector } = stores
 const sessions = new MemorySessionStore()
 const accounts = new MemoryAccountStore({ outbox, cascade: [codes, sessions] })
-const rateLimits = new MemoryRateLimitStore()
-const protector = new AESGCMOAuthTransactionProtector({
-  activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
-})
 const local = new LocalAccounts({
   profile: 'session',
   accounts,
@@ -73,21 +56,7 @@ const accountEmail = new AccountEmail({
 })
 // #endregion flows
 
-async function mail(kind: MailMessage['kind'], address: string) {
-  const rows = [...outbox.pending()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-  const messages = await Promise.all(rows.map((row) => openOutboxMessage(protector, row)))
-  const message = messages.filter((each) => each.kind === kind && each.to.address === address).at(-1)
-  const url = new URL(
-    message !== undefined && 'link' in message ? (message.link ?? '/') : '/',
-    'https://app.example',
-  )
-  return {
-    message,
-    link: url.toString(),
-    flow: url.searchParams.get('flow') ?? '',
-    code: new URLSearchParams(url.hash.slice(1)).get('code') ?? '',
-  }
-}
+const mail = (kind: MailMessage['kind'], address: string) => readOutboxMail(stores, kind, address)
 
 it('signs up, verifies the address and resets the password', async () => {
   // #region sign-up
