@@ -143,6 +143,8 @@ export {
   organizationDomainRouteTable,
 } from './organizations/domain-routes.js'
 export { FREE_MAIL_DOMAINS_SOURCE, freeMailDomains } from './organizations/free-mail-domains.js'
+export { JOIN_REQUEST_ROUTE_DOCS } from './organizations/join-request-openapi.js'
+export { addJoinRequestRoutes, joinRequestBody } from './organizations/join-request-routes.js'
 export { ORGANIZATION_ROUTE_DOCS } from './organizations/openapi.js'
 export type { OrganizationRouteTableOptions } from './organizations/routes.js'
 export { ORGANIZATION_ROUTE_TABLE_OPTIONS, organizationRouteTable } from './organizations/routes.js'

@@ -12,6 +12,7 @@ import { clientAddressCases, unknownClientAddressCases } from './client-address-
 import { dpopCases } from './dpop-cases.js'
 import { handlerCases } from './handler-cases.js'
 import { impersonationCases } from './impersonation-cases.js'
+import { joinRequestCases } from './join-request-cases.js'
 import { malformedUrlCases } from './malformed-url-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
@@ -78,6 +79,7 @@ export function adapterSuite(
       ...malformedUrlCases,
       ...organizationRaceCases,
       ...organizationDomainCases,
+      ...joinRequestCases,
       ...activeOrganizationCases,
       ...mcpCases,
       ...organizationMcpCases,

@@ -7,6 +7,7 @@ import {
   OrganizationDomainError,
   OrganizationDomainErrorCodes,
   type OrganizationDomains,
+  OrganizationJoinRequests,
 } from '@portcullis/core/organization-domains'
 import type { MembershipStore } from '@portcullis/core/organizations'
 import { anyOf } from '@portcullis/core/policy'
@@ -24,6 +25,7 @@ import type { OperationDocumentation } from '../routing/route-options.js'
 import type { HttpMethod } from '../routing/route-registry.js'
 import { fieldsOf } from './bodies.js'
 import { ORGANIZATION_DOMAIN_ROUTE_DOCS as DOCS } from './domain-openapi.js'
+import { addJoinRequestRoutes } from './join-request-routes.js'
 
 /** What every adapter's organization-domain routes take besides its own `security` and `onError`. */
 export interface OrganizationDomainRouteTableOptions {
@@ -35,6 +37,12 @@ export interface OrganizationDomainRouteTableOptions {
   readonly accounts: Pick<EmailAddresses, 'listEmailAddresses'>
   /** The local sign-ins: its mechanisms authenticate these routes. */
   readonly local: LocalAccounts
+  /**
+   * The requests to join (`OrganizationJoinRequests`): with it, the caller asks to join an organization
+   * offering its verified address's domain in `automatic-suggestion` mode, and managers approve or
+   * decline (`addJoinRequestRoutes`). Without it those routes are not there.
+   */
+  readonly joinRequests?: OrganizationJoinRequests
   /** The roles that may claim, verify, change and remove the organization's domains. Default `['owner']`. */
   readonly managerRoles?: readonly string[]
   /** Prefix before `/auth/...`. Default none. */
@@ -51,6 +59,11 @@ export const ORGANIZATION_DOMAIN_ROUTE_TABLE_OPTIONS: OptionsShape<OrganizationD
     required: true,
     kind: 'object',
     check: (value) => (value instanceof LocalAccounts ? undefined : 'must be a LocalAccounts'),
+  },
+  joinRequests: {
+    kind: 'object',
+    check: (value) =>
+      value instanceof OrganizationJoinRequests ? undefined : 'must be an OrganizationJoinRequests',
   },
   managerRoles: { kind: 'array', elements: { kind: 'string' } },
   base: { kind: 'string' },
@@ -199,6 +212,10 @@ export function organizationDomainRouteTable(options: OrganizationDomainRouteTab
     const addresses = await accounts.listEmailAddresses(accountId)
     return jsonAnswer({ offers: await domains.enrollmentFor(addresses) })
   })
+
+  if (options.joinRequests !== undefined) {
+    addJoinRequestRoutes(add, options.joinRequests, (exchange) => exchange.body(limit))
+  }
 
   return table.routes
 }
