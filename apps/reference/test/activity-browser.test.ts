@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
+import { authorizationUrl, PUBLIC_CLIENT_REDIRECT, registerPublicClient } from './support/public-client.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -14,8 +15,6 @@ const LAPTOP_AGENT =
 const PHONE_AGENT =
   'Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36'
 const PHONE = { width: 390, height: 844 }
-/** Where the test client's authorization ends (nothing listens: the browser's request is enough). */
-const REDIRECT = 'http://127.0.0.1:9/callback'
 
 let app: TestApp
 let browser: Browser
@@ -114,36 +113,11 @@ describe.skipIf(chromiumPath === undefined)('recent activity and sessions, in a 
   })
 
   it('an app approved on the consent page, then disconnected, is in the activity both times', async () => {
-    const registered = await fetch(`${app.url}/oauth/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Activity test agent',
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      }),
-    })
-    expect(registered.status).toBe(201)
-    const { client_id: clientId } = (await registered.json()) as { client_id: string }
-    const authorize = new URL(`${app.url}/oauth/auth`)
-    for (const [name, value] of Object.entries({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'resources:read',
-      resource: `${app.url}/mcp`,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'activity',
-    })) {
-      authorize.searchParams.set(name, value)
-    }
+    const clientId = await registerPublicClient(app.url, 'Activity test agent')
     const page = await laptop.newPage()
-    await page.goto(authorize.href)
+    await page.goto(authorizationUrl(app.url, clientId, 'activity'))
     await page.waitForURL(/\/oauth\/interaction\//)
-    const redirected = page.waitForRequest((request) => request.url().startsWith(REDIRECT))
+    const redirected = page.waitForRequest((request) => request.url().startsWith(PUBLIC_CLIENT_REDIRECT))
     await page.getByRole('button', { name: /allow/i }).click()
     await redirected
     // That tab goes on to the client's redirect URI, where nothing listens, and an error page: read on in

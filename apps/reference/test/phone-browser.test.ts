@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium } from './support/chromium.js'
+import { authorizationUrl, registerPublicClient } from './support/public-client.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -11,7 +12,6 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
 const PHONE = { width: 390, height: 844 }
 /** The header's height on a phone: the brand and the account on one line, the menu on the next. */
 const COMPACT_HEADER = 110
-const REDIRECT = 'http://127.0.0.1:9/callback'
 
 let app: TestApp
 let browser: Browser
@@ -105,33 +105,8 @@ describe.skipIf(chromiumPath === undefined)('every page on a 390 px phone', () =
   })
 
   it('the consent page of the authorization server, in the app’s look', async () => {
-    const registered = await fetch(`${app.url}/oauth/reg`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'A phone test agent with a long name that wraps',
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      }),
-    })
-    expect(registered.status).toBe(201)
-    const { client_id: clientId } = (await registered.json()) as { client_id: string }
-    const authorize = new URL(`${app.url}/oauth/auth`)
-    for (const [name, value] of Object.entries({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'resources:read',
-      resource: `${app.url}/mcp`,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'phone',
-    })) {
-      authorize.searchParams.set(name, value)
-    }
-    await page.goto(authorize.href)
+    const clientId = await registerPublicClient(app.url, 'A phone test agent with a long name that wraps')
+    await page.goto(authorizationUrl(app.url, clientId, 'phone'))
     await page.waitForURL(/\/oauth\/interaction\//)
     await page.getByRole('button', { name: /allow/i }).waitFor()
     expect({ width: await width(), wide: await wide() }).toEqual({ width: PHONE.width, wide: [] })
