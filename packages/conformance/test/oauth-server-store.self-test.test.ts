@@ -24,6 +24,14 @@ describe('OAuthServerStore conformance suite against deliberately broken stores'
     ).resolves.toBeUndefined()
   })
 
+  it('passes the memory store without an outbox (it refuses grants that carry notifications)', async () => {
+    await expect(
+      assertOAuthServerStoreConformance((options) =>
+        memoryOAuthServerFixture(options, options.clock, { withOutbox: false }),
+      ),
+    ).resolves.toBeUndefined()
+  })
+
   it('names every case oauth_server.<rule>, once', () => {
     const ids = oauthServerStoreSuite(memoryOAuthServerFixture).cases.map((each) => each.id)
     expect(new Set(ids).size).toBe(ids.length)

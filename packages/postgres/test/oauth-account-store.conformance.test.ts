@@ -1,11 +1,7 @@
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { describeConformance } from '@portcullis/conformance/vitest'
 import { afterAll, describe } from 'vitest'
-import {
-  inspectPostgresOAuthAccountStore,
-  PostgresAccountStore,
-  PostgresMailOutbox,
-} from '../src/index.js'
+import { inspectPostgresOAuthAccountStore, PostgresAccountStore, PostgresMailOutbox } from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
 
 // One database for the file; every case gets a fresh store over it (the suite uses unique ids, so

@@ -2,7 +2,12 @@ import { oauthServerStoreSuite } from '@portcullis/conformance/authorization-ser
 import { describeConformance } from '@portcullis/conformance/vitest'
 import type { RevocationNotice } from '@portcullis/core/revocation'
 import { afterAll } from 'vitest'
-import { PostgresAccountStore, PostgresOAuthServerStore, PostgresRevocationNotices } from '../src/index.js'
+import {
+  PostgresAccountStore,
+  PostgresMailOutbox,
+  PostgresOAuthServerStore,
+  PostgresRevocationNotices,
+} from '../src/index.js'
 import { migratedDatabase } from './support/database.js'
 
 // Every case uses fresh accounts and entry ids, so the cases share one database and one listener: the
@@ -22,5 +27,6 @@ describeConformance(
     store: new PostgresOAuthServerStore({ client: db.client, clock }),
     accounts: new PostgresAccountStore({ client: db.client }),
     heard: () => heard,
+    outbox: new PostgresMailOutbox({ client: db.client }),
   })),
 )

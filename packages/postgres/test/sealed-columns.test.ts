@@ -157,6 +157,7 @@ const suites: ConformanceSuite<never>[] = [
     store: new PostgresOAuthServerStore({ client, clock }),
     accounts: new PostgresAccountStore({ client }),
     heard: () => heard,
+    outbox: new PostgresMailOutbox({ client }),
   })),
   organizationStoresSuite(postgresOrganizationFixture(client, client)),
   organizationDomainStoreSuite(postgresOrganizationDomainFixture(client, client)),

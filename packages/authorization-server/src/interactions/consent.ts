@@ -51,6 +51,11 @@ export interface ConsentedClient {
 /** A grant with the missing consent added, not yet saved. */
 export interface PreparedGrant {
   readonly grantId: string
+  /**
+   * True when the approval creates the grant (no grant of this account to this client was found): the
+   * client connects now. False when it adds to the grant the client holds.
+   */
+  readonly isNew: boolean
   /** Saves the grant (one write), the client as shown at consent in its entry. */
   save(): Promise<void>
 }
@@ -75,11 +80,8 @@ export async function prepareGrant(
 ): Promise<PreparedGrant> {
   const clientId = String(details.params.client_id)
   const existing = details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)
-  const grant = (
-    existing !== undefined && existing.accountId === accountId && existing.clientId === clientId
-      ? existing
-      : new provider.Grant({ accountId, clientId })
-  ) as GrantWithPayload
+  const reused = existing !== undefined && existing.accountId === accountId && existing.clientId === clientId
+  const grant = (reused ? existing : new provider.Grant({ accountId, clientId })) as GrantWithPayload
   if (missing.oidcScopes.length > 0) grant.addOIDCScope(missing.oidcScopes.join(' '))
   if (missing.oidcClaims.length > 0) grant.addOIDCClaims([...missing.oidcClaims])
   for (const [indicator, scopes] of Object.entries(missing.resourceScopes)) {
@@ -100,6 +102,7 @@ export async function prepareGrant(
   }
   return {
     grantId: grant.jti,
+    isNew: !reused,
     save: async () => {
       await grant.save()
     },

@@ -3,6 +3,7 @@ import { isPortcullisError } from '@portcullis/core/errors'
 import { retryAfterFor } from '@portcullis/http/problem'
 import type Provider from 'oidc-provider'
 import type { ErrorPage, InteractionHandler } from '../interaction-handler.js'
+import { notifyConsented, saveApprovedGrant } from './connection-notice.js'
 import { consentView, missingConsentOf, nothingMissing, prepareGrant } from './consent.js'
 import { consentBody, consentTitle } from './consent-view.js'
 import { consentNonce, consentPostAllowed, consentToken } from './csrf.js'
@@ -18,7 +19,6 @@ import {
 } from './http.js'
 import { decideLogin } from './login.js'
 import {
-  type ConsentedGrant,
   DEFAULT_MAX_BODY_BYTES,
   type InteractionsOptions,
   type InteractionUser,
@@ -196,12 +196,13 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
           { consent: { grantId: grant.grantId } },
           { mergeWithLastSubmission: true },
         )
-        await grant.save()
-        notifyConsented(options, {
+        const consented = {
           accountId: user.accountId,
           clientId: view.client.id,
           clientName: view.client.name ?? view.client.idHost ?? view.client.id,
-        })
+        }
+        await saveApprovedGrant(options, grant, consented)
+        notifyConsented(options, consented)
         return redirect(res, location)
       }
       if (decision === 'deny') {
@@ -377,21 +378,4 @@ function isUnavailable(error: unknown): boolean {
 
 function isSessionNotFound(error: unknown): boolean {
   return error instanceof Error && error.name === 'SessionNotFound'
-}
-
-/** Tells `onConsented` of a saved grant; it never fails or delays the authorization. */
-function notifyConsented(options: InteractionsOptions, consent: ConsentedGrant): void {
-  const report = (error: unknown) => {
-    try {
-      options.onError?.(error)
-    } catch {
-      // The error handler failed as well; the authorization still must not.
-    }
-  }
-  try {
-    const result = options.onConsented?.(consent)
-    if (result !== undefined) Promise.resolve(result).catch(report)
-  } catch (error) {
-    report(error)
-  }
 }

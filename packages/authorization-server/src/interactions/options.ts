@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
+import type { SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import type { ConsentView } from './consent-view.js'
 import type { InteractionLayout } from './pages.js'
 
@@ -63,9 +64,18 @@ export interface InteractionsOptions {
   /** Told of unexpected failures (answered 500 without detail); never given a secret. */
   readonly onError?: (error: unknown) => void
   /**
-   * Told after the user approved a client and its grant was saved (an MCP client connected): pass
-   * `(grant) => notifier.notify(grant.accountId, { type: 'mcp-client-connected', client: grant.clientName })`
-   * to mail a security notification. Runs after the grant is saved and never fails or delays the
+   * Writes the "an app was connected" security notification (`mcp-client-connected`) in the grant's
+   * transaction when an approval creates the grant (a client connected for the first time, or again
+   * after a disconnection; not for more scopes on a connected client): the application's
+   * `SecurityNotifier`. The authorization server's store must take the outbox (`PostgresOAuthServerStore`,
+   * or `MemoryOAuthServerStore({ outbox })`). The client's name is cleaned for the mail (controls and
+   * encoded words removed, at most 200 characters).
+   */
+  readonly securityNotices?: SecurityNoticeSource
+  /**
+   * Told after the user approved a client and its grant was saved: the hook for anything else the
+   * application does then (its activity log, analytics). Mail the connection with `securityNotices`
+   * instead, which writes it with the grant. Runs after the grant is saved and never fails or delays the
    * authorization; a throw or rejection goes to `onError`.
    */
   readonly onConsented?: (grant: ConsentedGrant) => unknown
@@ -114,6 +124,12 @@ const SHAPE: OptionsShape<InteractionsOptions> = {
   maxBodyBytes: { kind: 'number', code: InteractionsErrorCodes.maxBodyBytes },
   onError: { kind: 'function', code: InteractionsErrorCodes.options },
   onConsented: { kind: 'function', code: InteractionsErrorCodes.options },
+  securityNotices: {
+    kind: 'object',
+    code: InteractionsErrorCodes.options,
+    check: (value) =>
+      typeof (value as SecurityNoticeSource).entries === 'function' ? undefined : 'must have entries',
+  },
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024

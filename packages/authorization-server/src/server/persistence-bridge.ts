@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { OAuthServerEntry, OAuthServerStore } from '@portcullis/core/authorization-server'
 import { isPortcullisError } from '@portcullis/core/errors'
 import type { Adapter, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider'
+import { takeGrantChange } from './grant-change.js'
 import type { OidcProviderModule } from './oidc-provider-module.js'
 
 export interface PersistenceBridgeOptions {
@@ -71,7 +72,9 @@ const UNAVAILABLE_DESCRIPTION = 'the authorization server is temporarily unavail
  *   `invalid_grant` instead of the tokens; the provider itself revokes on the sequential replay it sees,
  *   this closes the race;
  * - a store that is unavailable makes the answer 503 `temporarily_unavailable` with `Retry-After`;
- * - a registered client is stored with an expiry until the first grant for it is saved.
+ * - a registered client is stored with an expiry until the first grant for it is saved;
+ * - a `Grant` saved in `withGrantChange` (the consent interaction connecting a client) carries that
+ *   change (its notification) into the store's upsert, written in the grant's transaction.
  */
 export function persistenceBridge(options: PersistenceBridgeOptions): PersistenceBridge {
   const { store, clock, unusedClientTtlSeconds, errors } = options
@@ -186,7 +189,10 @@ export function persistenceBridge(options: PersistenceBridgeOptions): Persistenc
           request.replacement = { model, id, payload: stored, expiresAt }
           return
         }
-        await store.upsert({ model, id, payload: stored, expiresAt })
+        const change = takeGrantChange(model)
+        await (change === undefined
+          ? store.upsert({ model, id, payload: stored, expiresAt })
+          : store.upsert({ model, id, payload: stored, expiresAt }, change))
         if (model === 'Grant') await keepClient(payload.clientId)
       }),
     find: (id) => guarded(async () => payloadOf(await store.find(model, { id }))),

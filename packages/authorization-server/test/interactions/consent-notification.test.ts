@@ -77,4 +77,20 @@ describe.each(['express', 'fastify'] as const)('a consented MCP client on %s', (
     expect(consented).toHaveLength(1)
     await expect.poll(() => errors.length).toBe(1)
   })
+
+  it('securityNotices over an oidc-provider of its own (not the server store): the grant stands, onError is told', async () => {
+    const errors: unknown[] = []
+    const { outbox, notifier } = await notifierFor('cora')
+    app = await startApp(mount, {
+      securityNotices: notifier,
+      onError: (error) => errors.push(error),
+    })
+    const browser = new Browser(app.origin)
+    app.signIn(browser, 'cora')
+    const page = await consentPage(browser, app.authorize().url)
+    const { location } = await post(browser, page.url, { csrf: page.csrf, decision: 'approve' })
+    expect(new URL(location as string).searchParams.get('code')).toBeTruthy()
+    expect(outbox.pending()).toEqual([])
+    expect(errors).toMatchObject([{ code: 'authorization_server.notice_not_written' }])
+  })
 })

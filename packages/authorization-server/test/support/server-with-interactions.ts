@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { MemoryOAuthServerStore } from '@portcullis/core/authorization-server'
+import type { MemoryMailOutbox } from '@portcullis/core/mail'
 import express from 'express'
 import Fastify from 'fastify'
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose'
@@ -118,6 +119,8 @@ function applicationPages(app: express.Express, sessions: ApplicationSessions): 
 export async function startFullStack(
   mount: Mount,
   overrides: Partial<InteractionsOptions> = {},
+  /** The store's outbox (a connection's notification is written with its grant). */
+  storeOptions: { readonly outbox?: MemoryMailOutbox } = {},
 ): Promise<FullStack> {
   const documents = await new DocumentServer().start()
   const webClientId = documents.client('/web-client.json', {
@@ -143,7 +146,7 @@ export async function startFullStack(
     if (created.outcome !== 'created') throw new Error(`account ${accountId} not created`)
     return accountId
   }
-  const store = new MemoryOAuthServerStore({ accounts })
+  const store = new MemoryOAuthServerStore({ accounts, ...storeOptions })
   const revoked: string[] = []
   const revokeGrant = store.revokeGrant.bind(store)
   store.revokeGrant = async (grantId: string) => {

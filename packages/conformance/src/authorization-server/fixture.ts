@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
 import type { OAuthGrants, OAuthServerEntry, OAuthServerStore } from '@portcullis/core/authorization-server'
+import type { MailOutboxStore } from '@portcullis/core/mail'
 import type { RevocationNotice } from '@portcullis/core/revocation'
 import { passwordAccount } from '../accounts/fixture.js'
 import type { Check } from '../suite/suite.js'
@@ -16,6 +17,11 @@ export interface OAuthServerStoreFixture {
   readonly accounts: AccountStore
   /** Every revocation notice this instance heard since the fixture was made (a notice may come late). */
   heard(): readonly RevocationNotice[]
+  /**
+   * The outbox the store writes a grant's `outbox` entries into (same storage, same transaction).
+   * Without it the store must refuse upserts that carry entries.
+   */
+  readonly outbox?: MailOutboxStore
   dispose?(): Promise<void> | void
 }
 

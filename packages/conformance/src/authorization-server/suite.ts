@@ -2,6 +2,7 @@ import { assertSuite, type ConformanceSuite } from '../suite/suite.js'
 import { entryCases } from './entry-cases.js'
 import { type OAuthServerStoreContext, type OAuthServerStoreFactory, SuiteClock } from './fixture.js'
 import { grantCases } from './grant-cases.js'
+import { outboxCases } from './outbox-cases.js'
 import { rotationCases } from './rotation-cases.js'
 
 /**
@@ -14,7 +15,7 @@ export function oauthServerStoreSuite(
 ): ConformanceSuite<OAuthServerStoreContext> {
   return {
     name: 'OAuthServerStore conformance',
-    cases: [...entryCases, ...rotationCases, ...grantCases],
+    cases: [...entryCases, ...rotationCases, ...grantCases, ...outboxCases],
     createContext: async () => {
       const clock = new SuiteClock()
       return { fixture: await factory({ clock: clock.read }), clock }

@@ -4,6 +4,7 @@ import {
   type OAuthGrants,
   type OAuthServerStore,
 } from '@portcullis/core/authorization-server'
+import { MemoryMailOutbox, type OutboxEntry } from '@portcullis/core/mail'
 import { MemoryRevocationNotices, type RevocationNotice } from '@portcullis/core/revocation'
 import type {
   OAuthServerStoreFactory,
@@ -20,13 +21,15 @@ type Store = OAuthServerStore & OAuthGrants
 export function memoryOAuthServerFixture(
   options: OAuthServerStoreFactoryOptions,
   clock: () => number = options.clock,
-): OAuthServerStoreFixture & { readonly memory: MemoryOAuthServerStore } {
+  { withOutbox = true }: { readonly withOutbox?: boolean } = {},
+): OAuthServerStoreFixture & { readonly memory: MemoryOAuthServerStore; readonly mail?: MemoryMailOutbox } {
   const notices = new MemoryRevocationNotices()
   const heard: RevocationNotice[] = []
   notices.subscribe({ revoked: (notice) => heard.push(notice), flush: () => undefined })
   const accounts = new MemoryAccountStore()
-  const memory = new MemoryOAuthServerStore({ accounts, notices, clock })
-  return { store: memory, memory, accounts, heard: () => heard }
+  const outbox = withOutbox ? new MemoryMailOutbox() : undefined
+  const memory = new MemoryOAuthServerStore({ accounts, notices, clock, ...(outbox ? { outbox } : {}) })
+  return { store: memory, memory, accounts, heard: () => heard, ...(outbox ? { outbox, mail: outbox } : {}) }
 }
 
 type MemoryFixture = ReturnType<typeof memoryOAuthServerFixture>
@@ -40,7 +43,7 @@ function flawed(
     const fixture = build(options)
     const inner = fixture.memory
     const store: Store = {
-      upsert: (entry) => inner.upsert(entry),
+      upsert: (entry, change) => inner.upsert(entry, change),
       find: (model, key) => inner.find(model, key),
       consume: (model, id) => inner.consume(model, id),
       rotate: (model, id, replacement) => inner.rotate(model, id, replacement),
@@ -141,7 +144,11 @@ export const brokenOAuthServerStores: readonly BrokenOAuthServerStore[] = [
     caught: ['oauth_server.revoke-grant', 'oauth_server.disconnect-owner'],
     factory: (options) => {
       const fixture = memoryOAuthServerFixture(options)
-      const quiet = new MemoryOAuthServerStore({ accounts: fixture.accounts, clock: options.clock })
+      const quiet = new MemoryOAuthServerStore({
+        accounts: fixture.accounts,
+        clock: options.clock,
+        ...(fixture.mail === undefined ? {} : { outbox: fixture.mail }),
+      })
       return { ...fixture, store: quiet }
     },
   },
@@ -157,6 +164,19 @@ export const brokenOAuthServerStores: readonly BrokenOAuthServerStore[] = [
         if (typeof accountId !== 'string' || typeof clientId !== 'string') return undefined
         const account = await fixture.accounts.getAccount(accountId)
         return account?.status === 'active' ? { grantId, accountId, clientId } : undefined
+      },
+    })),
+  },
+  {
+    // The connection notice enqueued on its own, before the grant is saved: a grant that is then refused
+    // (another account's person, not a grant, an invalid entry) is still announced.
+    name: 'notifications outside the grant',
+    caught: ['oauth_server.grant-outbox'],
+    factory: flawed((inner, fixture) => ({
+      async upsert(entry, change?: { readonly outbox?: readonly OutboxEntry[] | undefined }) {
+        const entries = change?.outbox ?? []
+        if (entries.length > 0) await fixture.mail?.enqueue(entries)
+        return inner.upsert(entry)
       },
     })),
   },

@@ -1,5 +1,6 @@
 import type { AccountRecords } from '../accounts/port.js'
 import { InvalidInputError } from '../errors/portcullis-error.js'
+import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import type { RevocationNotices } from '../revocation/revocation-notices.js'
 import {
   stageSecurityLog,
@@ -7,6 +8,7 @@ import {
   type WithSecurityLog,
 } from '../security-log/in-transaction.js'
 import type { MemorySecurityLog } from '../security-log/memory.js'
+import { type OAuthServerChange, stageServerOutbox, validateServerChange } from './change.js'
 import { checkedEntry, grantSummaryOf, indexOf, isEntryKey } from './entries.js'
 import type {
   OAuthGrantStatus,
@@ -28,6 +30,11 @@ export interface MemoryOAuthServerStoreOptions {
   readonly clock?: () => number
   /** Where a disconnection's `securityLog` entries are written, in its step (`WithSecurityLog`). */
   readonly securityLog?: MemorySecurityLog
+  /**
+   * Where a grant's `outbox` entries (an MCP client connected) are written, in the grant's step. Without
+   * it, an upsert that carries entries is refused (`oauth_server.outbox_not_configured`) and saves nothing.
+   */
+  readonly outbox?: MemoryMailOutbox
 }
 
 interface Row {
@@ -47,6 +54,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
   readonly #accounts: Pick<AccountRecords, 'getAccount'>
   readonly #notices: RevocationNotices | undefined
   readonly #securityLog: MemorySecurityLog | undefined
+  readonly #outbox: MemoryMailOutbox | undefined
   readonly #clock: () => number
 
   constructor(options: MemoryOAuthServerStoreOptions) {
@@ -57,6 +65,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
     this.#notices = options.notices
     this.#clock = options.clock ?? Date.now
     this.#securityLog = options.securityLog
+    this.#outbox = options.outbox
   }
 
   /** Whether `disconnect` takes `securityLog` entries (a `MemorySecurityLog` was given). */
@@ -64,8 +73,9 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
     return this.#securityLog !== undefined
   }
 
-  async upsert(entry: OAuthServerEntry): Promise<void> {
+  async upsert(entry: OAuthServerEntry, change?: OAuthServerChange): Promise<void> {
     const checked = checkedEntry(entry)
+    const write = stageServerOutbox(this.#outbox, validateServerChange(checked, change))
     const key = keyOf(checked.model, checked.id)
     const now = new Date(this.#clock())
     let securityEpoch: number | undefined
@@ -80,6 +90,7 @@ export class MemoryOAuthServerStore implements OAuthServerStore, OAuthGrants {
       createdAt: previous?.createdAt ?? now,
       securityEpoch,
     })
+    write()
     if (index.grantId !== undefined && checked.model !== 'Grant') this.#lastUsed.set(index.grantId, now)
   }
 

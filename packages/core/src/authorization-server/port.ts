@@ -1,4 +1,5 @@
 import type { WithSecurityLog } from '../security-log/in-transaction.js'
+import type { OAuthServerChange } from './change.js'
 /**
  * The persistence of the OAuth 2.1 authorization server (`@portcullis/authorization-server`, built on
  * oidc-provider) in the shape of that provider's adapter: entries of a few models (`AuthorizationCode`,
@@ -46,8 +47,11 @@ export type OAuthServerConsumeOutcome = 'consumed' | 'already-consumed' | 'missi
 
 /** Port: the authorization server's entries (oidc-provider's adapter interface, one method per operation). */
 export interface OAuthServerStore {
-  /** Inserts or replaces the entry of this model and id (a replaced entry keeps its `consumedAt`). */
-  upsert(entry: OAuthServerEntry): Promise<void>
+  /**
+   * Inserts or replaces the entry of this model and id (a replaced entry keeps its `consumedAt`), with
+   * `change.outbox` (a `Grant`'s connection notification) in the same transaction.
+   */
+  upsert(entry: OAuthServerEntry, change?: OAuthServerChange): Promise<void>
   find(model: string, key: OAuthServerEntryKey): Promise<StoredOAuthServerEntry | undefined>
   /** Marks the entry consumed, atomically; `already-consumed` when another call got there first. */
   consume(model: string, id: string): Promise<OAuthServerConsumeOutcome>

@@ -5,17 +5,20 @@ import {
   type OAuthGrantStatus,
   type OAuthGrantSummary,
   type OAuthGrants,
+  type OAuthServerChange,
   type OAuthServerConsumeOutcome,
   type OAuthServerEntry,
   type OAuthServerEntryKey,
   type OAuthServerStore,
   oauthServerEntryIndex,
   type StoredOAuthServerEntry,
+  validateServerChange,
 } from '@portcullis/core/authorization-server'
 import { validateSecurityLogEntries, type WithSecurityLog } from '@portcullis/core/security-log'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { PostgresClient } from '../client/postgres-client.js'
 import { inStatement, inTransaction, type Transaction } from '../client/transaction.js'
+import { insertOutboxEntries } from '../mail/outbox-insert.js'
 import { revocationChannel } from '../revocation/channel.js'
 import { insertSecurityLogEntries } from '../security-log/store.js'
 import { activeGrantOf, activeGrantsOf, endGrant, live } from './grants.js'
@@ -145,10 +148,15 @@ export class PostgresOAuthServerStore implements OAuthServerStore, OAuthGrants {
     this.#clock = clock
   }
 
-  async upsert(entry: OAuthServerEntry): Promise<void> {
+  async upsert(entry: OAuthServerEntry, change?: OAuthServerChange): Promise<void> {
     const checked = checkedEntry(entry)
+    const outbox = validateServerChange(checked, change)
     const now = this.#now()
-    await inTransaction(this.#client.pool, (tx) => save(tx, checked, now))
+    // The grant and its connection notification commit together or not at all.
+    await inTransaction(this.#client.pool, async (tx) => {
+      await save(tx, checked, now)
+      await insertOutboxEntries(tx, outbox)
+    })
   }
 
   async find(model: string, key: OAuthServerEntryKey): Promise<StoredOAuthServerEntry | undefined> {

@@ -16,7 +16,7 @@ import {
 } from '@portcullis/conformance/local-accounts'
 import { oauthAccountStoreSuite, oauthVaultReencryptionSuite } from '@portcullis/conformance/oauth'
 import { organizationDomainStoreSuite } from '@portcullis/conformance/organization-domains'
-import { organizationStoresSuite } from '@portcullis/conformance/organizations'
+import { joinRequestStoresSuite, organizationStoresSuite } from '@portcullis/conformance/organizations'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { securityLogSuite } from '@portcullis/conformance/security-log'
@@ -46,6 +46,7 @@ import {
 } from '../../src/index.js'
 import { postgresCodeFixture } from './codes.js'
 import { type MigratedDatabase, realProtector } from './database.js'
+import { postgresJoinRequestFixture } from './join-requests.js'
 import { postgresOrganizationDomainFixture } from './organization-domains.js'
 import { postgresOrganizationFixture } from './organizations.js'
 
@@ -195,6 +196,7 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
             store: new PostgresOAuthServerStore({ client: db.client, clock }),
             accounts: new PostgresAccountStore({ client: db.client }),
             heard: () => heard,
+            outbox: new PostgresMailOutbox({ client: db.client }),
             dispose: () => listener.close(),
           }
         }),
@@ -208,6 +210,10 @@ export const STATEMENT_DRIVERS: readonly StatementDriver[] = [
   {
     name: 'PostgresOrganizationStore',
     suites: (db) => [suite(organizationStoresSuite(postgresOrganizationFixture(db.client, db.connect(4))))],
+  },
+  {
+    name: 'PostgresOrganizationStore (join requests)',
+    suites: (db) => [suite(joinRequestStoresSuite(postgresJoinRequestFixture(db.client, db.connect(4))))],
   },
   {
     name: 'PostgresOrganizationDomainStore',
