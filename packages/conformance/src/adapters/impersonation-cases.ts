@@ -293,6 +293,47 @@ export const impersonationCases: readonly Case[] = [
       check((await herself.get('/me')).status === 200, 'the person was not kept signed in')
     },
   ),
+  conformanceCase(
+    'adapter.impersonation-csrf-refused',
+    'a cross-site request carrying an impersonation’s cookies is refused, and its csrf.refused names the account, the administrator and the impersonation; the person’s own names nobody',
+    async (fixture, check) => {
+      const { app, admin, alice, adminId, aliceId, impersonate, world } = await started(fixture)
+      const answer = await impersonate(aliceId)
+      check(answer.status === 201, `the impersonation did not start: ${answer.status}`)
+      const impersonationId =
+        answer.status === 201 ? (answer.json() as { impersonationId: string }).impersonationId : ''
+      const refused = async (client: Browser) => {
+        const from = world.recorded.length
+        const forged = await call(app.url, '/auth/logout', {
+          method: 'POST',
+          headers: { ...CROSS_SITE, cookie: client.cookieHeader() },
+        })
+        checkProblem(check, forged, 403, 'local.csrf_refused')
+        // The refusal is told once the session's account is read: bounded in turns, not in time.
+        for (let turn = 0; turn < 200; turn += 1) {
+          const event = world.recorded.slice(from).find((each) => each.type === 'csrf.refused')
+          if (event !== undefined)
+            return event as { accountId?: string; actorId?: string; impersonationId?: string }
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+        return undefined
+      }
+      const theirs = await refused(admin)
+      check(
+        theirs?.accountId === aliceId &&
+          theirs.actorId === adminId &&
+          theirs.impersonationId === impersonationId &&
+          impersonationId !== '',
+        `the impersonation's refusal does not name the administrator: ${JSON.stringify(theirs)}`,
+      )
+      const own = await refused(alice)
+      check(
+        own?.accountId === aliceId && own.actorId === undefined && own.impersonationId === undefined,
+        `the person's own refusal names an actor: ${JSON.stringify(own)}`,
+      )
+      check((await admin.get('/me')).status === 200, 'the refused request ended the impersonation')
+    },
+  ),
 ]
 
 /** A second browser of `username` (signed in again, not registered again). */

@@ -84,12 +84,15 @@ export class AccountEmail {
     body: unknown,
     info: LocalRequestInfo = {},
   ): Promise<{ readonly accountId: string; readonly address: string }> {
-    return verifyEmail(this.#parts, body, this.#parts.local.clientAddress(info))
+    return verifyEmail(this.#parts, body, this.#parts.local.clientAddress(info), info.impersonator)
   }
 
   /** `{ flow }`: a new verification code for the flow (the old one stops working); a new flow handle. */
   resendVerification(body: unknown, info: LocalRequestInfo = {}): Promise<{ readonly flow: string }> {
-    return resendVerification(this.#parts, body, { clientAddress: this.#parts.local.clientAddress(info) })
+    return resendVerification(this.#parts, body, {
+      clientAddress: this.#parts.local.clientAddress(info),
+      impersonator: info.impersonator,
+    })
   }
 
   // --- password reset (password-reset.ts) ---

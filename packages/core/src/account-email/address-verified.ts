@@ -1,3 +1,4 @@
+import type { Impersonator } from '../authentication/principal.js'
 import type { LocalAccounts } from '../local-accounts/local-accounts.js'
 
 /** What a listener is told: the account, and the address it now holds verified. */
@@ -30,6 +31,7 @@ export async function tellAddressVerified(
   parts: { readonly local: Pick<LocalAccounts, 'emit'>; readonly addressVerified?: AddressVerifiedListener },
   event: AddressVerifiedEvent,
   clientAddress: string | undefined,
+  impersonator?: Impersonator,
 ): Promise<void> {
   const listener = parts.addressVerified
   if (listener === undefined) return
@@ -41,6 +43,9 @@ export async function tellAddressVerified(
       accountId: event.accountId,
       reason: typeof code === 'string' && CODE.test(code) ? code : 'unknown',
       ...(clientAddress === undefined ? {} : { clientAddress }),
+      ...(impersonator === undefined
+        ? {}
+        : { actorId: impersonator.accountId, impersonationId: impersonator.impersonationId }),
     })
   }
 }

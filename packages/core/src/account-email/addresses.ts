@@ -9,7 +9,7 @@ import type { StepUpService } from '../step-up/service.js'
 import { storeCall } from './errors.js'
 import type { AccountEmailParts } from './flow-context.js'
 import { emailFlowError } from './flow-errors.js'
-import { defined, issueVerification } from './verification.js'
+import { actingFields, defined, issueVerification } from './verification.js'
 
 // The addresses of a signed-in account: list them, add a secondary one (unverified: its verification
 // code goes out with its message in one transaction), send a new code to any unverified one, make a
@@ -123,7 +123,10 @@ export class AccountAddresses {
     const clientAddress = parts.local.clientAddress(request.request)
     await parts.limiter.attempt('verification', address, clientAddress)
     const flow = await issueVerification(parts, { accountId, address })
-    parts.local.emit('email.verification_sent', defined({ accountId, clientAddress }))
+    parts.local.emit(
+      'email.verification_sent',
+      defined({ accountId, clientAddress, ...actingFields(request.request?.impersonator) }),
+    )
     return Object.freeze({ flow })
   }
 

@@ -1,3 +1,4 @@
+import type { Impersonator } from '../authentication/principal.js'
 import type { NewOneTimeCode } from '../codes/port.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { associatedData } from '../protection/associated-data.js'
@@ -149,12 +150,17 @@ export async function verifyEmail(
   parts: AccountEmailParts,
   body: unknown,
   clientAddress: string | undefined,
+  impersonator?: Impersonator,
 ): Promise<{ readonly accountId: string; readonly address: string }> {
+  const acting = actingFields(impersonator)
   const fields = readFields(body, ['flow', 'code'])
   const code = fields.code.replace(/[\s-]/g, '')
   const flow = await openVerificationFlow(parts, fields.flow)
   if (flow === null || !/^[A-Za-z0-9]{4,64}$/.test(code)) {
-    parts.local.emit('email.verification_failed', defined({ reason: 'invalid_code', clientAddress }))
+    parts.local.emit(
+      'email.verification_failed',
+      defined({ reason: 'invalid_code', clientAddress, ...acting }),
+    )
     throw invalidCode()
   }
   const outcome = await storeCall(() =>
@@ -173,6 +179,7 @@ export async function verifyEmail(
         reason: outcome.outcome === 'exhausted' ? 'exhausted' : 'invalid_code',
         accountId: flow.accountId ?? undefined,
         clientAddress,
+        ...acting,
       }),
     )
     throw invalidCode()
@@ -182,7 +189,10 @@ export async function verifyEmail(
     parts.accounts.verifyEmailAddress({ accountId, address, now: new Date(parts.clock()) }),
   )
   if (verified.outcome === 'taken') {
-    parts.local.emit('email.verification_failed', defined({ reason: 'taken', accountId, clientAddress }))
+    parts.local.emit(
+      'email.verification_failed',
+      defined({ reason: 'taken', accountId, clientAddress, ...acting }),
+    )
     throw new AccountEmailError(AccountEmailErrorCodes.addressTaken, 'another account verified the address', {
       detail: 'This address was verified by another account first',
     })
@@ -190,12 +200,12 @@ export async function verifyEmail(
   if (verified.outcome === 'not-found') {
     parts.local.emit(
       'email.verification_failed',
-      defined({ reason: 'invalid_code', accountId, clientAddress }),
+      defined({ reason: 'invalid_code', accountId, clientAddress, ...acting }),
     )
     throw invalidCode()
   }
-  parts.local.emit('email.verified', defined({ accountId, clientAddress }))
-  await tellAddressVerified(parts, { accountId, address }, clientAddress)
+  parts.local.emit('email.verified', defined({ accountId, clientAddress, ...acting }))
+  await tellAddressVerified(parts, { accountId, address }, clientAddress, impersonator)
   return { accountId, address }
 }
 
@@ -207,7 +217,7 @@ export async function verifyEmail(
 export async function resendVerification(
   parts: AccountEmailParts,
   body: unknown,
-  info: { readonly clientAddress: string | undefined },
+  info: { readonly clientAddress: string | undefined; readonly impersonator?: Impersonator | undefined },
 ): Promise<{ readonly flow: string }> {
   const fields = readFields(body, ['flow'])
   const flow = await openVerificationFlow(parts, fields.flow)
@@ -225,8 +235,24 @@ export async function resendVerification(
   const held = addresses.find((each) => each.address === flow.address)
   if (held === undefined || held.verified) return { flow: fields.flow }
   const next = await issueVerification(parts, { accountId, address: flow.address })
-  parts.local.emit('email.verification_sent', defined({ accountId, clientAddress: info.clientAddress }))
+  parts.local.emit(
+    'email.verification_sent',
+    defined({ accountId, clientAddress: info.clientAddress, ...actingFields(info.impersonator) }),
+  )
   return { flow: next }
+}
+
+/**
+ * The fields that name an impersonation in the events of what it did (`actorId`, the administrator;
+ * `impersonationId`), or none for the person's own requests.
+ */
+export function actingFields(impersonator: Impersonator | undefined): {
+  readonly actorId?: string
+  readonly impersonationId?: string
+} {
+  return impersonator === undefined
+    ? {}
+    : { actorId: impersonator.accountId, impersonationId: impersonator.impersonationId }
 }
 
 /** Drops `undefined` members (event fields are exact optional properties). */

@@ -370,3 +370,38 @@ describe('an impersonation session', () => {
     expect(moved).not.toHaveProperty('actorId')
   })
 })
+
+describe('a refused cross-site request of an impersonation', () => {
+  it('names the administrator and the impersonation in csrf.refused; the person’s own names nobody', async () => {
+    const w = await world()
+    const started = await w.start(w.alice.accountId)
+    const cookie = cookiesOf(started.setCookies)
+    const outcome = await w.authenticate(cookie)
+    if (outcome.kind !== 'authenticated') throw new Error('the impersonation does not authenticate')
+    const crossSite = { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }
+    const [mechanism] = w.impersonations.mechanisms(w.local.mechanisms)
+    const refusedFor = async (cookieHeader: string) => {
+      const from = w.recorded.length
+      const answer = await mechanism?.authenticate(
+        requestSource({ method: 'POST', headers: crossSite, cookie: cookieHeader }),
+      )
+      expect(answer?.kind).toBe('invalid')
+      for (let turn = 0; turn < 100; turn += 1) {
+        const found = w.recorded.slice(from).find((event) => event.type === 'csrf.refused')
+        if (found !== undefined) return found
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      throw new Error('no csrf.refused event')
+    }
+    expect(await refusedFor(cookie)).toMatchObject({
+      accountId: w.alice.accountId,
+      sessionHandle: outcome.evidence.attributes?.sessionHandle,
+      actorId: w.admin.accountId,
+      impersonationId: started.impersonationId,
+    })
+    const own = await refusedFor(w.alice.cookie)
+    expect(own).toMatchObject({ accountId: w.alice.accountId, sessionHandle: w.alice.signIn.handle })
+    expect(own).not.toHaveProperty('actorId')
+    expect(own).not.toHaveProperty('impersonationId')
+  })
+})

@@ -5,6 +5,7 @@ import { ConfigurationError } from '../errors/portcullis-error.js'
 import { AccountEpochs } from './account-epochs.js'
 import type { LocalAccountsOptions } from './local-accounts-options.js'
 import { localSettings } from './local-settings.js'
+import { digestOpaqueToken } from './opaque-token.js'
 import { type BoundedPasswordHasher, boundedPasswordHasher } from './passwords/bounded-password-hasher.js'
 import { dummyHash } from './passwords/dummy-hash.js'
 import { passwordRules } from './passwords/password.js'
@@ -13,10 +14,11 @@ import { parseTrustedProxies, type TrustedProxies } from './rate-limits/client-a
 import { LoginThrottle } from './rate-limits/login-throttle.js'
 import { type LocalRuntime, localRuntime } from './runtime.js'
 import { SessionOperations } from './session-operations.js'
-import { LocalCsrf } from './sessions/local-csrf.js'
+import { type CsrfSessionLookup, LocalCsrf } from './sessions/local-csrf.js'
 import { type SessionCookie, sessionCookie } from './sessions/session-cookie.js'
 import { SessionManager } from './sessions/session-manager.js'
 import { CSRF_TOKEN_HEADER, sessionMechanism } from './sessions/session-mechanism.js'
+import type { SessionStore } from './sessions/session-store.js'
 import type { LocalRequestInfo } from './sign-in.js'
 import { SignIns } from './sign-ins.js'
 import { accessTokenMechanism } from './tokens/access-token-mechanism.js'
@@ -94,6 +96,10 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     trustedOrigins: options.trustedOrigins ?? [],
     sessionCookie: cookie,
     runtime,
+    // A refusal names the session of its cookie: a read of the store, never a renewal.
+    ...(cookie === undefined || options.sessions === undefined
+      ? {}
+      : { sessionOf: sessionLookup(options.sessions, clock) }),
   })
   let sessions: SessionManager | undefined
   let sessionMechanismName: string | undefined
@@ -147,6 +153,14 @@ export function localParts(options: LocalAccountsOptions): LocalParts {
     sessionMechanismName,
     bearerMechanismName,
     mechanisms: Object.freeze(mechanisms),
+  }
+}
+
+/** The account and handle of the live session a session id names (a store read, nothing renewed). */
+function sessionLookup(store: SessionStore, clock: () => number): CsrfSessionLookup {
+  return async (sessionId) => {
+    const session = await store.get(digestOpaqueToken(sessionId), new Date(clock()))
+    return session === null ? null : { accountId: session.accountId, handle: session.handle }
   }
 }
 

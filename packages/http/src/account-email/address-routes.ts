@@ -54,7 +54,8 @@ export function addressRoutes(context: AccountEmailRouteContext): void {
       const sent = await accountEmail.resendAddressVerification({
         session: sessionOf(exchange),
         body: await exchange.body(limit),
-        request: exchange.requestInfo,
+        // An impersonation's resend names the administrator in its event.
+        request: { ...exchange.requestInfo, impersonator: exchange.security.principal?.impersonator },
       })
       return jsonAnswer({ flow: sent.flow }, 202)
     },

@@ -1,7 +1,8 @@
+import type { Impersonator } from '../../authentication/principal.js'
 import { ConfigurationError } from '../../errors/portcullis-error.js'
 import { newOpaqueToken } from '../opaque-token.js'
 import { defined, type LocalRuntime } from '../runtime.js'
-import { type CsrfDecision, checkCsrf, csrfTokenForSession } from './csrf.js'
+import { type CsrfDecision, type CsrfRefusalReason, checkCsrf, csrfTokenForSession } from './csrf.js'
 import { readSessionCookie, type SessionCookie } from './session-cookie.js'
 import { CSRF_TOKEN_HEADER } from './session-mechanism.js'
 
@@ -24,11 +25,20 @@ export interface LocalCsrfInput {
   readonly sessionId?: string | undefined
   readonly accountId?: string | undefined
   readonly clientAddress?: string | undefined
+  /** The request's impersonation, when the caller knows it: the refusal names the administrator. */
+  readonly impersonator?: Impersonator | undefined
 }
+
+/** The session a presented session id names: its account and handle (never the id), or null. */
+export type CsrfSessionLookup = (
+  sessionId: string,
+) => Promise<{ readonly accountId: string; readonly handle: string } | null>
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 const SEED_MAX_AGE_SECONDS = 7200
 const SEED_BYTES = 32
+/** Refusals whose session is being looked up at once; past it a refusal is told without its account. */
+const MAX_PENDING_LOOKUPS = 64
 
 /**
  * CSRF protection of cookie-authenticated requests (`checkCsrf` with the service's origins), the
@@ -45,12 +55,16 @@ export class LocalCsrf {
   readonly #publicOrigin: string
   readonly #trustedOrigins: readonly string[]
   readonly #runtime: LocalRuntime
+  readonly #sessionOf: CsrfSessionLookup | undefined
+  #pendingLookups = 0
 
   constructor(options: {
     readonly publicOrigin: string
     readonly trustedOrigins: readonly string[]
     readonly sessionCookie: SessionCookie | undefined
     readonly runtime: LocalRuntime
+    /** Names the account and session of a refused request's cookie (read only: nothing is renewed). */
+    readonly sessionOf?: CsrfSessionLookup
   }) {
     // Refuses a public origin that is not an http(s) origin, now rather than at the first request.
     checkCsrf({ method: 'POST', targetOrigin: options.publicOrigin })
@@ -62,6 +76,7 @@ export class LocalCsrf {
     this.#publicOrigin = options.publicOrigin
     this.#trustedOrigins = Object.freeze([...options.trustedOrigins])
     this.#runtime = options.runtime
+    this.#sessionOf = options.sessionOf
     const cookie = options.sessionCookie
     this.#sessionCookie = cookie
     this.seedCookie =
@@ -77,7 +92,10 @@ export class LocalCsrf {
   /**
    * The decision for a request carrying a cookie: safe methods pass; then same-origin Fetch Metadata, the
    * target or a trusted `Origin`, or (with neither) the synchronizer token of `sessionId`. A refusal emits
-   * `csrf.refused` (with the reason, never a header value).
+   * `csrf.refused` (with the reason, never a header value). When the caller does not name the account and
+   * the request carries a session id, the refusal names the session's account and handle (so the events
+   * of an impersonation session name the administrator): the session is read off the request path, and
+   * the event follows the read (without them when the read fails or too many are under way).
    */
   check(input: LocalCsrfInput): CsrfDecision {
     if (SAFE_METHODS.has(input.method.toUpperCase())) return { ok: true }
@@ -94,18 +112,54 @@ export class LocalCsrf {
       presentedToken: input.presentedToken,
       expectedToken,
     })
-    if (!decision.ok) {
+    if (!decision.ok) this.#refused(input, decision.reason)
+    return decision
+  }
+
+  #refused(input: LocalCsrfInput, reason: CsrfRefusalReason): void {
+    const { impersonator } = input
+    const fields = {
+      reason,
+      method: input.method.toUpperCase().slice(0, 16),
+      accountId: input.accountId,
+      clientAddress: input.clientAddress,
+      actorId: impersonator?.accountId,
+      impersonationId: impersonator?.impersonationId,
+    }
+    const lookup = this.#sessionOf
+    const sessionId = input.sessionId
+    if (
+      input.accountId !== undefined ||
+      lookup === undefined ||
+      sessionId === undefined ||
+      this.#pendingLookups >= MAX_PENDING_LOOKUPS
+    ) {
+      this.#runtime.emit('csrf.refused', defined(fields))
+      return
+    }
+    this.#pendingLookups += 1
+    const emit = (session: { readonly accountId: string; readonly handle: string } | null) => {
+      this.#pendingLookups -= 1
       this.#runtime.emit(
         'csrf.refused',
-        defined({
-          reason: decision.reason,
-          method: input.method.toUpperCase().slice(0, 16),
-          accountId: input.accountId,
-          clientAddress: input.clientAddress,
-        }),
+        defined(
+          session === null
+            ? fields
+            : { ...fields, accountId: session.accountId, sessionHandle: session.handle },
+        ),
       )
     }
-    return decision
+    let read: Promise<{ readonly accountId: string; readonly handle: string } | null>
+    try {
+      read = lookup(sessionId)
+    } catch {
+      emit(null)
+      return
+    }
+    Promise.resolve(read).then(
+      (session) => emit(session ?? null),
+      () => emit(null),
+    )
   }
 
   /** The synchronizer token of a session id (or seed). */
