@@ -33,6 +33,41 @@ async function impersonate(page: Page, account: string, reason: string, password
 
 const banner = (page: Page) => page.locator('[data-testid="impersonation-banner"]')
 
+const ERIN = 'erin-impersonated'
+const ERIN_PASSWORD = 'a long passphrase for erin'
+const ERIN_ADDRESS = 'erin@impersonated.example'
+
+/** The link of the newest verification mail to Erin, once `count` arrived (read on `/dev/mailbox`). */
+async function verificationLink(on: Page, count: number): Promise<string> {
+  const mailbox = await on.context().newPage()
+  try {
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      await mailbox.goto(`${app.url}/dev/mailbox`)
+      const match = mailbox
+        .locator('article.mail', {
+          has: mailbox.locator('[data-testid="mail-to"]', { hasText: ERIN_ADDRESS }),
+        })
+        .filter({
+          has: mailbox.locator('[data-testid="mail-subject"]', { hasText: /^Verify your email address/ }),
+        })
+      if ((await match.count()) >= count) {
+        const links = await match
+          .first()
+          .locator('[data-testid="mail-text"] a[href]')
+          .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''))
+        const link = links.find((href) => href.includes('/verify-email?'))
+        if (link === undefined) throw new Error('the verification mail has no link')
+        return link
+      }
+      if (Date.now() > deadline) throw new Error(`no ${count} verification mail(s) to ${ERIN_ADDRESS}`)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  } finally {
+    await mailbox.close()
+  }
+}
+
 describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () => {
   beforeAll(async () => {
     app = await startTestApp()
@@ -128,7 +163,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await bobContext.close()
   })
 
-  it('signing out everywhere else from an impersonation ends it, and leaves no session of the person behind', async () => {
+  it('signing out everywhere else from an impersonation ends it, and hands the administrator her own session back', async () => {
     const bobContext = await browser.newContext()
     const bob = await bobContext.newPage()
     await signIn(bob, 'bob', app.password('bob'))
@@ -138,17 +173,93 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await impersonate(page, 'bob', 'ticket 4712: a stolen phone', app.password('alice'))
     await expect(banner(page).count()).resolves.toBe(1)
     await page.goto(`${app.url}/account/sessions`)
+    const impersonationCookies = await context.cookies(app.url)
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click()
-    await page.waitForLoadState()
-    // The impersonation was not renewed into a session of Bob: the browser holds none any more.
-    expect((await page.goto(`${app.url}/account`))?.status()).toBe(401)
+    // Where End takes her, told what happened: her own session, not Bob's, and no banner.
+    await page.waitForURL(`${app.url}/admin/impersonate`)
+    await expect(page.locator('[data-testid="flash"]').textContent()).resolves.toContain(
+      'the impersonation ended: you are back in your own session',
+    )
+    await expect(banner(page).count()).resolves.toBe(0)
+    await expect(page.locator('header .who').textContent()).resolves.toContain('Alice')
+    await expect(page.locator('header').getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(1)
+    // Bob's sessions are all gone: his own browser, and the impersonation's cookies replayed.
     expect((await bob.goto(`${app.url}/account`))?.status()).toBe(401)
+    const replay = await browser.newContext()
+    await replay.addCookies(impersonationCookies)
+    expect((await (await replay.newPage()).goto(`${app.url}/account`))?.status()).toBe(401)
+    await replay.close()
     await context.close()
     await signIn(bob, 'bob', app.password('bob'))
     // Bob's recent activity shows the sign-out as an act of the administrator on his account.
     await bob.goto(`${app.url}/account/activity`)
-    await expect(bob.locator('main').textContent()).resolves.toMatch(/epoch\.bumped at \S+, by demo-alice/)
+    const activity = (await bob.locator('main').textContent()) ?? ''
+    expect(activity).toMatch(/epoch\.bumped at \S+, by demo-alice/)
+    expect(activity).toContain('Signed out everywhere else, by an administrator acting as you.')
+    expect(activity).toMatch(/impersonation\.ended at \S+, by demo-alice/)
     await bobContext.close()
+  })
+
+  it('a cross-site form and an address verification during an impersonation are logged with the administrator', async () => {
+    // Erin signs up and adds an address; its code is mailed to her (the mail travels over SMTP).
+    const erinContext = await browser.newContext()
+    const erin = await erinContext.newPage()
+    await erin.goto(`${app.url}/sign-up`)
+    await erin.fill('input[name="username"]', ERIN)
+    await erin.fill('input[name="password"]', ERIN_PASSWORD)
+    await erin.getByRole('button', { name: 'Create account' }).click()
+    await erin.waitForURL(`${app.url}/account`)
+    await erin.getByRole('link', { name: 'Add an address' }).click()
+    await erin.fill('form[aria-label="Add an address"] input[name="email"]', ERIN_ADDRESS)
+    await erin.fill('form[aria-label="Add an address"] input[name="password"]', ERIN_PASSWORD)
+    await erin.getByRole('button', { name: 'Add the address' }).click()
+    await erin.waitForURL(`${app.url}/account`)
+    await verificationLink(erin, 1)
+
+    // Alice acts as Erin, who reads her the code over the phone; first a new one, from the banner.
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await signIn(page, 'alice', app.password('alice'))
+    await impersonate(page, ERIN, 'ticket 4713: the code never came', app.password('alice'))
+    await page.waitForURL(`${app.url}/account`)
+    await expect(banner(page).count()).resolves.toBe(1)
+    await page
+      .locator('[data-testid="verify-banner"]')
+      .getByRole('button', { name: 'Send the code again' })
+      .click()
+    await page.waitForURL(`${app.url}/account`)
+    // A form another site sends with the impersonation's cookies is refused.
+    const forged = await page.request.post(`${app.url}/keys`, {
+      form: { label: 'stolen' },
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      maxRedirects: 0,
+    })
+    expect(forged.status()).toBe(403)
+    await page.goto(await verificationLink(erin, 2))
+    await page.getByRole('button', { name: 'Verify the address' }).click()
+    await expect(page.locator('[data-testid="verified"]').textContent()).resolves.toContain(
+      'The address is verified.',
+    )
+    await page.goto(`${app.url}/account`)
+    await banner(page).getByRole('button', { name: 'End impersonation' }).click()
+    await page.waitForURL(`${app.url}/admin/impersonate`)
+    await context.close()
+
+    // Erin's recent activity: the verification and the refused form, each naming the administrator.
+    await erin.goto(`${app.url}/account/activity`)
+    const items = erin.locator('li[data-activity]')
+    const itemOf = (type: string) => items.filter({ has: erin.locator('code', { hasText: type }) })
+    await expect(itemOf('email.verified').count()).resolves.toBe(1)
+    await expect(itemOf('email.verified').textContent()).resolves.toMatch(
+      /An email address changed, by an administrator acting as you\.[\s\S]*email\.verified at \S+, by demo-alice/,
+    )
+    await expect(itemOf('csrf.refused').count()).resolves.toBe(1)
+    await expect(itemOf('csrf.refused').textContent()).resolves.toMatch(
+      /A form sent from another site, while an administrator was acting as you, was refused\. Nothing changed\.[\s\S]*csrf\.refused at \S+, by demo-alice/,
+    )
+    // Her own address addition names nobody.
+    await expect(itemOf('email.address_added').textContent()).resolves.not.toContain('by demo-alice')
+    await erinContext.close()
   })
 
   it('refuses a cross-site start, and a start without the capability', async () => {

@@ -253,11 +253,11 @@ describe('pages', () => {
     expect(bobs.length).toBeGreaterThan(0)
     for (const keyId of bobs) expect(alice).not.toContain(keyId)
     for (const keyId of keyIds(alice)) expect(bob).not.toContain(keyId)
-    // The cross-site posts refused above named no account: they are on nobody's page.
-    for (const text of [alice, bob]) {
-      expect(text).not.toContain('csrf.refused')
-      expect(text).not.toContain('data-testid="refusals"')
-    }
+    // The cross-site posts refused above carried Alice's session: they are on her page, in her name, and
+    // on nobody else's.
+    expect(own(alice)).toContain('A form sent to this app from another site, in your name, was refused.')
+    expect(own(bob)).not.toContain('csrf.refused')
+    for (const text of [alice, bob]) expect(text).not.toContain('data-testid="refusals"')
   })
 
   it('unknown paths are 404, as a page or as problem+json', async () => {

@@ -1,16 +1,15 @@
-import { type AccountEmail, ADDRESS_STEP_UP_PURPOSE } from '@portcullis/core/account-email'
-import type { AccountService } from '@portcullis/core/accounts'
-import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
+import { ADDRESS_STEP_UP_PURPOSE } from '@portcullis/core/account-email'
 import { anonymous, required } from '@portcullis/core/policy'
 import type { SecureRouter, Security } from '@portcullis/express'
 import type { Request, RequestHandler, Response } from 'express'
 import { anonymousForms } from '../accounts/anonymous-forms.js'
 import { field, refusal, requestInfo, retryHint } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import { type AccountKit, fieldError, flashNotice } from '../accounts/page-kit.js'
+import { fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { CODE_LINK_SCRIPT_PATH, sendPage, sessionViewer } from '../layout/layout.js'
+import type { EmailPageOptions } from './email-page-options.js'
 import { codePageHeaders } from './recovery-pages.js'
 
 /** The page that adds an address (with the password: the `email-change` step-up); the account page links it. */
@@ -52,14 +51,7 @@ export function addressRoutes(
   router: SecureRouter,
   security: Pick<Security, 'evaluation' | 'evaluator'>,
   context: ReferenceContext,
-  options: {
-    readonly accountEmail: AccountEmail
-    readonly service: AccountService
-    readonly local: LocalAccounts
-    readonly kit: AccountKit
-    readonly setSession: (response: Response, signIn: SessionSignIn) => void
-    readonly wake?: () => void
-  },
+  options: EmailPageOptions,
   form: RequestHandler,
 ): void {
   const { accountEmail, kit, local } = options
@@ -199,6 +191,17 @@ export function addressRoutes(
     }
   })
 
+  /** The impersonation of the request's session, on a public page (which reads no credential itself). */
+  const sessionPolicy = security.evaluator.compile(auth)
+  const impersonatorOf = async (request: Request) => {
+    try {
+      const outcome = await security.evaluation(request).evaluate(sessionPolicy)
+      return outcome.kind === 'granted' ? outcome.context.principal?.impersonator : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   const verifyPage = async (
     request: Request,
     response: Response,
@@ -235,7 +238,9 @@ export function addressRoutes(
       return verifyPage(request, response, flow, { status: 403, message: 'The form could not be verified.' })
     }
     try {
-      await accountEmail.verifyEmail({ flow, code: field(request, 'code') }, requestInfo(request))
+      // The page is public; a verification made from an impersonation still names the administrator.
+      const info = { ...requestInfo(request), impersonator: await impersonatorOf(request) }
+      await accountEmail.verifyEmail({ flow, code: field(request, 'code') }, info)
       await verifyPage(request, response, flow, { done: true })
     } catch (error) {
       const { status, message } = refusal(error)

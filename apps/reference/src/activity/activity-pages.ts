@@ -8,6 +8,7 @@ import { requestInfo } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import { accountKit, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
+import { IMPERSONATION_SIGN_OUT_OTHERS_PATH } from '../impersonation/impersonation-banner.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH } from '../layout/layout.js'
 import { readableTime } from '../layout/readable.js'
@@ -79,6 +80,7 @@ export function activityPages(
     const flash = kit.take(request, response)
     const current = local.credentialsOf(request.security.evidence).sessionHandle
     const sessions = sessionBodies(await local.listSessions(accountId, current), describeUserAgent)
+    const impersonating = request.security.principal?.impersonator !== undefined
     const now = new Date()
     const rows = sessions.map(
       (session) => html`<tr data-session="${session.id}"${session.current ? html` data-current="true"` : ''}>
@@ -99,7 +101,7 @@ export function activityPages(
           <tbody>${rows}</tbody></table>
         ${
           sessions.length > 1
-            ? html`<form method="post" action="${SESSIONS_PATH}/sign-out-others" class="inline">
+            ? html`<form method="post" action="${impersonating ? IMPERSONATION_SIGN_OUT_OTHERS_PATH : `${SESSIONS_PATH}/sign-out-others`}" class="inline">
           <button type="submit" class="danger">Sign out everywhere else</button></form>
           <p class="muted">Ends every other session, and every app token made by a sign-in; this device stays signed in.</p>`
             : ''
@@ -109,6 +111,10 @@ export function activityPages(
   })
 
   router.post(`${SESSIONS_PATH}/sign-out-others`, auth, async (request, response) => {
+    // From an impersonation, the impersonation pages sign out and hand the administrator's session back.
+    if (request.security.principal?.impersonator !== undefined) {
+      return response.redirect(307, IMPERSONATION_SIGN_OUT_OTHERS_PATH)
+    }
     const renewed = await signOutOtherSessions(local, {
       accountId: kit.accountId(request),
       credentials: local.credentialsOf(request.security.evidence),

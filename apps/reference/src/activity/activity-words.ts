@@ -16,8 +16,19 @@ function how(method: string | null): string {
   return ` with ${METHODS[method] ?? providerName(method)}`
 }
 
-/** One sentence for one item of the activity page: what happened, in words. */
+/**
+ * One sentence for one item of the activity page: what happened, in words; what an administrator did
+ * while acting as the person (an impersonation: the item names them) says so.
+ */
 export function activitySentence(item: ActivityItem): string {
+  if (item.kind === 'administrative_act' || item.actorId === null) return sentenceOf(item)
+  return `${sentenceOf(item).replace(/\.$/, '')}, by an administrator acting as you.`
+}
+
+function sentenceOf(item: ActivityItem): string {
+  if (item.type === 'csrf.refused') {
+    return 'A form sent from another site, while an administrator was acting as you, was refused. Nothing changed.'
+  }
   switch (item.kind) {
     case 'signed_in':
       return `Signed in${how(item.method)}.`

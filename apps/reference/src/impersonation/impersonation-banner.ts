@@ -2,6 +2,11 @@ import { html, type SafeHtml } from '../layout/html.js'
 
 /** Where the banner's End button posts (the impersonation pages' end route). */
 export const END_IMPERSONATION_PATH = '/admin/impersonate/end'
+/**
+ * Where "Sign out everywhere else" posts during an impersonation: the person's sessions end, and so does
+ * the impersonation, which hands the administrator's own session back (as End does).
+ */
+export const IMPERSONATION_SIGN_OUT_OTHERS_PATH = '/admin/impersonate/sign-out-everywhere-else'
 
 /** Who acts during an impersonation, as the banner names them. */
 export interface ActingFor {

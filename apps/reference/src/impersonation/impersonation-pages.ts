@@ -12,7 +12,7 @@ import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { ACCOUNT_PATH, SIGN_IN_PATH } from '../layout/layout.js'
 import { IMPERSONATE_PATH } from './impersonate-form.js'
-import { END_IMPERSONATION_PATH } from './impersonation-banner.js'
+import { END_IMPERSONATION_PATH, IMPERSONATION_SIGN_OUT_OTHERS_PATH } from './impersonation-banner.js'
 import { IMPERSONATION_TTL_SECONDS } from './impersonation-wiring.js'
 
 export interface ImpersonationPagesOptions {
@@ -116,6 +116,37 @@ export function impersonationPages(
       request: requestInfo(request),
     })
     for (const cookie of ended.setCookies) response.append('Set-Cookie', cookie)
+    response.redirect(303, IMPERSONATE_PATH)
+  })
+
+  // "Sign out everywhere else" of an impersonation: the impersonation ends first (the administrator's
+  // own session comes back, as with End), then every session of the account, the administrator named
+  // in each event. The administrator lands where End takes them, told what happened.
+  router.post(IMPERSONATION_SIGN_OUT_OTHERS_PATH, { auth }, async (request, response) => {
+    const impersonator = request.security.principal?.impersonator
+    const info = requestInfo(request)
+    let ended: Awaited<ReturnType<typeof impersonations.end>>
+    try {
+      ended = await impersonations.end({
+        impersonator,
+        sessionHandle: kit.session(request)?.sessionHandle,
+        cookieHeader: request.headers.cookie,
+        request: info,
+      })
+    } catch (error) {
+      return kit.failed(request, response, error, ACCOUNT_PATH)
+    }
+    await local.signOutEverywhere(
+      ended.accountId,
+      'sign_out_everywhere',
+      local.clientAddress(info),
+      impersonator,
+    )
+    for (const cookie of ended.setCookies) response.append('Set-Cookie', cookie)
+    kit.flash.set(response, ended.administratorId, {
+      notice:
+        'Every session of the account is signed out, and the impersonation ended: you are back in your own session.',
+    })
     response.redirect(303, IMPERSONATE_PATH)
   })
   return router
