@@ -1,43 +1,24 @@
 import { randomBytes } from 'node:crypto'
 import { AccountEmail } from '@portcullis/core/account-email'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
-import { CodeKeyRing, MemoryOneTimeCodeStore } from '@portcullis/core/codes'
+import { CodeKeyRing } from '@portcullis/core/codes'
 import { PortcullisError } from '@portcullis/core/errors'
-import {
-  generateLocalSigningKey,
-  LocalAccounts,
-  LocalSigningKeyRing,
-  MemoryRateLimitStore,
-  MemoryRefreshTokenStore,
-  MemorySessionStore,
-} from '@portcullis/core/local-accounts'
-import {
-  type MailMessage,
-  MemoryMailOutbox,
-  MemoryNotificationSettings,
-  openOutboxMessage,
-} from '@portcullis/core/mail'
+import { MemorySessionStore } from '@portcullis/core/local-accounts'
+import { type MailMessage, MemoryNotificationSettings } from '@portcullis/core/mail'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore } from '@portcullis/core/passkeys'
-import { anyOf } from '@portcullis/core/policy'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
 import { PasskeyService } from '@portcullis/passkeys'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
-import { ORIGIN, scryptHasher } from './account-world.js'
+import { ORIGIN } from './account-world.js'
 import { codeFor } from './factor-client.js'
+import { hybridLocalAccounts, mailStores, meScenario, movableClock, outboxReader } from './mail-world.js'
 import type { AdapterScenario } from './scenario.js'
 
 /** A clock the cases move; it starts just after a TOTP step boundary. */
-function movableClock() {
+function totpClock() {
   const period = TOTP_PERIOD_SECONDS * 1000
-  let now = Math.floor(Date.now() / period) * period + 1000
-  return Object.assign(() => now, {
-    advance(ms: number) {
-      now += ms
-    },
-  })
+  return movableClock(Math.floor(Date.now() / period) * period + 1000)
 }
 
 /** A store with every method failing while `state.down` (a database outage). */
@@ -62,17 +43,13 @@ function switchable<Store extends object>(store: Store, state: { down: boolean }
 export async function accountEmailWorld(
   options: { readonly maxAttempts?: number; readonly passkeys?: boolean } = {},
 ) {
-  const clock = movableClock()
-  const outbox = new MemoryMailOutbox()
+  const clock = totpClock()
+  const stores = mailStores()
+  const { outbox, codes, rateLimits, protector } = stores
   const codeState = { down: false }
-  const codes = new MemoryOneTimeCodeStore({ outbox })
   const sessions = new MemorySessionStore()
   const passkeyStore = new MemoryPasskeyStore()
   const accounts = new MemoryAccountStore({ outbox, cascade: [sessions, codes, passkeyStore] })
-  const rateLimits = new MemoryRateLimitStore()
-  const protector = new AESGCMOAuthTransactionProtector({
-    activeKey: new OAuthTransactionProtectorKey('k1', randomBytes(32)),
-  })
   const totp = new TotpService({
     store: new MemoryTotpStore(),
     protector,
@@ -82,22 +59,7 @@ export async function accountEmailWorld(
     clock,
   })
   const secondFactor = new TotpSecondFactor({ totp, pending: new MemoryStepUpStore(), clock })
-  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
-  const local = new LocalAccounts({
-    profile: 'hybrid',
-    accounts,
-    sessions,
-    refreshTokens: new MemoryRefreshTokenStore(),
-    rateLimits,
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
-    signInWith: ['username', 'email'],
-    secondFactor,
-    tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
-    clock,
-  })
+  const local = await hybridLocalAccounts({ accounts, sessions, rateLimits, clock, secondFactor })
   // With `passkeys`, a reset of an account with a passkey asks an assertion of it (relying party app.example).
   const passkeys =
     options.passkeys === true
@@ -127,37 +89,14 @@ export async function accountEmailWorld(
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
     ...(passkeys === undefined ? {} : { passkeys }),
   })
-  const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
-  const me = { auth: anyOf(...names) }
-  const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
-    id: security.principal?.id ?? null,
-  })
   const scenario: AdapterScenario = {
-    security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Account email', version: '1' } } },
-    routes: [
-      { method: 'GET', path: '/me', options: me, respond },
-      { method: 'POST', path: '/me', options: me, respond },
-    ],
-    local,
+    ...meScenario(local, 'Account email'),
     accountEmail: { accountEmail, local },
   }
+  const { newest } = outboxReader(stores)
   /** The newest message of `kind` to `address`, with the flow and code its link carries. */
-  const lastTo = async (kind: MailMessage['kind'], address: string) => {
-    const messages = await Promise.all(
-      [...outbox.pending()]
-        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-        .map((row) => openOutboxMessage(protector, row)),
-    )
-    const message = messages.filter((each) => each.kind === kind && each.to.address === address).at(-1)
-    const link = message !== undefined && 'link' in message ? message.link : undefined
-    const url = link === undefined ? undefined : new URL(link)
-    return {
-      message,
-      link,
-      flow: url?.searchParams.get('flow') ?? '',
-      code: new URLSearchParams(url?.hash.slice(1) ?? '').get('code') ?? '',
-    }
-  }
+  const lastTo = (kind: MailMessage['kind'], address: string) =>
+    newest((message) => message.kind === kind && message.to.address === address)
   /** Turns TOTP on for the account; the code of the current step, for the second step. */
   const enableTotp = async (accountId: string) => {
     const start = await totp.beginEnrollment({ accountId, label: accountId })
