@@ -161,6 +161,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     directory,
     accounts: accountStore,
     ...(options.dnsServers === undefined ? {} : { dnsServers: options.dnsServers }),
+    events: impersonationEvents.sink,
   })
   // Password reset, verification, email change and notification settings; the drain sends their mail
   // after commit (at once when a page wakes it, otherwise at the next poll).

@@ -12,8 +12,9 @@ import { startTestApp, type TestApp } from './support/reference-app.js'
  * A new person signs up, adds an address at exactly that domain and verifies it: an invitation mail
  * arrives in the development mailbox, and they become a member only by accepting it. A person at a
  * subdomain verifies theirs and gets nothing; a forged enrollment mode changes nothing. In suggestion
- * mode nobody is mailed, and a person with a verified address at the domain sees the organization listed
- * on /organizations, read-only.
+ * mode nobody is mailed: a person with a verified address at the domain sees the organization on
+ * /organizations and asks to join; the owner approves on the organization's page (a viewer membership)
+ * and the person opens its tenant page; another person's request is declined and makes no member.
  */
 const DOMAIN = 'joining.portcullis-test.example'
 const PASSWORD = 'a long passphrase for joining'
@@ -183,17 +184,61 @@ describe.skipIf(chromiumPath === undefined)('joining by verified domain, in a br
     const judy = await (await browser.newContext()).newPage()
     await signUpWithVerifiedAddress(judy, 'judy-joining', `judy@${DOMAIN}`)
     expect(await pendingFor(`judy@${DOMAIN}`)).toEqual([])
-    // Judy sees acme suggested on her organizations page, read-only; she is no member.
+    // Judy sees acme suggested on her organizations page; she is no member until an administrator decides.
     await judy.goto(`${app.url}/organizations`)
     const suggestion = judy.locator('[data-testid="suggestions"] li[data-suggestion="acme"]')
-    await expect(words(suggestion)).resolves.toBe(`Acme Corporation (${DOMAIN})`)
-    await expect(words(judy.locator('[data-testid="suggestions"]'))).resolves.toContain(
-      'ask one of its administrators to invite you',
-    )
-    await expect(
-      judy.locator('[data-testid="suggestions"] form, [data-testid="suggestions"] button').count(),
-    ).resolves.toBe(0)
+    await expect(words(suggestion)).resolves.toBe(`Acme Corporation (${DOMAIN}) Ask to join`)
     expect((await judy.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
+    await judy.goto(`${app.url}/organizations`)
+    // A form posted from another site asks nothing.
+    const askAction = (await suggestion.locator('form').getAttribute('action')) ?? ''
+    expect(askAction).toBe('/organizations/acme/join-requests')
+    const crossSite = await judy.request.post(`${app.url}${askAction}`, {
+      form: {},
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      maxRedirects: 0,
+    })
+    expect(crossSite.status()).toBe(403)
+    await suggestion.getByRole('button', { name: 'Ask to join' }).click()
+    await judy.waitForURL(`${app.url}/organizations`)
+    await expect(flash(judy)).resolves.toContain('Your request to join is sent')
+    await expect(words(suggestion.locator('[data-testid="join-requested"]'))).resolves.toContain('waiting')
+    expect((await judy.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
+
+    // Alice sees the request on acme's page and approves it: Judy is a viewer (never a role of the form).
+    await alice.goto(`${app.url}/organizations/acme`)
+    const asking = alice.locator(`[data-testid="join-requests"] tr[data-join-request="judy@${DOMAIN}"]`)
+    await expect(asking.count()).resolves.toBe(1)
+    await asking.getByRole('button', { name: 'Approve' }).click()
+    await alice.waitForURL(`${app.url}/organizations/acme`)
+    await expect(flash(alice)).resolves.toContain('they are a member now, as viewer')
+    await expect(alice.locator('[data-testid="join-requests"]').count()).resolves.toBe(0)
+    await expect(
+      words(alice.locator(`tr[data-member="judy@${DOMAIN}"] [data-testid="member-role"]`)),
+    ).resolves.toBe('viewer')
+    const tenant = await judy.goto(`${app.url}/tenants/acme`)
+    expect(tenant?.status()).toBe(200)
+    await judy.goto(`${app.url}/organizations`)
+    await expect(words(judy.locator('tr[data-organization="acme"]'))).resolves.toContain('viewer')
+    await expect(judy.locator('[data-testid="suggestions"]').count()).resolves.toBe(0)
+
+    // Kim asks too; Alice declines: no membership, and the suggestion can be asked again.
+    const kim = await (await browser.newContext()).newPage()
+    await signUpWithVerifiedAddress(kim, 'kim-joining', `kim@${DOMAIN}`)
+    await kim.goto(`${app.url}/organizations`)
+    await kim
+      .locator('[data-testid="suggestions"] li[data-suggestion="acme"]')
+      .getByRole('button', { name: 'Ask to join' })
+      .click()
+    await kim.waitForURL(`${app.url}/organizations`)
+    await alice.goto(`${app.url}/organizations/acme`)
+    await alice
+      .locator(`[data-testid="join-requests"] tr[data-join-request="kim@${DOMAIN}"]`)
+      .getByRole('button', { name: 'Decline' })
+      .click()
+    await alice.waitForURL(`${app.url}/organizations/acme`)
+    await expect(flash(alice)).resolves.toContain('Declined')
+    expect((await kim.goto(`${app.url}/tenants/acme`))?.status()).toBe(403)
     // Not to Heidi (a member already) nor to Ivan (a subdomain).
     await heidi.goto(`${app.url}/organizations`)
     await expect(words(heidi.locator('tr[data-organization="acme"]'))).resolves.toContain('viewer')

@@ -1,4 +1,9 @@
-import type { AccountOrganization, Invitation, OrganizationRoles } from '@portcullis/core/organizations'
+import type {
+  AccountOrganization,
+  Invitation,
+  JoinRequest,
+  OrganizationRoles,
+} from '@portcullis/core/organizations'
 import { OrganizationPermissions } from '@portcullis/core/organizations'
 import { fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { Flash } from '../layout/flash.js'
@@ -29,6 +34,8 @@ export interface OrganizationView {
   readonly members: readonly MemberRow[]
   /** Only for a viewer who may invite. */
   readonly invitations: readonly Invitation[]
+  /** The pending requests to join (a verified domain in suggestion mode); only for a viewer who may invite. */
+  readonly joinRequests?: readonly JoinRequest[]
   readonly roles: OrganizationRoles
   readonly csrfToken: string
   readonly flash: Flash | undefined
@@ -79,9 +86,15 @@ export function organizationListPage(input: {
         : html`<section class="card" data-testid="suggestions"><h2>Organizations at your verified domain</h2>
           <ul class="plain">${suggestions.map(
             (each) =>
-              html`<li data-suggestion="${each.organizationId}">${each.name} <span class="muted">(${each.domain})</span></li>`,
+              html`<li data-suggestion="${each.organizationId}">${each.name} <span class="muted">(${each.domain})</span> ${
+                each.requested
+                  ? html`<span class="badge" data-testid="join-requested">asked: waiting for an administrator</span>`
+                  : html`<form method="post" action="${organizationPath(each.organizationId)}/join-requests" class="inline">${csrf(input.csrfToken)}
+                      <button type="submit" class="secondary">Ask to join</button></form>`
+              }</li>`,
           )}</ul>
-          <p class="muted">To join one, ask one of its administrators to invite you.</p></section>`
+          <p class="muted">Asking tells its owners and admins; one of them approves or declines. Nobody joins by the
+            domain of an address alone.</p></section>`
     }
     <form method="post" action="${ORGANIZATIONS_PATH}" class="stack card" aria-label="Create an organization">
       ${csrf(input.csrfToken)}
@@ -157,7 +170,33 @@ function invitationSection(view: OrganizationView): SafeHtml {
     }`
 }
 
-/** `/organizations/:org`: members (role, remove, leave), invite, pending invitations (resend, revoke). */
+function joinRequestSection(view: OrganizationView): SafeHtml {
+  const path = organizationPath(view.organizationId)
+  const requests = view.joinRequests ?? []
+  return html`<h2>Requests to join</h2>
+    ${
+      requests.length === 0
+        ? html`<p class="muted" data-testid="no-join-requests">Nobody is asking to join.</p>`
+        : html`<table data-testid="join-requests"><thead><tr><th>Address</th><th>Asked</th><th>Actions</th></tr></thead><tbody>
+          ${requests.map(
+            (request) => html`<tr data-join-request="${request.address}">
+              <td data-label="Address">${request.address}</td>
+              <td data-label="Asked">${readableTime(request.createdAt, view.now)}</td>
+              <td data-label="Actions">
+                <form method="post" action="${path}/join-requests/${request.requestId}/approve" class="inline">${csrf(view.csrfToken)}
+                  <button type="submit">Approve</button></form>
+                <form method="post" action="${path}/join-requests/${request.requestId}/decline" class="inline">${csrf(view.csrfToken)}
+                  <button type="submit" class="danger">Decline</button></form></td></tr>`,
+          )}</tbody></table>`
+    }
+    <p class="muted">People with a verified address at a domain of this organization in suggestion mode ask
+      here; an approval makes them ${view.roles.roles.at(-1)?.name ?? 'members'}.</p>`
+}
+
+/**
+ * `/organizations/:org`: members (role, remove, leave), invite, pending invitations (resend, revoke),
+ * requests to join (approve, decline).
+ */
 export function organizationPage(view: OrganizationView): SafeHtml {
   const canManage = view.held.includes(OrganizationPermissions.manageMembers)
   const canInvite = view.held.includes(OrganizationPermissions.invite)
@@ -171,6 +210,7 @@ export function organizationPage(view: OrganizationView): SafeHtml {
     <p class="muted">Roles go owner, admin, billing, viewer: you grant, and act on, roles at or below your own;
       the last owner can't leave, be demoted or be removed.</p>
     ${canInvite ? invitationSection(view) : html`<p class="muted" data-testid="cannot-invite">Your role does not invite.</p>`}
+    ${canInvite ? joinRequestSection(view) : ''}
     ${canManage ? html`<p><a href="${organizationPath(view.organizationId)}/domains">Domains</a> <span class="muted">verified by a DNS TXT record</span></p>` : ''}
     <p><a href="${ORGANIZATIONS_PATH}">All your organizations</a></p>`
 }

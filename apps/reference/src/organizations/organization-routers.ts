@@ -5,12 +5,13 @@ import type { SecureRouter, Security } from '@portcullis/express'
 import type { ReferenceContext } from '../app-context.js'
 import { domainRoutes } from './domain-routes.js'
 import { invitationRoutes } from './invitation-routes.js'
+import { joinRequestRoutes } from './join-request-routes.js'
 import { organizationRoutes } from './organization-routes.js'
 
 /**
  * The organization pages (`/organizations`, one organization's members and invitations) and the
  * invitation mail's pages (accept, sign up with the invited address, verify it), and the domains page
- * (claim, the TXT record, verify), in mounting order.
+ * (claim, the TXT record, verify), and the requests to join (ask, approve, decline), in mounting order.
  */
 export function organizationRouters(
   security: Pick<Security, 'router' | 'evaluation' | 'evaluator'>,
@@ -25,6 +26,7 @@ export function organizationRouters(
   return [
     invitationRoutes(security, context, options),
     organizationRoutes(security, context, options),
+    joinRequestRoutes(security, context),
     domainRoutes(security, context, options),
   ]
 }

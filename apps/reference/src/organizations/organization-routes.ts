@@ -140,6 +140,7 @@ export function organizationRoutes(
     ])
     if (organization === null || listed.outcome !== 'listed') return refusedBy('not-found')
     const pending = await store.listInvitations({ organizationId, actorAccountId: me(request), now: now() })
+    const asking = await store.listJoinRequests({ organizationId, actorAccountId: me(request) })
     const members: MemberRow[] = await Promise.all(
       listed.members.map(async (each) => ({
         accountId: each.accountId,
@@ -159,6 +160,7 @@ export function organizationRoutes(
         viewerId: me(request),
         members,
         invitations: pending.outcome === 'listed' ? pending.invitations : [],
+        joinRequests: asking.outcome === 'listed' ? asking.joinRequests : [],
         roles: context.organizations.roles,
         csrfToken: forms.token(request, response),
         flash: kit.take(request, response),

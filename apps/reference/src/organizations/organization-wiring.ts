@@ -1,9 +1,11 @@
 import type { AccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
+import type { SecurityEventSink } from '@portcullis/core/local-accounts'
 import {
   AutomaticInvitations,
   createOrganizationDomains,
   type OrganizationDomains,
+  OrganizationJoinRequests,
   systemDnsTxtResolver,
 } from '@portcullis/core/organization-domains'
 import {
@@ -71,9 +73,14 @@ export interface ReferenceOrganizations {
    */
   readonly automatic: AutomaticInvitations
   /**
+   * The `automatic-suggestion` mode: a person with a verified address at exactly the domain asks to join,
+   * an owner or admin approves (a `viewer` membership, in the approval's transaction) or declines.
+   */
+  readonly joinRequests: OrganizationJoinRequests
+  /**
    * The organizations holding a verified domain in `automatic-suggestion` mode at exactly the domain of
-   * one of the account's verified addresses, that it does not belong to (read-only: asking to join is not
-   * offered, an administrator invites).
+   * one of the account's verified addresses, that it does not belong to, each with whether the account
+   * has asked to join and waits for a decision.
    */
   suggestionsFor(accountId: string): Promise<readonly OrganizationSuggestion[]>
 }
@@ -83,6 +90,8 @@ export interface OrganizationSuggestion {
   readonly organizationId: string
   readonly name: string
   readonly domain: string
+  /** The account asked to join and no administrator has decided yet. */
+  readonly requested: boolean
 }
 
 /**
@@ -100,6 +109,8 @@ export async function createOrganizations(input: {
   readonly accounts: Pick<AccountStore, 'listEmailAddresses'>
   /** The DNS servers the domain checks ask (`127.0.0.1:5353`); the system's resolvers by default. */
   readonly dnsServers?: readonly string[]
+  /** Where `organization.join_requested`, `join_approved` and `join_declined` go (the app's log). */
+  readonly events?: SecurityEventSink
 }): Promise<ReferenceOrganizations> {
   const { directory } = input
   const client = input.postgres
@@ -145,6 +156,16 @@ export async function createOrganizations(input: {
     accounts: input.accounts,
     role: 'viewer',
   })
+  // #region join-requests
+  // Asking needs a verified address at a domain held verified in suggestion mode (read from the account);
+  // an approval gives the catalogue's lowest role (`viewer`: there is no `member` here).
+  const joinRequests = new OrganizationJoinRequests({
+    domains,
+    store,
+    accounts: input.accounts,
+    ...(input.events === undefined ? {} : { events: input.events }),
+  })
+  // #endregion join-requests
   const suggestionsFor = async (accountId: string) => {
     const addresses = await input.accounts.listEmailAddresses(accountId)
     const offers = (await domains.enrollmentFor(addresses)).filter(
@@ -152,6 +173,7 @@ export async function createOrganizations(input: {
     )
     if (offers.length === 0) return []
     const mine = new Set((await store.membershipsOf(accountId)).map((each) => each.organizationId))
+    const asked = new Set((await store.joinRequestsOf(accountId)).map((each) => each.organizationId))
     const suggestions: OrganizationSuggestion[] = []
     for (const offer of offers) {
       if (mine.has(offer.organizationId)) continue
@@ -161,6 +183,7 @@ export async function createOrganizations(input: {
         organizationId: offer.organizationId,
         name: organization.name,
         domain: offer.domain,
+        requested: asked.has(offer.organizationId),
       })
     }
     return suggestions
@@ -174,6 +197,7 @@ export async function createOrganizations(input: {
     memberName,
     domains,
     automatic,
+    joinRequests,
     suggestionsFor,
   }
 }

@@ -16,6 +16,8 @@ const WORDS: Readonly<Record<string, string>> = {
   [OrganizationErrorCodes.invitationExpired]: 'This invitation has expired: ask for a new one.',
   [OrganizationErrorCodes.alreadyMember]: 'You are already a member of this organization.',
   [OrganizationErrorCodes.rateLimited]: 'Too many invitations for now: try again later.',
+  [OrganizationErrorCodes.joinRequestLimit]:
+    'This organization has as many requests waiting as it takes: try again once its administrators decide.',
 }
 
 /**

@@ -151,6 +151,12 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
   'impersonation.started': () =>
     'An administrator started acting on your behalf (the reason is in the security log).',
   'impersonation.ended': () => 'An administrator stopped acting on your behalf.',
+  'organization.join_requested': (event) =>
+    `You asked to join the organization ${text(event, 'organizationId') || 'of your verified domain'}.`,
+  'organization.join_approved': (event) =>
+    `An administrator approved your request to join ${text(event, 'organizationId') || 'an organization'}: you are a member now.`,
+  'organization.join_declined': (event) =>
+    `An administrator declined your request to join ${text(event, 'organizationId') || 'an organization'}.`,
 }
 
 /** The event as one sentence for its owner (a plain fallback for a type this page does not know). */

@@ -91,6 +91,10 @@ export const SECURITY_LOG_DETAIL_FIELDS: readonly string[] = Object.freeze([
   // impersonations: which one, and its bound
   'impersonationId',
   'expiresInSeconds',
+  // requests to join an organization: which organization and request, the role an approval gave
+  'organizationId',
+  'requestId',
+  'role',
   // `security_log.dropped`: how many events the writer could not keep, since when.
   'dropped',
   'since',
