@@ -125,8 +125,9 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
   // One account store: passwords, provider identities, the security epoch; local accounts and OAuth share it.
   const accountStore = new PostgresAccountStore({ client: postgres })
   const stepUp = new StepUpService({ store: new PostgresStepUpStore({ client: postgres }) })
-  // The mail outbox and notification settings in Postgres; the notifier turns the security events of
-  // TOTP, passkeys and provider links into notifications, then hands every event to the app's log.
+  // The mail outbox and notification settings in Postgres; the notifier's notifications of TOTP,
+  // passkeys, provider links and connected apps are written in their stores' transactions (their events
+  // say `notified`, so its sink, which hands every event to the app's log, enqueues none again).
   const mailStores = createMailStores({ postgres, accounts: accountStore, keys, publicOrigin })
   const sink = mailStores.notifier.sink(events.sink)
   // In front of them: marks every event of an impersonation session with its administrator, and ends an
@@ -192,6 +193,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     stepUp,
     providers: options.providers,
     ...(options.idp === undefined ? {} : { idp: options.idp }),
+    securityNotices: mailStores.notifier,
   })
   // With `accounts.impersonate` for the directory's administrators; an impersonation's grants are the
   // account's own, from the same resolver.
@@ -295,6 +297,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       trustedProxies: options.trustedProxies,
     },
     onConsented: (grant) => activity.clientConnected(grant),
+    securityNotices: mailStores.notifier,
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
   const mcp = referenceMcpEndpoint(security, publicOrigin, oauthIdentifiers(publicOrigin).issuer)
