@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
+import { settledMailsTo } from './support/mailbox.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -477,6 +478,13 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     await expect(words(page.locator('[data-testid="events"]'))).resolves.toContain(
       'You unlinked the demo identity provider',
     )
+    // One notification, written with the unlink in its transaction (none again after commit).
+    const notices = await settledMailsTo(page, app, {
+      to: 'alice@demo.portcullis.invalid',
+      accountId: 'demo-alice',
+      subject: /^A demo sign-in was unlinked$/,
+    })
+    await expect(notices.count()).resolves.toBe(1)
   })
 
   it('links the demo IdP again: password on the confirmation page, then a login at the IdP', async () => {
@@ -494,6 +502,12 @@ describe.skipIf(chromiumPath === undefined)('the reference app in a browser', ()
     expect(links).toContain('alice')
     const events = await (await page.goto(`${app.url}/events`))?.text()
     expect(events).toContain('oauth.linked')
+    const notices = await settledMailsTo(page, app, {
+      to: 'alice@demo.portcullis.invalid',
+      accountId: 'demo-alice',
+      subject: /^A demo sign-in was linked$/,
+    })
+    await expect(notices.count()).resolves.toBe(1)
   })
 
   it('signs up a new account, which has no tenant grants', async () => {

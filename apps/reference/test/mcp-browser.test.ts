@@ -15,6 +15,7 @@ import {
 } from '../../../packages/authorization-server/test/support/document-server.js'
 import { demoAccountId } from '../src/accounts/local-accounts.js'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
+import { settledMailsTo } from './support/mailbox.js'
 import { AgentOAuth } from './support/oauth-agent.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
@@ -154,6 +155,17 @@ describe.skipIf(chromiumPath === undefined)('the MCP SDK client with its browser
     expect(code).toBeTruthy()
 
     // The SDK takes the code from its listener and exchanges it (PKCE) for tokens.
+    // The person is told once, by a notification written with the grant.
+    const notices = await settledMailsTo(page, app, {
+      to: 'alice@demo.portcullis.invalid',
+      accountId: demoAccountId('alice'),
+      subject: /^An app was connected to your account$/,
+    })
+    await expect(notices.count()).resolves.toBe(1)
+    await expect(notices.locator('[data-testid="mail-text"]').textContent()).resolves.toContain(
+      'Notes Assistant can now act on your',
+    )
+
     await transport.finishAuth(code as string)
     const claims = decodeJwt(oauth.saved.tokens?.access_token ?? '')
     expect(claims).toMatchObject({ sub: demoAccountId('alice'), client_id: clientId, aud: `${app.url}/mcp` })
@@ -204,6 +216,14 @@ describe.skipIf(chromiumPath === undefined)('the MCP SDK client with its browser
     expect(arrived.searchParams.get('code')).toBeNull()
     await page.goto(`${app.url}/connected-apps`)
     expect(await page.textContent('main')).not.toContain('Denied Agent')
+    // A denied client connects nothing, and nobody is told it did.
+    const notices = await settledMailsTo(page, app, {
+      to: 'alice@demo.portcullis.invalid',
+      accountId: demoAccountId('alice'),
+      subject: /^An app was connected to your account$/,
+    })
+    await expect(notices.count()).resolves.toBe(1)
+    await page.goto(`${app.url}/connected-apps`)
     expect(await page.locator('tr[data-grant]').evaluateAll((rows) => rows.length)).toBe(0)
     await page.close()
   }, 90_000)

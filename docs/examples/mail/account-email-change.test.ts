@@ -23,8 +23,9 @@ const notificationSettings = new MemoryNotificationSettings()
 const appEvents: string[] = []
 
 // #region notifier
-// One notifier for the whole application: the email flows write its entries with their changes, and
-// its event sink notifies what TOTP, passkeys and provider links change in their own stores.
+// One notifier for the whole application: the email flows write its entries with their changes, and so
+// do TOTP, passkeys, provider links and the authorization server's grants, given it as
+// `securityNotices`. Its event sink hands every event on, and enqueues only for an event not `notified`.
 const notifier = new SecurityNotifier({
   accounts,
   notificationSettings,
@@ -36,10 +37,11 @@ const securityEvents = notifier.sink((event) => {
   appEvents.push(event.type) // the application's own sink: audit log, metrics
 })
 // Pass `securityEvents` to LocalAccounts({ events }), TotpService({ events }), PasskeyService({ events })
-// and the OAuth routes; createInteractions({ onConsented }) of the authorization server:
+// and the OAuth routes.
+// #endregion notifier
+// `notify` enqueues on its own, after a change committed elsewhere (lost if the process stops between).
 const onConsented = (grant: { accountId: string; clientName: string }) =>
   notifier.notify(grant.accountId, { type: 'mcp-client-connected', client: grant.clientName })
-// #endregion notifier
 
 const local = new LocalAccounts({
   profile: 'session',

@@ -1,4 +1,5 @@
 import type { JWKSProvider } from '@portcullis/core/jwks'
+import type { SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import { transactions } from '@portcullis/core/oauth'
 import {
   discoverAuth0OidcProvider,
@@ -52,6 +53,8 @@ export interface OAuthParts {
   readonly stepUp: StepUpService
   readonly idp?: { readonly issuer: string }
   readonly providers: readonly ProviderSettings[]
+  /** Writes the notification of an identity linked or unlinked in the account store's transaction. */
+  readonly securityNotices?: SecurityNoticeSource
 }
 
 /** The issuer each real provider kind announces (the discovery client allows exactly these). */
@@ -205,6 +208,7 @@ export async function createOAuthLifecycle(parts: OAuthParts): Promise<
     }),
     transactionStore,
     stepUp: parts.stepUp,
+    ...(parts.securityNotices === undefined ? {} : { securityNotices: parts.securityNotices }),
   })
   return {
     lifecycle,

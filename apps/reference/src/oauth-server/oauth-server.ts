@@ -9,7 +9,7 @@ import {
 } from '@portcullis/authorization-server'
 import type { AccountRecords } from '@portcullis/core/accounts'
 import { AUTH_TIME_ATTRIBUTE } from '@portcullis/core/authorization'
-import type { RateLimitStore } from '@portcullis/core/local-accounts'
+import type { RateLimitStore, SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
 import { currentLocalSession, type Security } from '@portcullis/express'
@@ -54,6 +54,8 @@ export async function createReferenceAuthorizationServer(parts: {
   }
   /** Told of every client a person approved (after its grant is saved): the app's security log. */
   readonly onConsented: (grant: ConsentedGrant) => void
+  /** Writes the "an app was connected" notification in the grant's transaction (the app's notifier). */
+  readonly securityNotices: SecurityNoticeSource
 }): Promise<AuthorizationServer> {
   const { security, publicOrigin } = parts
   const { issuer, resource } = oauthIdentifiers(publicOrigin)
@@ -98,6 +100,8 @@ export async function createReferenceAuthorizationServer(parts: {
     scopeDescriptions: MCP_SCOPES,
     // The consent and error pages in the app's own layout.
     layout: parts.look.layout,
+    // A client connected for the first time: its mail is written with the grant, in its transaction.
+    securityNotices: parts.securityNotices,
     // An approved client ("connected an app") goes to the security log, so the person sees it.
     onConsented: parts.onConsented,
   })

@@ -16,11 +16,12 @@ import { invalidEmailFlowInput } from './errors.js'
 
 // Security notifications: every change to how an account signs in, where its mail goes, or which
 // clients act for it becomes a `security-notification` in the mail outbox, unless the account turned
-// that kind off. A change that goes through the `AccountStore` carries its entries in the change
-// request (`outbox`), so the message exists exactly when the change commits (`entries`). A change kept
-// in another store (TOTP, passkeys, the authorization server's grants, provider links) is told to the
-// notifier right after it committed (`notify`, or `sink` over the security events): a crash between
-// that commit and the enqueue loses the message, never the change.
+// that kind off. Every change carries its entries to the store that makes it (`entries`): the
+// `AccountStore`'s change requests (passwords, addresses, provider links), the TOTP and passkey stores,
+// and the authorization server's grants take them as `outbox`, so the message exists exactly when the
+// change commits. The services are given the notifier as `securityNotices` and mark their events
+// `notified: true`. `notify` and `sink` enqueue after a commit instead, for an application that wires a
+// service without it: a crash between that commit and the enqueue loses the message, never the change.
 
 export interface SecurityNotifierOptions {
   /** Where an account's mail goes: its primary address, when verified. */
