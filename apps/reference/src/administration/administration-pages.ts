@@ -10,7 +10,7 @@ import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } fr
 import type { Response } from 'express'
 import { field, formBody, requestInfo } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import { accountKit, flashNotice } from '../accounts/page-kit.js'
+import { accountKit, fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
 import { impersonateForm } from '../impersonation/impersonate-form.js'
 import { html } from '../layout/html.js'
@@ -115,6 +115,8 @@ export function administrationPages(
     const flash = kit.take(request, response)
     const now = new Date()
     const path = `${ADMINISTRATION_PATH}/${encodeURIComponent(accountId)}`
+    // A wrong password is said beside its field (the flash names the field).
+    const password = fieldError(flash, 'password')
     const action = (name: string, label: string, style: string) =>
       html`<button type="submit" name="action" value="${name}" class="${style}">${label}</button>`
     await kit.show(
@@ -134,7 +136,8 @@ export function administrationPages(
         <form method="post" action="${path}" class="card">
           <p>Changes need your password again and a reason; both the change and the reason are recorded.</p>
           <label>Reason <input name="reason" maxlength="200" required></label>
-          <label>Your password <input type="password" name="password" autocomplete="current-password" required></label>
+          <label>Your password <input type="password" name="password" autocomplete="current-password" required${password.invalid}></label>
+          ${password.message}
           <p>${view.account.status === 'active' ? action('disable', 'Disable account', 'danger') : action('enable', 'Enable account', '')}
             ${action('sign-out', 'Sign out every session', 'secondary')}
             ${view.methods.some((method) => method.kind === 'password') ? action('password-reset', 'Require a password reset', 'secondary') : ''}
