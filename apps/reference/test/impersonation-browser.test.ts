@@ -200,7 +200,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await bobContext.close()
   })
 
-  it('a cross-site form and an address verification during an impersonation are logged with the administrator', async () => {
+  it('a cross-site form, an address verification and an API key made during an impersonation are logged with the administrator', async () => {
     // Erin signs up and adds an address; its code is mailed to her (the mail travels over SMTP).
     const erinContext = await browser.newContext()
     const erin = await erinContext.newPage()
@@ -235,6 +235,13 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
       maxRedirects: 0,
     })
     expect(forged.status()).toBe(403)
+    // An API key made for Erin during the impersonation (the app's own event) names Alice too.
+    await page.goto(`${app.url}/keys`)
+    await page.fill('input[name="label"]', 'made by support')
+    await page.selectOption('select[name="scopes"]', 'reports:read')
+    await page.getByRole('button', { name: 'Issue key' }).click()
+    await page.waitForURL(`${app.url}/keys`)
+    await expect(page.locator('[data-testid="issued-key"]').count()).resolves.toBe(1)
     await page.goto(await verificationLink(erin, 2))
     await page.getByRole('button', { name: 'Verify the address' }).click()
     await expect(page.locator('[data-testid="verified"]').textContent()).resolves.toContain(
@@ -256,6 +263,9 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await expect(itemOf('csrf.refused').count()).resolves.toBe(1)
     await expect(itemOf('csrf.refused').textContent()).resolves.toMatch(
       /A form sent from another site, while an administrator was acting as you, was refused\. Nothing changed\.[\s\S]*csrf\.refused at \S+, by demo-alice/,
+    )
+    await expect(itemOf('api_key.issued').textContent()).resolves.toMatch(
+      /An administrator acted on the account\.[\s\S]*api_key\.issued at \S+, by demo-alice/,
     )
     // Her own address addition names nobody.
     await expect(itemOf('email.address_added').textContent()).resolves.not.toContain('by demo-alice')

@@ -9,6 +9,7 @@ import type { ReferenceContext } from '../app-context.js'
 import { type Flash, pageFlash } from '../layout/flash.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { sendPage, type Viewer, viewerFor } from '../layout/layout.js'
+import { actedBy } from '../security-events/event-log.js'
 import { issuedKeyNotice, keysPage, LIFETIME_CHOICES, OVERLAP_CHOICES, revokePage } from './api-key-pages.js'
 import { listOwnedKeys } from './owned-keys.js'
 
@@ -110,6 +111,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       at: new Date(),
       accountId: who.accountId,
       keyId: issued.keyId,
+      ...actedBy(request.security.principal),
     })
     done(response, who, { reveal: [issued.value], revealKind: 'api-key', revealTitle: 'Your new key' })
   })
@@ -137,6 +139,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       keyId,
       replacementKeyId: replacement.keyId,
       overlapSeconds,
+      ...actedBy(request.security.principal),
     })
     const overlap = OVERLAP_CHOICES.find((choice) => choice.seconds === overlapSeconds)
     done(response, who, {
@@ -166,7 +169,13 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     const keyId = String(request.params.keyId)
     await owned(keyId, who)
     await service.revoke(keyId)
-    context.events.record({ type: 'api_key.revoked', at: new Date(), accountId: who.accountId, keyId })
+    context.events.record({
+      type: 'api_key.revoked',
+      at: new Date(),
+      accountId: who.accountId,
+      keyId,
+      ...actedBy(request.security.principal),
+    })
     done(response, who, { notice: `Key ${keyId} is revoked: programs using it are refused.` })
   })
 

@@ -7,6 +7,7 @@ import type { ReferenceContext } from '../app-context.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { sendPage, type Viewer, viewerFor } from '../layout/layout.js'
 import { MCP_PATH } from '../mcp/mcp-endpoint.js'
+import { actedBy } from '../security-events/event-log.js'
 import { type ConnectedAppView, connectedAppsPage } from './connected-apps-page.js'
 
 /** What the page needs of the authorization server. */
@@ -68,6 +69,7 @@ export function connectedAppsRoutes(
       at: new Date(),
       accountId: who.accountId,
       grantId,
+      ...actedBy(request.security.principal),
     })
     response.redirect(303, `${CONNECTED_APPS_PATH}?disconnected=1`)
   })

@@ -1,28 +1,54 @@
+import type { Impersonator } from '@portcullis/core/authentication'
 import type { SecurityEvent, SecurityEventSink } from '@portcullis/core/local-accounts'
 
+/**
+ * Who acted, when it was not the account itself: an impersonation of it names the administrator
+ * (`actorId`) and the impersonation, as Portcullis's own events do.
+ */
+// A type, not an interface: the durable log's `LoggableEvent` takes it with its index signature.
+export type ActedBy = {
+  readonly actorId?: string
+  readonly impersonationId?: string
+}
+
+/** The `ActedBy` fields of a request's principal (none for the person's own requests). */
+export function actedBy(principal: { readonly impersonator?: Impersonator } | undefined): ActedBy {
+  const impersonator = principal?.impersonator
+  return impersonator === undefined
+    ? {}
+    : { actorId: impersonator.accountId, impersonationId: impersonator.impersonationId }
+}
+
 /** Events of this app's own actions that Portcullis does not emit itself (API-key lifecycle, disconnecting an OAuth client). */
-export type AppEvent =
-  | { readonly type: 'api_key.issued'; readonly at: Date; readonly accountId: string; readonly keyId: string }
-  | {
-      readonly type: 'api_key.revoked'
-      readonly at: Date
-      readonly accountId: string
-      readonly keyId: string
-    }
-  | {
-      readonly type: 'api_key.rotated'
-      readonly at: Date
-      readonly accountId: string
-      readonly keyId: string
-      readonly replacementKeyId: string
-      readonly overlapSeconds: number
-    }
-  | {
-      readonly type: 'oauth.client_disconnected'
-      readonly at: Date
-      readonly accountId: string
-      readonly grantId: string
-    }
+export type AppEvent = ActedBy &
+  (
+    | {
+        readonly type: 'api_key.issued'
+        readonly at: Date
+        readonly accountId: string
+        readonly keyId: string
+      }
+    | {
+        readonly type: 'api_key.revoked'
+        readonly at: Date
+        readonly accountId: string
+        readonly keyId: string
+      }
+    | {
+        readonly type: 'api_key.rotated'
+        readonly at: Date
+        readonly accountId: string
+        readonly keyId: string
+        readonly replacementKeyId: string
+        readonly overlapSeconds: number
+      }
+    | {
+        readonly type: 'oauth.client_disconnected'
+        readonly at: Date
+        readonly accountId: string
+        readonly grantId: string
+      }
+  )
 
 /** One recorded event: its type, time and non-secret fields (never a token, password or digest). */
 export interface LoggedEvent {
