@@ -3,16 +3,7 @@ import type { MemoryMailOutbox } from '../mail/memory-outbox.js'
 import type { OutboxEntry } from '../mail/outbox.js'
 import { validateOutboxEntries } from '../mail/outbox-input.js'
 import { indexOf } from './entries.js'
-import type { OAuthServerEntry } from './port.js'
-
-/** What an `upsert` writes with its entry, in the same transaction. */
-export interface OAuthServerChange {
-  /**
-   * Security notifications of the change (`SecurityNotifier.entries`): only with a `Grant` entry (a client
-   * the person just connected), each of the grant's account, written only when the grant is saved.
-   */
-  readonly outbox?: readonly OutboxEntry[] | undefined
-}
+import type { OAuthServerChange, OAuthServerEntry } from './port.js'
 
 /**
  * The outbox entries of an `upsert` (none when absent), checked against its (checked) entry before

@@ -1,7 +1,6 @@
 export type { OAuthAccessTokensOptions } from './access-token-mechanism.js'
 export { OAUTH_ACCESS_TOKEN_CREDENTIAL, oauthAccessTokens } from './access-token-mechanism.js'
 export { OAUTH_ACCESS_TOKENS_INVALID } from './access-token-options.js'
-export type { OAuthServerChange } from './change.js'
 export { validateServerChange } from './change.js'
 export type { OAuthServerEntryIndex } from './entries.js'
 export {
@@ -16,6 +15,7 @@ export type {
   OAuthGrantStatus,
   OAuthGrantSummary,
   OAuthGrants,
+  OAuthServerChange,
   OAuthServerConsumeOutcome,
   OAuthServerEntry,
   OAuthServerEntryKey,

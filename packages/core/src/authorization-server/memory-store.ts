@@ -8,12 +8,13 @@ import {
   type WithSecurityLog,
 } from '../security-log/in-transaction.js'
 import type { MemorySecurityLog } from '../security-log/memory.js'
-import { type OAuthServerChange, stageServerOutbox, validateServerChange } from './change.js'
+import { stageServerOutbox, validateServerChange } from './change.js'
 import { checkedEntry, grantSummaryOf, indexOf, isEntryKey } from './entries.js'
 import type {
   OAuthGrantStatus,
   OAuthGrantSummary,
   OAuthGrants,
+  OAuthServerChange,
   OAuthServerConsumeOutcome,
   OAuthServerEntry,
   OAuthServerEntryKey,

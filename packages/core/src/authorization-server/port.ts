@@ -1,5 +1,5 @@
+import type { OutboxEntry } from '../mail/outbox.js'
 import type { WithSecurityLog } from '../security-log/in-transaction.js'
-import type { OAuthServerChange } from './change.js'
 /**
  * The persistence of the OAuth 2.1 authorization server (`@portcullis/authorization-server`, built on
  * oidc-provider) in the shape of that provider's adapter: entries of a few models (`AuthorizationCode`,
@@ -41,6 +41,15 @@ export type OAuthServerEntryKey =
   | { readonly id: string }
   | { readonly uid: string }
   | { readonly userCode: string }
+
+/** What an `upsert` writes with its entry, in the same transaction. */
+export interface OAuthServerChange {
+  /**
+   * Security notifications of the change (`SecurityNotifier.entries`): only with a `Grant` entry (a client
+   * the person just connected), each of the grant's account, written only when the grant is saved.
+   */
+  readonly outbox?: readonly OutboxEntry[] | undefined
+}
 
 /** What `consume` did: the caller proceeds only on `consumed`. */
 export type OAuthServerConsumeOutcome = 'consumed' | 'already-consumed' | 'missing'
