@@ -10,9 +10,9 @@ import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
 import { PasskeyService } from '@portcullis/passkeys'
 import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
-import { ORIGIN } from './account-world.js'
+import { meScenario, ORIGIN } from './account-world.js'
 import { codeFor } from './factor-client.js'
-import { hybridLocalAccounts, mailStores, meScenario, movableClock, outboxReader } from './mail-world.js'
+import { hybridLocalAccounts, mailStores, movableClock, outboxReader } from './mail-world.js'
 import type { AdapterScenario } from './scenario.js'
 
 /** A clock the cases move; it starts just after a TOTP step boundary. */

@@ -68,18 +68,44 @@ export async function accountWorld(
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     ...overrides,
   })
+  return { ...meScenario(local, 'Accounts'), bodyLimit: OWN_BODY_LIMIT }
+}
+
+/**
+ * Local accounts of the session profile over the given account and session stores: open registration,
+ * the scrypt hasher, the common-password screen; `extra` adds what a world needs (events, a clock).
+ */
+export function sessionLocalAccounts(
+  extra: Pick<LocalAccountsOptions, 'accounts' | 'sessions'> &
+    Partial<Pick<LocalAccountsOptions, 'events' | 'rateLimit' | 'clock'>>,
+): LocalAccounts {
+  return new LocalAccounts({
+    profile: 'session',
+    rateLimits: new MemoryRateLimitStore(),
+    hasher: scryptHasher(),
+    registration: 'open',
+    publicOrigin: ORIGIN,
+    passwordScreen: commonPasswordScreen(),
+    ...extra,
+  })
+}
+
+/** The security of `local`'s mechanisms and GET and POST `/me`, answering the principal's id. */
+export function meScenario(
+  local: LocalAccounts,
+  title: string,
+): Pick<AdapterScenario, 'security' | 'routes' | 'local'> {
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const me = { auth: anyOf(...names) }
   const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
     id: security.principal?.id ?? null,
   })
   return {
-    security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Accounts', version: '1' } } },
+    security: { mechanisms: local.mechanisms, openapi: { info: { title, version: '1' } } },
     routes: [
       { method: 'GET', path: '/me', options: me, respond },
       { method: 'POST', path: '/me', options: me, respond },
     ],
     local,
-    bodyLimit: OWN_BODY_LIMIT,
   }
 }

@@ -2,19 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { AccountService, MemoryAccountStore } from '@portcullis/core/accounts'
 import { requiresCapability } from '@portcullis/core/authorization'
 import { ImpersonationEvents, Impersonations } from '@portcullis/core/impersonation'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type SecurityEvent,
-} from '@portcullis/core/local-accounts'
+import { MemorySessionStore, type SecurityEvent } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { MemorySecurityLog } from '@portcullis/core/security-log'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { movableClock } from './account-email-change-world.js'
-import { ORIGIN, scryptHasher } from './account-world.js'
+import { sessionLocalAccounts } from './account-world.js'
 import type { AdapterScenario } from './scenario.js'
 
 /** The capability of the world's administrators. */
@@ -37,15 +31,9 @@ export function impersonationWorld(options: { readonly ttlSeconds?: number } = {
   const sessions = new MemorySessionStore()
   const stepUpStore = new MemoryStepUpStore()
   const accounts = new MemoryAccountStore({ cascade: [sessions, stepUpStore] })
-  const local = new LocalAccounts({
-    profile: 'session',
+  const local = sessionLocalAccounts({
     accounts,
     sessions,
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
     events: events.sink,
     // the cases re-enter passwords for many step-ups of one account
     rateLimit: { perAccount: { limit: 100, windowSeconds: 900 } },

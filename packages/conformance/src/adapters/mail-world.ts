@@ -11,14 +11,12 @@ import {
   type SessionStore,
 } from '@portcullis/core/local-accounts'
 import { type MailMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
-import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { ORIGIN, scryptHasher } from './account-world.js'
-import type { AdapterScenario } from './scenario.js'
 
 // What the worlds of the email flows share: a clock the cases move, memory stores that write their mail
-// into one outbox, reading that outbox back, the hybrid local accounts and the `/me` routes.
+// into one outbox, reading that outbox back and the hybrid local accounts.
 
 /** A clock the cases move (milliseconds since the epoch). */
 export function movableClock(start = Date.now()) {
@@ -108,24 +106,4 @@ export async function hybridLocalAccounts(parts: {
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
     clock: parts.clock,
   })
-}
-
-/** The security of `local`'s mechanisms and GET and POST `/me`, answering the principal's id. */
-export function meScenario(
-  local: LocalAccounts,
-  title: string,
-): Pick<AdapterScenario, 'security' | 'routes' | 'local'> {
-  const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
-  const me = { auth: anyOf(...names) }
-  const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
-    id: security.principal?.id ?? null,
-  })
-  return {
-    security: { mechanisms: local.mechanisms, openapi: { info: { title, version: '1' } } },
-    routes: [
-      { method: 'GET', path: '/me', options: me, respond },
-      { method: 'POST', path: '/me', options: me, respond },
-    ],
-    local,
-  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
-import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
 import {
   type InvitationMessage,
   MemoryMailOutbox,
@@ -15,8 +15,7 @@ import {
   type OrganizationStores,
 } from '@portcullis/core/organizations'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
-import { ORIGIN, PASSWORD, scryptHasher } from './account-world.js'
+import { ORIGIN, PASSWORD, sessionLocalAccounts } from './account-world.js'
 import { type Browser, browser } from './factor-client.js'
 import type { Answer } from './http-client.js'
 import { switchable } from './outage-cases.js'
@@ -59,16 +58,7 @@ export function organizationBase(options: { readonly perInviter?: InvitationLimi
   const store = new MemoryOrganizationStore({ outbox })
   const sessions = new MemorySessionStore()
   const accounts = new MemoryAccountStore({ cascade: [sessions, store] })
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts,
-    sessions,
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
-  })
+  const local = sessionLocalAccounts({ accounts, sessions })
   const outage = { down: false }
   const organizations: OrganizationStores = switchable(store, outage)
   let offset = 0

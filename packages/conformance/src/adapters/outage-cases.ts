@@ -1,15 +1,9 @@
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { PortcullisError } from '@portcullis/core/errors'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type SessionStore,
-} from '@portcullis/core/local-accounts'
+import { MemorySessionStore, type SessionStore } from '@portcullis/core/local-accounts'
 import { anyOf, required } from '@portcullis/core/policy'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
-import { ORIGIN, PASSWORD, SAME_ORIGIN, SESSION_COOKIE, scryptHasher } from './account-world.js'
+import { PASSWORD, SAME_ORIGIN, SESSION_COOKIE, sessionLocalAccounts } from './account-world.js'
 import { call } from './http-client.js'
 import { alice, switchableApiKey } from './mechanisms.js'
 import { checkProblem } from './policy-cases.js'
@@ -48,15 +42,9 @@ export function switchable<T extends object>(store: T, state: { down: boolean })
 export function outageWorld() {
   const state = { down: false }
   const apiKey = switchableApiKey({ 'alice-key': { principal: alice } })
-  const local = new LocalAccounts({
-    profile: 'session',
+  const local = sessionLocalAccounts({
     accounts: switchable(new MemoryAccountStore(), state),
     sessions: switchable<SessionStore>(new MemorySessionStore(), state),
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
   })
   const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
   const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
