@@ -53,7 +53,7 @@ export const joinRequestRaceCases: readonly Case[] = [
   ),
   conformanceCase(
     'join-requests.concurrent-approvals',
-    'two approvals of one request on two instances: one approved, one membership',
+    'four approvals of one request on two instances: one approved, the others not-found, one membership',
     async (fixture, check) => {
       const { store, peer = store } = fixture
       for (let round = 0; round < ROUNDS; round += 1) {
@@ -69,7 +69,8 @@ export const joinRequestRaceCases: readonly Case[] = [
           })
         const answers = await Promise.all([approve(store), approve(peer), approve(store), approve(peer)])
         const counts = tally(answers.map((answer) => answer.outcome))
-        check(counts.approved === 1, `outcomes ${JSON.stringify(counts)}`)
+        // The others find the request decided: not-found, never a second decision of it.
+        check(counts.approved === 1 && counts['not-found'] === 3, `outcomes ${JSON.stringify(counts)}`)
         const memberships = (await store.membershipsOf(request.accountId)).filter(
           (membership) => membership.organizationId === organizationId,
         )
