@@ -256,6 +256,17 @@ export const SCALE_TABLES: readonly ScaleTable[] = Object.freeze([
              ${now} + case when i % 20 = 1 then interval '-1 day' else interval '4 days' end
         ${accounts('i % 10 = 1')}`,
   },
+  {
+    // One account in ten asks to join another organization (the one before its own; the first ten ask
+    // the second's): a pending request to join, resting on a verified address of its own.
+    table: 'portcullis_join_requests',
+    perAccount: 0.1,
+    insert: `insert into portcullis_join_requests (request_id, organization_id, account_id, address, created_at)
+      select ${hex(`'join-request-' || i`, 22)},
+             'org-' || case when i <= 10 then 11 else ((i - 1) / 10) * 10 - 9 end,
+             'account-' || i, 'asker.' || i || '@asking.scale.example', ${now} - interval '2 days'
+        ${accounts('i % 10 = 6')}`,
+  },
 ])
 
 /**
