@@ -1,5 +1,4 @@
 import { Resolver } from 'node:dns/promises'
-import { isIPv4, isIPv6 } from 'node:net'
 import { integerBetween, type OptionsShape, readOptions } from '../errors/options.js'
 import { ConfigurationError } from '../errors/portcullis-error.js'
 import { OrganizationDomainError, OrganizationDomainErrorCodes } from './errors.js'
@@ -29,6 +28,19 @@ const OPTIONS: OptionsShape<SystemDnsTxtResolverOptions> = {
   servers: { kind: 'array', elements: { kind: 'string' } },
   timeoutMs: { kind: 'number', check: integerBetween(100, 30_000) },
   tries: { kind: 'number', check: integerBetween(1, 5) },
+}
+
+/** A dotted-quad IPv4 address: four decimal parts 0 to 255, no leading zeros. */
+function isIPv4(text: string): boolean {
+  return (
+    /^\d{1,3}(\.\d{1,3}){3}$/.test(text) &&
+    text.split('.').every((part) => Number(part) <= 255 && (part === '0' || !part.startsWith('0')))
+  )
+}
+
+/** An IPv6 address (hex groups, `::`, an embedded IPv4 tail), as the URL parser reads one; no zone. */
+function isIPv6(text: string): boolean {
+  return /^[\da-f:.]+$/i.test(text) && text.includes(':') && URL.canParse(`http://[${text}]/`)
 }
 
 /**

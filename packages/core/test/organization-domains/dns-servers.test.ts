@@ -24,6 +24,8 @@ describe('the DNS servers a systemDnsTxtResolver asks', () => {
       '2001:db8::53',
       '[::1]',
       '[2001:db8::53]:53',
+      '::ffff:192.0.2.1',
+      '[1:2:3:4:5:6:7:8]:5353',
     ]) {
       expect(refusal([server]), server).toBeUndefined()
     }
@@ -44,6 +46,10 @@ describe('the DNS servers a systemDnsTxtResolver asks', () => {
       ['localhost', 'is not an IP address'],
       ['dns.example:53', 'is not an IP address'],
       ['300.1.1.1', 'is not an IP address'],
+      ['192.0.2.053', 'is not an IP address'],
+      ['192.0.2', 'is not an IP address'],
+      ['1::2::3', 'is not an IP address'],
+      ['[fe80::1%eth0]:53', 'is not an IPv6 address in brackets'],
       [' 192.0.2.53', 'is not an IP address'],
       ['', 'is not an IP address'],
       ['[192.0.2.53]:53', 'is not an IPv6 address in brackets'],
