@@ -8,6 +8,7 @@ import { migratedDatabase } from './support/database.js'
 import { accountFaultCases } from './support/fault-cases-accounts.js'
 import { codeFaultCases } from './support/fault-cases-codes.js'
 import { identityNoticeFaultCases } from './support/fault-cases-identity-notices.js'
+import { joinRequestFaultCases } from './support/fault-cases-join-requests.js'
 import { localAccountFaultCases } from './support/fault-cases-local.js'
 import { mailFaultCases } from './support/fault-cases-mail.js'
 import { passkeyFaultCases } from './support/fault-cases-passkeys.js'
@@ -50,6 +51,7 @@ const cases = [
   ...totpFaultCases(kit),
   ...passkeyFaultCases(kit),
   ...identityNoticeFaultCases(kit),
+  ...joinRequestFaultCases(kit),
 ]
 const { identity, accountStore, one } = kit
 function proxied(options: { statementTimeoutMs?: number; queryTimeoutMs?: number } = {}) {
