@@ -1,6 +1,6 @@
 // Password sign-in of an account with TOTP on Fastify: the neutral route table answers 202 with a
 // pending token, then the second-factor route of the transport finishes the sign-in (memory stores).
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   generateLocalSigningKey,
@@ -9,7 +9,6 @@ import {
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
-  type PasswordHasher,
   type SecondFactorGate,
 } from '@portcullis/core/local-accounts'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
@@ -19,32 +18,13 @@ import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { TotpService, totpCodeAt } from '@portcullis/totp'
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
+// The adapter suite's cheap scrypt hasher, by path (see passkeys' tests).
+import { scryptHasher } from '../../conformance/src/adapters/account-world.js'
 import { localAccountRoutes, portcullis } from '../src/index.js'
 
 const ORIGIN = 'https://app.example'
 const SAME_ORIGIN = { origin: ORIGIN, 'sec-fetch-site': 'same-origin' }
 const credentials = { username: 'alice', password: 'correct horse battery staple' }
-
-function scryptHasher(): PasswordHasher {
-  const derive = (password: string, salt: Buffer) =>
-    new Promise<Buffer>((resolve, reject) =>
-      scrypt(password, salt, 32, { N: 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
-    )
-  return {
-    async hash(password) {
-      const salt = randomBytes(16)
-      return `$scrypt$${salt.toString('base64url')}$${(await derive(password, salt)).toString('base64url')}`
-    },
-    async verify(encoded, password) {
-      const [, kind, salt, hash] = encoded.split('$')
-      if (kind !== 'scrypt' || salt === undefined || hash === undefined) return false
-      const expected = Buffer.from(hash, 'base64url')
-      const actual = await derive(password, Buffer.from(salt, 'base64url'))
-      return expected.length === actual.length && timingSafeEqual(expected, actual)
-    },
-    needsRehash: () => false,
-  }
-}
 
 /** RFC 4648 base32 (the TOTP secret as an authenticator app reads it) to bytes. */
 function base32Bytes(text: string): Uint8Array {

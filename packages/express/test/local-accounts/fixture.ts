@@ -1,4 +1,3 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import {
   generateLocalSigningKey,
@@ -9,38 +8,19 @@ import {
   MemoryRateLimitStore,
   MemoryRefreshTokenStore,
   MemorySessionStore,
-  type PasswordHasher,
   type SecurityEvent,
 } from '@portcullis/core/local-accounts'
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express, { type Express } from 'express'
 import type { Response } from 'supertest'
+import { scryptHasher } from '../../../conformance/src/adapters/account-world.js'
 import { createSecurity, localAccountRoutes } from '../../src/index.js'
 
 export const ORIGIN = 'https://app.example'
 export const PASSWORD = 'correct horse battery staple'
 
-/** A real, cheap password hasher (scrypt, N=1024) so HTTP tests exercise hashing without argon2's cost. */
-export function scryptHasher(): PasswordHasher {
-  const derive = (password: string, salt: Buffer) =>
-    new Promise<Buffer>((resolve, reject) =>
-      scrypt(password, salt, 32, { N: 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
-    )
-  return {
-    async hash(password) {
-      const salt = randomBytes(16)
-      return `$scrypt$${salt.toString('base64url')}$${(await derive(password, salt)).toString('base64url')}`
-    },
-    async verify(encoded, password) {
-      const [, kind, salt, hash] = encoded.split('$')
-      if (kind !== 'scrypt' || salt === undefined || hash === undefined) return false
-      const expected = Buffer.from(hash, 'base64url')
-      const actual = await derive(password, Buffer.from(salt, 'base64url'))
-      return expected.length === actual.length && timingSafeEqual(expected, actual)
-    },
-    needsRehash: () => false,
-  }
-}
+/** A real, cheap password hasher (scrypt, N=1024): the adapter suite's, by path (see passkeys' tests). */
+export { scryptHasher }
 
 export interface LocalApp {
   readonly app: Express
