@@ -200,6 +200,23 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await bobContext.close()
   })
 
+  it('signing out this device from an impersonation ends it as End does', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await signIn(page, 'alice', app.password('alice'))
+    await impersonate(page, 'bob', 'ticket 4714: which devices are these', app.password('alice'))
+    await page.waitForURL(`${app.url}/account`)
+    await page.goto(`${app.url}/account/sessions`)
+    await page
+      .locator('tr[data-current="true"]')
+      .getByRole('button', { name: 'Sign out', exact: true })
+      .click()
+    await page.waitForURL(`${app.url}/admin/impersonate`)
+    await expect(banner(page).count()).resolves.toBe(0)
+    await expect(page.locator('header .who').textContent()).resolves.toContain('Alice')
+    await context.close()
+  })
+
   it('a cross-site form, an address verification and an API key made during an impersonation are logged with the administrator', async () => {
     // Erin signs up and adds an address; its code is mailed to her (the mail travels over SMTP).
     const erinContext = await browser.newContext()

@@ -8,7 +8,10 @@ import { requestInfo } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import { accountKit, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
-import { IMPERSONATION_SIGN_OUT_OTHERS_PATH } from '../impersonation/impersonation-banner.js'
+import {
+  END_IMPERSONATION_PATH,
+  IMPERSONATION_SIGN_OUT_OTHERS_PATH,
+} from '../impersonation/impersonation-banner.js'
 import { html } from '../layout/html.js'
 import { SIGN_IN_PATH } from '../layout/layout.js'
 import { readableTime } from '../layout/readable.js'
@@ -127,6 +130,11 @@ export function activityPages(
   router.post(`${SESSIONS_PATH}/:id/sign-out`, auth, async (request, response) => {
     const id = String(request.params.id)
     const accountId = kit.accountId(request)
+    // Signing out this device from an impersonation is ending it: the administrator's session comes back.
+    const current = local.credentialsOf(request.security.evidence).sessionHandle === id
+    if (current && request.security.principal?.impersonator !== undefined) {
+      return response.redirect(307, END_IMPERSONATION_PATH)
+    }
     if (!(await local.revokeSession(accountId, id, requestInfo(request)))) {
       throw new HttpProblem({ status: 404, code: 'activity.session_not_found', detail: 'No such session' })
     }
