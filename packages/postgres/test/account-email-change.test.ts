@@ -1,19 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { AccountEmail, type AccountEmailError } from '@portcullis/core/account-email'
+import type { AccountEmailError } from '@portcullis/core/account-email'
 import { CodeKeyRing } from '@portcullis/core/codes'
-import { LocalAccounts, type PasswordHasher, type SessionSignIn } from '@portcullis/core/local-accounts'
+import type { SessionSignIn } from '@portcullis/core/local-accounts'
 import { type MailMessage, type OutboxRecord, openOutboxMessage } from '@portcullis/core/mail'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  PostgresAccountStore,
-  PostgresOneTimeCodeStore,
-  PostgresRateLimitStore,
-  PostgresSessionStore,
-} from '../src/index.js'
-import { PostgresMailOutbox, PostgresNotificationSettings } from '../src/mail/index.js'
+import { accountEmailInstance } from './support/account-email.js'
 import { migratedDatabase, realProtector } from './support/database.js'
 
 // Email change over Postgres, where its atomicity is the store's: completing writes the verified
@@ -24,44 +17,12 @@ const db = await migratedDatabase()
 afterAll(() => db.close())
 const protector = realProtector()
 const codeKeys = new CodeKeyRing({ version: 1, secret: randomBytes(32) })
-const hasher: PasswordHasher = {
-  hash: async (password) => `plain$${Buffer.from(password).toString('base64url')}`,
-  verify: async (hash, password) => hash === `plain$${Buffer.from(password).toString('base64url')}`,
-  needsRehash: () => false,
-}
 const stepUpStore = new MemoryStepUpStore()
 const stepUp = new StepUpService({ store: stepUpStore })
 
 /** One app instance over its own pool. */
-function instance(client = db.client) {
-  const accounts = new PostgresAccountStore({ client })
-  const outbox = new PostgresMailOutbox({ client })
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts,
-    sessions: new PostgresSessionStore({ client }),
-    rateLimits: new PostgresRateLimitStore({ client }),
-    hasher,
-    registration: 'open',
-    publicOrigin: 'https://app.example',
-    passwordScreen: commonPasswordScreen(),
-    signInWith: ['username', 'email'],
-  })
-  const accountEmail = new AccountEmail({
-    accounts,
-    local,
-    codes: new PostgresOneTimeCodeStore({ client }),
-    outbox,
-    notificationSettings: new PostgresNotificationSettings({ client }),
-    protector,
-    codeKeys,
-    publicOrigin: 'https://app.example',
-    rateLimits: new PostgresRateLimitStore({ client }),
-    stepUp,
-    signInWith: ['username', 'email'],
-  })
-  return { accounts, outbox, local, accountEmail }
-}
+/** One app instance over its own pool. */
+const instance = (client = db.client) => accountEmailInstance(client, { protector, codeKeys, stepUp })
 
 const first = instance()
 const second = instance(db.connect())

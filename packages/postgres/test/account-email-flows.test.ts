@@ -1,18 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { AccountEmail } from '@portcullis/core/account-email'
 import { CodeKeyRing } from '@portcullis/core/codes'
-import { LocalAccounts, type PasswordHasher, type SessionSignIn } from '@portcullis/core/local-accounts'
+import type { SessionSignIn } from '@portcullis/core/local-accounts'
 import { type MailMessage, openOutboxMessage } from '@portcullis/core/mail'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  PostgresAccountStore,
-  PostgresOneTimeCodeStore,
-  PostgresRateLimitStore,
-  PostgresSessionStore,
-} from '../src/index.js'
-import { PostgresMailOutbox, PostgresNotificationSettings } from '../src/mail/index.js'
+import { accountEmailInstance } from './support/account-email.js'
 import { migratedDatabase, realProtector } from './support/database.js'
 
 // Sign-up with verification and password reset over Postgres, on two app instances with their own
@@ -24,42 +16,10 @@ const db = await migratedDatabase()
 afterAll(() => db.close())
 const protector = realProtector()
 const codeKeys = new CodeKeyRing({ version: 1, secret: randomBytes(32) })
-const hasher: PasswordHasher = {
-  hash: async (password) => `plain$${Buffer.from(password).toString('base64url')}`,
-  verify: async (hash, password) => hash === `plain$${Buffer.from(password).toString('base64url')}`,
-  needsRehash: () => false,
-}
 const PASSWORD = 'a long and unusual passphrase'
 
-function instance(client = db.client) {
-  const accounts = new PostgresAccountStore({ client })
-  const rateLimits = new PostgresRateLimitStore({ client })
-  const sessions = new PostgresSessionStore({ client })
-  const local = new LocalAccounts({
-    profile: 'session',
-    accounts,
-    sessions,
-    rateLimits,
-    hasher,
-    registration: 'open',
-    publicOrigin: 'https://app.example',
-    passwordScreen: commonPasswordScreen(),
-    signInWith: ['username', 'email'],
-  })
-  const accountEmail = new AccountEmail({
-    accounts,
-    local,
-    codes: new PostgresOneTimeCodeStore({ client }),
-    outbox: new PostgresMailOutbox({ client }),
-    notificationSettings: new PostgresNotificationSettings({ client }),
-    protector,
-    codeKeys,
-    publicOrigin: 'https://app.example',
-    rateLimits,
-    signInWith: ['username', 'email'],
-  })
-  return { accounts, local, accountEmail, sessions }
-}
+/** One app instance over its own pool. */
+const instance = (client = db.client) => accountEmailInstance(client, { protector, codeKeys })
 
 const first = instance()
 const second = instance(db.connect())
