@@ -3,7 +3,11 @@ export type { Answer, Call } from './http-client.js'
 export { call, cookieHeader } from './http-client.js'
 export type { StaticCredential } from './mechanisms.js'
 export type { OAuthFixture } from './oauth-cases.js'
-export type { BackchannelTestProvider, OAuthTestProvider } from './oauth-world.js'
+export type {
+  BackchannelTestProvider,
+  NotificationsTestProvider,
+  OAuthTestProvider,
+} from './oauth-world.js'
 export type {
   AdapterApp,
   AdapterFactory,

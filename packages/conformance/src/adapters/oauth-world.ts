@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { type AuthenticationMechanism, authenticated, invalid, none } from '@portcullis/core/authentication'
 import { requiresStepUp, stepUpVerifierFor } from '@portcullis/core/authorization'
+import type { SecurityEvent } from '@portcullis/core/local-accounts'
 import type { OAuthLifecycleService } from '@portcullis/core/oidc'
 import { required } from '@portcullis/core/policy'
 import type { StepUpService } from '@portcullis/core/step-up'
@@ -19,7 +20,20 @@ export interface OAuthTestProvider {
   authorize(redirectUrl: string, subject: string): Promise<string>
   /** The provider's back-channel logout, for the back-channel logout cases. */
   readonly backchannel: BackchannelTestProvider
+  /**
+   * When the lifecycle was given `securityNotices` (over an account store with an outbox): the cases of
+   * notifications written in the change's transaction run.
+   */
+  readonly notifications?: NotificationsTestProvider
   close(): Promise<void>
+}
+
+/** The account store and outbox behind a lifecycle that writes its security notifications. */
+export interface NotificationsTestProvider {
+  /** Gives the account a password and a verified primary address (two ways in, somewhere to mail). */
+  prepare(accountId: string): Promise<void>
+  /** The security changes written to the outbox for the account, oldest first (their `type`). */
+  changes(accountId: string): Promise<readonly string[]>
 }
 
 /**
@@ -70,8 +84,14 @@ class Sessions {
   }
 }
 
-/** The OAuth world: cookie sessions, the OAuth routes, `/me`, and a step-up route for `delete-account`. */
-export function oauthWorld(provider: OAuthTestProvider): AdapterScenario {
+/**
+ * The OAuth world: cookie sessions, the OAuth routes, `/me`, and a step-up route for `delete-account`;
+ * the routes' security events go to `events` when given.
+ */
+export function oauthWorld(
+  provider: OAuthTestProvider,
+  events?: (event: SecurityEvent) => void,
+): AdapterScenario {
   const sessions = new Sessions()
   const auth = required('session')
   return {
@@ -106,6 +126,7 @@ export function oauthWorld(provider: OAuthTestProvider): AdapterScenario {
         const session = sessions.create(accountId)
         return { setCookie: session.setCookie, body: { sessionHandle: session.handle } }
       },
+      ...(events === undefined ? {} : { events }),
     },
   }
 }

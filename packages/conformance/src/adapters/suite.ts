@@ -17,6 +17,7 @@ import { malformedUrlCases } from './malformed-url-cases.js'
 import { mcpCases } from './mcp-cases.js'
 import { mcpHostCases } from './mcp-host-cases.js'
 import { type OAuthFixture, oauthCases } from './oauth-cases.js'
+import { oauthNoticeCases } from './oauth-notice-cases.js'
 import type { OAuthTestProvider } from './oauth-world.js'
 import { organizationCases } from './organization-cases.js'
 import { organizationDomainCases } from './organization-domain-cases.js'
@@ -106,7 +107,7 @@ export function adapterOAuthSuite(
 ): ConformanceSuite<OAuthFixture> {
   return {
     name: 'HTTP adapter conformance: OAuth',
-    cases: [...oauthCases, ...backchannelCases],
+    cases: [...oauthCases, ...oauthNoticeCases, ...backchannelCases],
     createContext: async () => ({ ...adapterFixture(factory), provider: await provider() }),
     disposeContext: async (fixture) => {
       await fixture.dispose()

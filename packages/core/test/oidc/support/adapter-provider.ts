@@ -1,5 +1,12 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { SecurityNotifier } from '../../../src/account-email/notifications.js'
+import { MemoryNotificationSettings } from '../../../src/mail/memory-notification-settings.js'
+import { MemoryMailOutbox } from '../../../src/mail/memory-outbox.js'
+import { openOutboxMessage } from '../../../src/mail/outbox-seal.js'
+import { AESGCMOAuthTransactionProtector } from '../../../src/protection/aes-gcm-protector.js'
+import { OAuthTransactionProtectorKey } from '../../../src/protection/key.js'
 import { OidcFixture, PROVIDER } from './fixture.js'
 import { DEFAULT_CLIENT } from './test-idp.js'
 
@@ -54,14 +61,49 @@ async function backchannelDoor(): Promise<{ url: string; target(appUrl: string):
  * A real OpenID Provider (oidc-provider on loopback) behind the core lifecycle, for the OAuth cases of
  * the adapter suite (`OAuthTestProvider` of `@portcullis/conformance/adapters`, matched structurally:
  * core's tests do not depend on the kit). Its client registers a back-channel logout URI that reaches
- * the application the cases point it at.
+ * the application the cases point it at. The lifecycle writes its security notifications in the account
+ * store's transaction (a `SecurityNotifier` over the store's outbox).
  */
 export async function oauthTestProvider() {
   const door = await backchannelDoor()
+  const outbox = new MemoryMailOutbox()
+  const protector = new AESGCMOAuthTransactionProtector({
+    activeKey: new OAuthTransactionProtectorKey('notices', randomBytes(32)),
+  })
+  let notifier: SecurityNotifier | undefined
   const fixture = await OidcFixture.create({
     idp: { clients: [{ ...DEFAULT_CLIENT, backchannelLogoutUri: door.url }] },
+    outbox,
+    securityNotices: {
+      entries: (accountId, change) => (notifier as SecurityNotifier).entries(accountId, change),
+    },
+  })
+  notifier = new SecurityNotifier({
+    accounts: fixture.accountStore,
+    notificationSettings: new MemoryNotificationSettings(),
+    outbox,
+    protector,
   })
   return {
+    notifications: {
+      async prepare(accountId: string): Promise<void> {
+        const now = new Date()
+        const address = `${accountId}@example.com`
+        const username = `user.${randomBytes(6).toString('hex')}`
+        await fixture.accountStore.addPassword({ accountId, username, passwordHash: '$test$x', now })
+        await fixture.accountStore.addEmailAddress({ accountId, address, now })
+        await fixture.accountStore.verifyEmailAddress({ accountId, address, now })
+      },
+      async changes(accountId: string): Promise<readonly string[]> {
+        const types: string[] = []
+        for (const row of outbox.pending()) {
+          if (row.accountId !== accountId) continue
+          const message = await openOutboxMessage(protector, row)
+          if (message.kind === 'security-notification') types.push(message.change.type)
+        }
+        return types
+      },
+    },
     lifecycle: fixture.lifecycle,
     stepUp: fixture.stepUp,
     async authorize(redirectUrl: string, subject: string): Promise<string> {
