@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { localFixture } from '../../../test/support/local-accounts.js'
 import type { SecurityEvent } from '../security-events.js'
 import type { SessionSignIn } from '../sign-in.js'
@@ -88,6 +88,32 @@ describe('csrf.refused names the session of the refused request', () => {
     for (const release of pending) release()
     await new Promise((resolve) => setImmediate(resolve))
     expect(events.slice(from).filter((event) => event.type === 'csrf.refused')).toHaveLength(100)
+  })
+
+  it('is told without the account when the store does not answer in time, and once only', async () => {
+    const store = new MemorySessionStore()
+    let answer: ((value: null) => void) | undefined
+    store.get = () =>
+      new Promise((resolve) => {
+        answer = resolve
+      })
+    const { local, events } = await localFixture({ sessions: store })
+    vi.useFakeTimers()
+    try {
+      const from = events.length
+      local.csrf.check({ ...CROSS_SITE, sessionId: 'F'.repeat(43) })
+      const refusals = () => events.slice(from).filter((event) => event.type === 'csrf.refused')
+      expect(refusals()).toHaveLength(0)
+      vi.advanceTimersByTime(2000)
+      expect(refusals()).toHaveLength(1)
+      expect(refusals()[0]).not.toHaveProperty('accountId')
+      // The late answer tells nothing more.
+      answer?.(null)
+      await vi.runAllTimersAsync()
+      expect(refusals()).toHaveLength(1)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('names the account the caller gives, and the impersonation it names, at once', async () => {

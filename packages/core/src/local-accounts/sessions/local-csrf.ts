@@ -39,6 +39,8 @@ const SEED_MAX_AGE_SECONDS = 7200
 const SEED_BYTES = 32
 /** Refusals whose session is being looked up at once; past it a refusal is told without its account. */
 const MAX_PENDING_LOOKUPS = 64
+/** How long a refusal waits for its session's read before it is told without the account. */
+const LOOKUP_TIMEOUT_MS = 2000
 
 /**
  * CSRF protection of cookie-authenticated requests (`checkCsrf` with the service's origins), the
@@ -138,7 +140,12 @@ export class LocalCsrf {
       return
     }
     this.#pendingLookups += 1
+    let told = false
+    // Told once: with the session when the read answers in time, without it otherwise.
     const emit = (session: { readonly accountId: string; readonly handle: string } | null) => {
+      if (told) return
+      told = true
+      clearTimeout(timer)
       this.#pendingLookups -= 1
       this.#runtime.emit(
         'csrf.refused',
@@ -149,6 +156,9 @@ export class LocalCsrf {
         ),
       )
     }
+    // A store that never answers does not hold the event back for ever.
+    const timer = setTimeout(() => emit(null), LOOKUP_TIMEOUT_MS)
+    timer.unref?.()
     let read: Promise<{ readonly accountId: string; readonly handle: string } | null>
     try {
       read = lookup(sessionId)
