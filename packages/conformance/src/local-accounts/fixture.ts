@@ -1,7 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
 import type { RateLimitStore, RefreshTokenStore, SessionStore } from '@portcullis/core/local-accounts'
-import type { Check } from '../suite/suite.js'
 
 /**
  * A store for one case. `peer`, when given, is a second store over the same storage, as another app
@@ -77,26 +76,7 @@ export function concurrently<Store, T>(
   )
 }
 
-/** The error `code` a promise rejects with, or `undefined` when it resolves. */
-export async function rejectionCode(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise
-    return undefined
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code
-    return typeof code === 'string' ? code : `<${String(error)}>`
-  }
-}
-
-export async function expectCode(
-  check: Check,
-  promise: Promise<unknown>,
-  code: string,
-  what: string,
-): Promise<void> {
-  const actual = await rejectionCode(promise)
-  check(actual === code, `${what}: expected ${code}, got ${actual ?? 'success'}`)
-}
+export { expectCode, rejectionCode } from '../suite/rejections.js'
 
 /** Lets a case pass values of the wrong type on purpose. */
 export function loose<T>(value: unknown): T {

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { AccountStore } from '@portcullis/core/accounts'
 import type { MailOutboxStore } from '@portcullis/core/mail'
 import { accounts } from '@portcullis/core/oauth'
-import type { Check } from '../suite/suite.js'
 
 type OAuthAccountStore = accounts.OAuthAccountStore
 type ProviderIdentity = accounts.ProviderIdentity
@@ -109,26 +108,7 @@ export async function linkedAccount(
   return { accountId, link: outcome.link, reference: outcome.tokens, tokens: retained }
 }
 
-/** The error `code` a promise rejects with, or `undefined` when it resolves. */
-export async function rejectionCode(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise
-    return undefined
-  } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code
-    return typeof code === 'string' ? code : `<${String(error)}>`
-  }
-}
-
-export async function expectCode(
-  check: Check,
-  promise: Promise<unknown>,
-  code: string,
-  what: string,
-): Promise<void> {
-  const actual = await rejectionCode(promise)
-  check(actual === code, `${what}: expected ${code}, got ${actual ?? 'success'}`)
-}
+export { expectCode, rejectionCode } from '../suite/rejections.js'
 
 export function sameTokens(a: accounts.ProviderTokenSet, b: accounts.ProviderTokenSet): boolean {
   return (
