@@ -88,6 +88,24 @@ const SAMPLES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
     impersonationId: 'AbCdEfGhIjKlMnOpQrStUv',
     sessions: 1,
   },
+  'organization.join_requested': {
+    accountId: 'acct-1',
+    organizationId: 'acme',
+    requestId: 'AbCdEfGhIjKlMnOpQrStUv',
+  },
+  'organization.join_approved': {
+    accountId: 'acct-1',
+    actorId: 'owner-1',
+    organizationId: 'acme',
+    requestId: 'AbCdEfGhIjKlMnOpQrStUv',
+    role: 'member',
+  },
+  'organization.join_declined': {
+    accountId: 'acct-1',
+    actorId: 'owner-1',
+    organizationId: 'acme',
+    requestId: 'AbCdEfGhIjKlMnOpQrStUv',
+  },
 }
 
 /** The event types `SecurityEventFields` declares, read from its source. */
