@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { MemoryAccountStore } from '../../accounts/memory-store.js'
+import { MemoryMailOutbox } from '../../mail/memory-outbox.js'
+import { sealOutboxMessage } from '../../mail/outbox-seal.js'
 import { AESGCMOAuthTransactionProtector } from '../../protection/aes-gcm-protector.js'
 import { OAuthTransactionProtectorKey } from '../../protection/key.js'
 import type { OAuthTransactionProtector } from '../../protection/protector.js'
@@ -234,5 +236,65 @@ describe('MemoryOAuthAccountStore failure atomicity', () => {
     )
     expect(await store.getTokens('pa_unknown')).toBeNull()
     expect(await inspector.writeVaultEnvelope('pa_unknown', envelope)).toBe(false)
+  })
+})
+
+describe('MemoryOAuthAccountStore constructed with its own outbox', () => {
+  const entry = (store: MemoryOAuthAccountStore, accountId: string) =>
+    sealOutboxMessage(
+      protector(),
+      {
+        kind: 'security-notification',
+        to: { address: 'owner@example.com' },
+        locale: 'en',
+        change: { type: 'identity-unlinked', provider: store.provider },
+        occurredAt: NOW,
+      },
+      { now: NOW, accountId },
+    )
+
+  it('writes nothing for an unlink that finds no link, and refuses entries without an outbox', async () => {
+    const outbox = new MemoryMailOutbox()
+    const store = new MemoryOAuthAccountStore({
+      provider: 'idp',
+      clientId: 'c',
+      protector: protector(),
+      outbox,
+    })
+    const login = await store.login({
+      identity: { provider: 'idp', issuer: ISSUER, subject: 'solo' },
+      grant,
+      provisionUnknown: true,
+      now: NOW,
+    })
+    const { accountId, providerAccountId } = login.link
+    // Its only way in: refused, and its notification with it.
+    const request = { accountId, provider: 'idp', providerAccountId }
+    const sole = await store.unlink({ ...request, outbox: [await entry(store, accountId)] })
+    expect(sole).toEqual({ status: 'final-method' })
+    const forged = await store.unlink({
+      ...request,
+      accountId: 'someone-else',
+      outbox: [await entry(store, accountId)],
+    })
+    expect(forged).toEqual({ status: 'not-found' })
+    expect(outbox.pending()).toEqual([])
+    const bare = new MemoryOAuthAccountStore({ provider: 'idp', clientId: 'c', protector: protector() })
+    const again = await bare.login({
+      identity: { provider: 'idp', issuer: ISSUER, subject: 'solo' },
+      grant,
+      provisionUnknown: true,
+      now: NOW,
+    })
+    await expect(
+      codeOf(
+        bare.unlink({
+          accountId: again.link.accountId,
+          provider: 'idp',
+          providerAccountId: again.link.providerAccountId,
+          outbox: [await entry(bare, again.link.accountId)],
+        }),
+      ),
+    ).resolves.toBe('accounts.outbox_not_configured')
   })
 })
