@@ -15,7 +15,7 @@ import { seedGrant } from '../../../core/test/support/seed-grant.js'
 import { createSecurity } from '../../src/index.js'
 import { createMCPEndpoint, mcpResource } from '../../src/mcp/index.js'
 import { call, rpc } from '../mcp/fixture.js'
-import { es256Key, type JwksEndpoint, signEs256, startJwksEndpoint } from './jwt-support.js'
+import { es256Key, type JwksEndpoint, signAccessToken, startJwksEndpoint } from './jwt-support.js'
 
 const AS_ISSUER = 'https://auth.app.example'
 // The public origin behind the proxy; the tests reach the app on a loopback port.
@@ -65,20 +65,12 @@ async function boundToken(jkt: string | undefined = client.thumbprint) {
     { accounts, grants },
     { clientId: CLIENT_ID, resource: RESOURCE },
   )
-  const now = Math.floor(Date.now() / 1000)
-  const claims = {
-    iss: AS_ISSUER,
-    aud: RESOURCE,
-    sub: accountId,
-    client_id: CLIENT_ID,
-    jti: randomUUID(),
-    scope: 'mcp:read',
-    grant_id: grantId,
-    iat: now,
-    exp: now + 300,
-    ...(jkt === undefined ? {} : { cnf: { jkt } }),
-  }
-  return { accountId, token: signEs256({ typ: 'at+jwt' }, claims, key) }
+  const token = signAccessToken(
+    key,
+    { issuer: AS_ISSUER, resource: RESOURCE, clientId: CLIENT_ID, accountId, grantId },
+    jkt === undefined ? {} : { cnf: { jkt } },
+  )
+  return { accountId, token }
 }
 
 function build(dpop: { required?: boolean; nonces?: DPoPNonces }): Express {

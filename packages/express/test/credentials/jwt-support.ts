@@ -1,6 +1,6 @@
 // Test-only: a real JWKS endpoint on 127.0.0.1 and a compact JWS signer over node:crypto. Keys are generated
 // at run time and never written anywhere.
-import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto'
+import { createHmac, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -39,6 +39,40 @@ export function signHs256(
 ): string {
   const input = `${b64u(JSON.stringify({ alg: 'HS256', ...header }))}.${b64u(JSON.stringify(payload))}`
   return `${input}.${b64u(createHmac('sha256', secret).update(input).digest())}`
+}
+
+/** Whose access token it is: the authorization server, the resource, the client and the grant. */
+export interface AccessTokenGrant {
+  readonly issuer: string
+  readonly resource: string
+  readonly clientId: string
+  readonly accountId: string
+  readonly grantId: string
+}
+
+/** An authorization server's access token (`at+jwt`) of the grant, scope `mcp:read`, valid 300 s; `claims` override. */
+export function signAccessToken(
+  key: SigningKey,
+  grant: AccessTokenGrant,
+  claims: Record<string, unknown> = {},
+): string {
+  const now = Math.floor(Date.now() / 1000)
+  return signEs256(
+    { typ: 'at+jwt' },
+    {
+      iss: grant.issuer,
+      aud: grant.resource,
+      sub: grant.accountId,
+      client_id: grant.clientId,
+      jti: randomUUID(),
+      scope: 'mcp:read',
+      grant_id: grant.grantId,
+      iat: now,
+      exp: now + 300,
+      ...claims,
+    },
+    key,
+  )
 }
 
 export interface JwksEndpoint {

@@ -1,6 +1,5 @@
 // The authorization server's access tokens at a resource, end to end: real Express through createSecurity,
 // the issuer's JWKS on loopback, grants in the memory stores, and the MCP endpoint's RFC 9728 challenge.
-import { randomUUID } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { requiresScope } from '@portcullis/core/authorization'
 import { MemoryOAuthServerStore, oauthAccessTokens } from '@portcullis/core/authorization-server'
@@ -14,7 +13,7 @@ import { seedGrant } from '../../../core/test/support/seed-grant.js'
 import { createSecurity } from '../../src/index.js'
 import { createMCPEndpoint, mcpResource } from '../../src/mcp/index.js'
 import { call, rpc } from '../mcp/fixture.js'
-import { es256Key, type JwksEndpoint, signEs256, startJwksEndpoint } from './jwt-support.js'
+import { es256Key, type JwksEndpoint, signAccessToken, startJwksEndpoint } from './jwt-support.js'
 
 const AS_ISSUER = 'https://auth.app.example'
 const RESOURCE = 'https://app.example/mcp'
@@ -29,8 +28,6 @@ let jwksEndpoint: JwksEndpoint
 let jwks: CachedJWKSProvider
 let app: Express
 
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-
 async function grant() {
   const { accountId, grantId } = await seedGrant(
     { accounts, grants },
@@ -39,24 +36,12 @@ async function grant() {
   return { accountId, grantId }
 }
 
-function token(accountId: string, grantId: string, claims: Record<string, unknown> = {}) {
-  return signEs256(
-    { typ: 'at+jwt' },
-    {
-      iss: AS_ISSUER,
-      aud: RESOURCE,
-      sub: accountId,
-      client_id: CLIENT_ID,
-      jti: randomUUID(),
-      scope: 'mcp:read',
-      grant_id: grantId,
-      iat: nowSeconds(),
-      exp: nowSeconds() + 300,
-      ...claims,
-    },
+const token = (accountId: string, grantId: string, claims: Record<string, unknown> = {}) =>
+  signAccessToken(
     key,
+    { issuer: AS_ISSUER, resource: RESOURCE, clientId: CLIENT_ID, accountId, grantId },
+    claims,
   )
-}
 
 beforeAll(async () => {
   jwksEndpoint = await startJwksEndpoint([key.jwk])
