@@ -340,6 +340,33 @@ export const joinRequestCases: readonly Case[] = [
     },
   ),
   conformanceCase(
+    'join-requests.duplicate-id',
+    'a request id already stored, even from another account, is organizations.duplicate and changes nothing',
+    async (fixture, check) => {
+      const { store } = fixture
+      const { organizationId, ownerId } = await owned(fixture)
+      const first = await pendingRequest(fixture, organizationId)
+      const other = await asker(fixture)
+      const code = await codeOf(
+        store.requestToJoin({
+          joinRequest: {
+            ...newJoinRequest(organizationId, other.accountId, other.address),
+            requestId: first.requestId,
+          },
+          maxPendingPerOrganization: 10,
+        }),
+      )
+      check(code === 'organizations.duplicate', `answered ${code}`)
+      const listed = await store.listJoinRequests({ organizationId, actorAccountId: ownerId })
+      check(
+        listed.outcome === 'listed' &&
+          listed.joinRequests.length === 1 &&
+          listed.joinRequests[0]?.accountId === first.accountId,
+        `listed ${JSON.stringify(listed)}`,
+      )
+    },
+  ),
+  conformanceCase(
     'join-requests.deleted-with-account-and-organization',
     'deleting the asking account, or the organization, removes its requests',
     async (fixture, check) => {

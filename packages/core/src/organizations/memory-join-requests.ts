@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/portcullis-error.js'
+import { OrganizationError, OrganizationErrorCodes } from './errors.js'
 import {
   MAX_OWN_JOIN_REQUESTS,
   validateDecideJoinRequest,
@@ -55,7 +56,12 @@ export async function requestToJoin(
     const existing = pendingOf(tables, organizationId, accountId)
     if (existing !== undefined) return { outcome: 'pending', joinRequest: copy(existing) }
     if (accounts.verifiedHolderOf(joinRequest.address) !== accountId) return { outcome: 'address-mismatch' }
-    if (tables.joinRequests.has(joinRequest.requestId)) return { outcome: 'not-found' }
+    if (tables.joinRequests.has(joinRequest.requestId)) {
+      throw new OrganizationError(
+        OrganizationErrorCodes.duplicate,
+        'a request to join with this id is stored',
+      )
+    }
     let held = 0
     for (const row of tables.joinRequests.values()) if (row.organizationId === organizationId) held += 1
     if (held >= maxPendingPerOrganization) return { outcome: 'limit-reached' }
