@@ -25,8 +25,9 @@ const OPTIONS = {
 /**
  * The organization-domain routes under `{base}/auth/` (the route table of
  * `@portcullis/http/organizations`): the claims of an organization, claim, verify, enrollment, remove,
- * and the caller's offers, on a router of `security`; mount the returned router with `app.use(router)`
- * after `localAccountRoutes` (its CSRF check covers the POSTs).
+ * the caller's offers and, with `joinRequests`, the requests to join (ask, the caller's own, withdraw;
+ * a manager's list, approve, decline), on a router of `security`; mount the returned router with
+ * `app.use(router)` after `localAccountRoutes` (its CSRF check covers the POSTs).
  */
 export function createOrganizationDomainRoutes(options: OrganizationDomainRoutesOptions): SecureRouter {
   readOptions(options, 'createOrganizationDomainRoutes', OPTIONS)

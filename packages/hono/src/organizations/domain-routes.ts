@@ -19,7 +19,8 @@ const OPTIONS = { ...ORGANIZATION_DOMAIN_ROUTE_TABLE_OPTIONS, onError: { kind: '
 /**
  * Adds the organization-domain routes under `{base}/auth/` (the route table of
  * `@portcullis/http/organizations`): the claims of an organization, claim, verify, enrollment, remove,
- * and the caller's offers.
+ * the caller's offers and, with `joinRequests`, the requests to join (ask, the caller's own, withdraw;
+ * a manager's list, approve, decline).
  */
 export function createOrganizationDomainRoutes(
   app: AnyHono,
