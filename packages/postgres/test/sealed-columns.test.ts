@@ -12,7 +12,7 @@ import {
 } from '@portcullis/conformance/local-accounts'
 import { oauthAccountStoreSuite } from '@portcullis/conformance/oauth'
 import { organizationDomainStoreSuite } from '@portcullis/conformance/organization-domains'
-import { organizationStoresSuite } from '@portcullis/conformance/organizations'
+import { joinRequestStoresSuite, organizationStoresSuite } from '@portcullis/conformance/organizations'
 import { passkeyChallengeStoreSuite, passkeyStoreSuite } from '@portcullis/conformance/passkeys'
 import { oauthTransactionStoreSuite } from '@portcullis/conformance/protection'
 import { securityLogSuite } from '@portcullis/conformance/security-log'
@@ -52,6 +52,7 @@ import {
   sealedColumnName,
 } from '../src/index.js'
 import { migratedDatabase, realProtector, splitRaceCases } from './support/database.js'
+import { postgresJoinRequestFixture } from './support/join-requests.js'
 import { postgresOrganizationDomainFixture } from './support/organization-domains.js'
 import { postgresOrganizationFixture } from './support/organizations.js'
 
@@ -161,6 +162,7 @@ const suites: ConformanceSuite<never>[] = [
   })),
   organizationStoresSuite(postgresOrganizationFixture(client, client)),
   organizationDomainStoreSuite(postgresOrganizationDomainFixture(client, client)),
+  joinRequestStoresSuite(postgresJoinRequestFixture(client, client)),
 ] as unknown as ConformanceSuite<never>[]
 
 interface ColumnInfo {
