@@ -5,8 +5,8 @@ import { CodeKeyRing } from '@portcullis/core/codes'
 import { MemorySessionStore } from '@portcullis/core/local-accounts'
 import { type MailMessage, MemoryNotificationSettings } from '@portcullis/core/mail'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
-import { meScenario, ORIGIN } from './account-world.js'
-import { hybridLocalAccounts, mailStores, movableClock, outboxReader } from './mail-world.js'
+import { hybridLocalAccounts, meScenario, ORIGIN } from './account-world.js'
+import { mailStores, movableClock, outboxReader } from './mail-world.js'
 import type { AdapterScenario } from './scenario.js'
 
 export { movableClock } from './mail-world.js'
@@ -24,7 +24,13 @@ export async function emailChangeWorld() {
   const sessions = new MemorySessionStore()
   const stepUpStore = new MemoryStepUpStore()
   const accounts = new MemoryAccountStore({ outbox, cascade: [sessions, stepUpStore, codes] })
-  const local = await hybridLocalAccounts({ accounts, sessions, rateLimits, clock })
+  const local = await hybridLocalAccounts({
+    accounts,
+    sessions,
+    rateLimits,
+    clock,
+    signInWith: ['username', 'email'],
+  })
   const stepUp = new StepUpService({ store: stepUpStore, clock: () => new Date(clock()) })
   const notificationSettings = new MemoryNotificationSettings()
   const accountEmail = new AccountEmail({

@@ -10,9 +10,9 @@ import { MemoryStepUpStore } from '@portcullis/core/step-up'
 import { MemoryTotpStore, TotpSecondFactor } from '@portcullis/core/totp'
 import { PasskeyService } from '@portcullis/passkeys'
 import { TOTP_PERIOD_SECONDS, TotpService } from '@portcullis/totp'
-import { meScenario, ORIGIN } from './account-world.js'
+import { hybridLocalAccounts, meScenario, ORIGIN } from './account-world.js'
 import { codeFor } from './factor-client.js'
-import { hybridLocalAccounts, mailStores, movableClock, outboxReader } from './mail-world.js'
+import { mailStores, movableClock, outboxReader } from './mail-world.js'
 import type { AdapterScenario } from './scenario.js'
 
 /** A clock the cases move; it starts just after a TOTP step boundary. */
@@ -59,7 +59,14 @@ export async function accountEmailWorld(
     clock,
   })
   const secondFactor = new TotpSecondFactor({ totp, pending: new MemoryStepUpStore(), clock })
-  const local = await hybridLocalAccounts({ accounts, sessions, rateLimits, clock, secondFactor })
+  const local = await hybridLocalAccounts({
+    accounts,
+    sessions,
+    rateLimits,
+    clock,
+    secondFactor,
+    signInWith: ['username', 'email'],
+  })
   // With `passkeys`, a reset of an account with a passkey asks an assertion of it (relying party app.example).
   const passkeys =
     options.passkeys === true

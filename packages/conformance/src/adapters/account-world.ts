@@ -54,8 +54,33 @@ export function scryptHasher(): PasswordHasher {
 export async function accountWorld(
   overrides: Pick<LocalAccountsOptions, 'rateLimit' | 'trustedProxies'> = {},
 ): Promise<AdapterScenario> {
+  const local = await hybridLocalAccounts(overrides)
+  return { ...meScenario(local, 'Accounts'), bodyLimit: OWN_BODY_LIMIT }
+}
+
+/**
+ * Local accounts of the hybrid profile (session cookie and tokens) over fresh memory stores: open
+ * registration, the scrypt hasher, the common-password screen; `extra` sets or replaces the rest (the
+ * stores, events, a clock, a second factor, the sign-in keys).
+ */
+export async function hybridLocalAccounts(
+  extra: Partial<
+    Pick<
+      LocalAccountsOptions,
+      | 'accounts'
+      | 'sessions'
+      | 'rateLimits'
+      | 'rateLimit'
+      | 'trustedProxies'
+      | 'events'
+      | 'signInWith'
+      | 'secondFactor'
+      | 'clock'
+    >
+  > = {},
+): Promise<LocalAccounts> {
   const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
-  const local = new LocalAccounts({
+  return new LocalAccounts({
     profile: 'hybrid',
     accounts: new MemoryAccountStore(),
     sessions: new MemorySessionStore(),
@@ -66,9 +91,8 @@ export async function accountWorld(
     publicOrigin: ORIGIN,
     passwordScreen: commonPasswordScreen(),
     tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
-    ...overrides,
+    ...extra,
   })
-  return { ...meScenario(local, 'Accounts'), bodyLimit: OWN_BODY_LIMIT }
 }
 
 /**

@@ -1,17 +1,6 @@
-import { MemoryAccountStore } from '@portcullis/core/accounts'
-import {
-  generateLocalSigningKey,
-  LocalAccounts,
-  LocalSigningKeyRing,
-  MemoryRateLimitStore,
-  MemoryRefreshTokenStore,
-  MemorySessionStore,
-} from '@portcullis/core/local-accounts'
-import { anyOf } from '@portcullis/core/policy'
 import { MemorySecurityLog, SecurityLogWriter } from '@portcullis/core/security-log'
 import { describeUserAgent } from '@portcullis/http/user-agents'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
-import { ORIGIN, PASSWORD, SESSION_COOKIE, scryptHasher } from './account-world.js'
+import { hybridLocalAccounts, meScenario, PASSWORD, SESSION_COOKIE } from './account-world.js'
 import { type Browser, browser } from './factor-client.js'
 import type { AdapterScenario } from './scenario.js'
 
@@ -37,32 +26,9 @@ export const DEVICES = {
 export async function activityWorld() {
   const log = new MemorySecurityLog()
   const writer = new SecurityLogWriter({ log, describeUserAgent, flushDelayMs: 1 })
-  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
-  const local = new LocalAccounts({
-    profile: 'hybrid',
-    accounts: new MemoryAccountStore(),
-    sessions: new MemorySessionStore(),
-    refreshTokens: new MemoryRefreshTokenStore(),
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
-    tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
-    events: writer.sink,
-  })
-  const names = local.mechanisms.map((mechanism) => mechanism.name) as [string, ...string[]]
-  const me = { auth: anyOf(...names) }
-  const respond = ({ security }: { security: { principal: { id: string } | null } }) => ({
-    id: security.principal?.id ?? null,
-  })
+  const local = await hybridLocalAccounts({ events: writer.sink })
   const scenario: AdapterScenario = {
-    security: { mechanisms: local.mechanisms, openapi: { info: { title: 'Activity', version: '1' } } },
-    routes: [
-      { method: 'GET', path: '/me', options: me, respond },
-      { method: 'POST', path: '/me', options: me, respond },
-    ],
-    local,
+    ...meScenario(local, 'Activity'),
     activity: { local, securityLog: log },
   }
   /** Waits until every event so far is in the log (the writer batches off the request path). */

@@ -1,22 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import type { AccountStore } from '@portcullis/core/accounts'
 import { MemoryOneTimeCodeStore } from '@portcullis/core/codes'
-import {
-  generateLocalSigningKey,
-  LocalAccounts,
-  LocalSigningKeyRing,
-  MemoryRateLimitStore,
-  MemoryRefreshTokenStore,
-  type SecondFactorGate,
-  type SessionStore,
-} from '@portcullis/core/local-accounts'
+import { MemoryRateLimitStore } from '@portcullis/core/local-accounts'
 import { type MailMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
-import { ORIGIN, scryptHasher } from './account-world.js'
 
 // What the worlds of the email flows share: a clock the cases move, memory stores that write their mail
-// into one outbox, reading that outbox back and the hybrid local accounts.
+// into one outbox and reading that outbox back.
 
 /** A clock the cases move (milliseconds since the epoch). */
 export function movableClock(start = Date.now()) {
@@ -80,30 +69,4 @@ export function outboxReader(stores: Pick<ReturnType<typeof mailStores>, 'outbox
     }
   }
   return { messages, newest }
-}
-
-/** Local accounts of the hybrid profile, signing in by username or verified address, on the world's clock. */
-export async function hybridLocalAccounts(parts: {
-  readonly accounts: AccountStore
-  readonly sessions: SessionStore
-  readonly rateLimits: MemoryRateLimitStore
-  readonly clock: MovableClock
-  readonly secondFactor?: SecondFactorGate
-}): Promise<LocalAccounts> {
-  const ring = new LocalSigningKeyRing({ active: await generateLocalSigningKey({ now: new Date() }) })
-  return new LocalAccounts({
-    profile: 'hybrid',
-    accounts: parts.accounts,
-    sessions: parts.sessions,
-    refreshTokens: new MemoryRefreshTokenStore(),
-    rateLimits: parts.rateLimits,
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
-    signInWith: ['username', 'email'],
-    ...(parts.secondFactor === undefined ? {} : { secondFactor: parts.secondFactor }),
-    tokens: { ring, issuer: ORIGIN, audience: `${ORIGIN}/api`, jwksUri: `${ORIGIN}/auth/jwks.json` },
-    clock: parts.clock,
-  })
 }
