@@ -2,6 +2,7 @@ import { PostgresAccountStore } from '@portcullis/postgres'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
+import { arrivedMailsTo } from './support/mailbox.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -31,23 +32,12 @@ const words = async (locator: Locator) => ((await locator.textContent()) ?? '').
 async function mailTo(to: string, subject: RegExp, count = 1) {
   const mailbox = await person.newPage()
   try {
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      await mailbox.goto(`${app.url}/dev/mailbox`)
-      const match = mailbox
-        .locator('article.mail', { has: mailbox.locator('[data-testid="mail-to"]', { hasText: to }) })
-        .filter({ has: mailbox.locator('[data-testid="mail-subject"]', { hasText: subject }) })
-      if ((await match.count()) >= count) {
-        const first = match.first()
-        const text = (await first.locator('[data-testid="mail-text"]').textContent()) ?? ''
-        const links = await first
-          .locator('[data-testid="mail-text"] a[href]')
-          .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''))
-        return { text, link: (path: string) => links.find((href) => href.includes(`${path}?`)) ?? '' }
-      }
-      if (Date.now() > deadline) throw new Error(`no ${count} mail(s) to ${to} matching ${subject}`)
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
+    const first = (await arrivedMailsTo(mailbox, app.url, { to, subject, count })).first()
+    const text = (await first.locator('[data-testid="mail-text"]').textContent()) ?? ''
+    const links = await first
+      .locator('[data-testid="mail-text"] a[href]')
+      .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''))
+    return { text, link: (path: string) => links.find((href) => href.includes(`${path}?`)) ?? '' }
   } finally {
     await mailbox.close()
   }

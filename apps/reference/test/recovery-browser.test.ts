@@ -2,6 +2,7 @@ import { PostgresAccountStore, PostgresNotificationSettings } from '@portcullis/
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
+import { arrivedMailsTo } from './support/mailbox.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -26,17 +27,7 @@ const words = async (locator: Locator) => ((await locator.textContent()) ?? '').
 
 /** Reloads the mailbox until a message to `to` whose subject matches arrives (the drain sends after commit). */
 async function mailTo(to: string, subject: RegExp) {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    await page.goto(`${app.url}/dev/mailbox`)
-    const mail = page.locator('article.mail', {
-      has: page.locator('[data-testid="mail-to"]', { hasText: to }),
-    })
-    const match = mail.filter({ has: page.locator('[data-testid="mail-subject"]', { hasText: subject }) })
-    if ((await match.count()) > 0) return match.first()
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${subject}`)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
+  return (await arrivedMailsTo(page, app.url, { to, subject })).first()
 }
 
 async function signIn(on: Page, password: string, username = 'bob') {

@@ -26,3 +26,27 @@ export async function settledMailsTo(
     .locator('article.mail', { has: page.locator('[data-testid="mail-to"]', { hasText: options.to }) })
     .filter({ has: page.locator('[data-testid="mail-subject"]', { hasText: options.subject }) })
 }
+
+/**
+ * The mails to `to` in the development mailbox (newest first) whose subject matches, once at least
+ * `count` of them arrived: reloads `/dev/mailbox` until then (the drain sends after commit). Bounded to
+ * 20 s.
+ */
+export async function arrivedMailsTo(
+  page: Page,
+  appUrl: string,
+  options: { readonly to: string; readonly subject: RegExp; readonly count?: number },
+): Promise<Locator> {
+  const count = options.count ?? 1
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    await page.goto(`${appUrl}/dev/mailbox`)
+    const match = page
+      .locator('article.mail', { has: page.locator('[data-testid="mail-to"]', { hasText: options.to }) })
+      .filter({ has: page.locator('[data-testid="mail-subject"]', { hasText: options.subject }) })
+    if ((await match.count()) >= count) return match
+    if (Date.now() > deadline)
+      throw new Error(`no ${count} mail(s) to ${options.to} matching ${options.subject}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
