@@ -4,8 +4,7 @@ import { join } from 'node:path'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { PostgresRateLimitStore, PostgresTotpStore } from '@portcullis/postgres'
-import { TotpService, totpCodeAt } from '@portcullis/totp'
+import { totpCodeAt } from '@portcullis/totp'
 import { decodeJwt } from 'jose'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +14,7 @@ import {
 } from '../../../packages/authorization-server/test/support/document-server.js'
 import { demoAccountId } from '../src/accounts/local-accounts.js'
 import { type Browser, chromiumPath, launchChromium, screenshotFolder } from './support/chromium.js'
+import { enrollDemoTotp } from './support/demo-totp.js'
 import { settledMailsTo } from './support/mailbox.js'
 import { AgentOAuth } from './support/oauth-agent.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
@@ -69,20 +69,7 @@ describe.skipIf(chromiumPath === undefined)('the MCP SDK client with its browser
       authorizationServer: { clientIdMetadataDocuments: { allowInsecureLoopback: true, ca: TEST_CA } },
     })
     // alice signs in with her password and a TOTP code: her second step is enrolled here.
-    const totp = new TotpService({
-      store: new PostgresTotpStore({ client: app.postgres }),
-      protector: app.keys.protector,
-      rateLimits: new PostgresRateLimitStore({ client: app.postgres }),
-      recoveryCodePeppers: app.keys.recoveryCodePeppers,
-      issuer: 'reference test',
-    })
-    const enrollment = await totp.beginEnrollment({ accountId: demoAccountId('alice'), label: 'alice' })
-    totpSecret = enrollment.revealSecret()
-    // The previous time step's code: the sign-in then uses the current one (a code works once).
-    await totp.confirmEnrollment({
-      accountId: demoAccountId('alice'),
-      code: totpCodeAt(totpSecret, Date.now() - 30_000),
-    })
+    totpSecret = await enrollDemoTotp(app, 'alice')
     browser = await launchChromium()
   }, 120_000)
 

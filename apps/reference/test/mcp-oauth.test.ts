@@ -3,8 +3,6 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { PostgresRateLimitStore, PostgresTotpStore } from '@portcullis/postgres'
-import { TotpService, totpCodeAt } from '@portcullis/totp'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -14,6 +12,7 @@ import {
 import { demoAccountId } from '../src/accounts/local-accounts.js'
 import type { RunningReferenceApp } from '../src/server.js'
 import { step } from './support/cookie-jar.js'
+import { enrollDemoTotp } from './support/demo-totp.js'
 import { AgentBrowser, AgentOAuth } from './support/oauth-agent.js'
 import { startSecondInstance, startTestApp, type TestApp } from './support/reference-app.js'
 
@@ -44,20 +43,7 @@ beforeAll(async () => {
   // A second instance on the same database and secrets, reached at the same public origin.
   other = await startSecondInstance(app, 'portcullis-second')
   // alice signs in with her password and a TOTP code.
-  const totp = new TotpService({
-    store: new PostgresTotpStore({ client: app.postgres }),
-    protector: app.keys.protector,
-    rateLimits: new PostgresRateLimitStore({ client: app.postgres }),
-    recoveryCodePeppers: app.keys.recoveryCodePeppers,
-    issuer: 'reference test',
-  })
-  const enrollment = await totp.beginEnrollment({ accountId: demoAccountId('alice'), label: 'alice' })
-  totpSecret = enrollment.revealSecret()
-  // The previous time step's code: the sign-in then uses the current one (a code works once).
-  await totp.confirmEnrollment({
-    accountId: demoAccountId('alice'),
-    code: totpCodeAt(totpSecret, Date.now() - 30_000),
-  })
+  totpSecret = await enrollDemoTotp(app, 'alice')
   browser = new AgentBrowser(app.url)
 }, 120_000)
 
