@@ -2,13 +2,12 @@ import type { MailMessage } from '@portcullis/core/mail'
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import { emailChangeWorld } from './account-email-change-world.js'
 import { PASSWORD, SESSION_COOKIE } from './account-world.js'
+import { checkNoStoreNoReferrer } from './answer-checks.js'
 import { type Browser, browser, passwordStepUp, signedInBrowser } from './factor-client.js'
-import type { Answer } from './http-client.js'
 import { checkProblem } from './policy-cases.js'
 import type { AdapterFixture } from './scenario.js'
 
 type Case = ConformanceCase<AdapterFixture>
-type Check = (condition: boolean, message: string) => void
 
 const STEP_UP_HEADER = 'portcullis-step-up'
 
@@ -44,11 +43,6 @@ async function aliceWorld(fixture: AdapterFixture) {
   return { ...world, url: app.url, alice, aliceId: id, steppedUp, addVerified, notices }
 }
 
-function checkHeaders(check: Check, answer: Answer): void {
-  check((answer.headers['cache-control'] ?? '').includes('no-store'), 'an answer without no-store')
-  check(answer.headers['referrer-policy'] === 'no-referrer', 'an answer without Referrer-Policy: no-referrer')
-}
-
 export const accountEmailAddressCases: readonly Case[] = [
   conformanceCase(
     'adapter.address-add-verify',
@@ -64,7 +58,7 @@ export const accountEmailAddressCases: readonly Case[] = [
 
       const added = await w.steppedUp('/auth/email/addresses', 'Second@Example.COM')
       check(added.status === 202, `adding answered ${added.status}: ${added.text}`)
-      checkHeaders(check, added)
+      checkNoStoreNoReferrer(check, added)
       const body = added.json() as { address?: unknown; verified?: unknown; flow?: unknown }
       check(body.address === 'Second@example.com' && body.verified === false, `added ${added.text}`)
       const listed = await w.alice.get('/auth/email/addresses')
@@ -131,7 +125,7 @@ export const accountEmailAddressCases: readonly Case[] = [
       const before = w.alice.cookieHeader()
       const made = await w.steppedUp('/auth/email/addresses/primary', 'second@example.com')
       check(made.status === 200, `primary answered ${made.status}: ${made.text}`)
-      checkHeaders(check, made)
+      checkNoStoreNoReferrer(check, made)
       check(
         made.setCookies.some((line) => line.startsWith(`${SESSION_COOKIE}=`)),
         'no fresh session cookie after the primary changed',
@@ -157,7 +151,7 @@ export const accountEmailAddressCases: readonly Case[] = [
       const kept = w.alice.cookieHeader()
       const removed = await w.steppedUp('/auth/email/addresses/remove', 'alice@example.com')
       check(removed.status === 200, `remove answered ${removed.status}: ${removed.text}`)
-      checkHeaders(check, removed)
+      checkNoStoreNoReferrer(check, removed)
       check((await w.alice.get('/me', { cookie: kept })).status === 401, 'a session survived the removal')
       check((await w.alice.get('/me')).status === 200, 'the caller was signed out by its own removal')
       check(

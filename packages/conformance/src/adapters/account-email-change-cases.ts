@@ -1,13 +1,13 @@
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import { emailChangeWorld } from './account-email-change-world.js'
 import { PASSWORD, SESSION_COOKIE } from './account-world.js'
+import { checkNoStoreNoReferrer } from './answer-checks.js'
 import { type Browser, browser, passwordStepUp, signedInBrowser } from './factor-client.js'
 import type { Answer } from './http-client.js'
 import { checkProblem } from './policy-cases.js'
 import type { AdapterFixture } from './scenario.js'
 
 type Case = ConformanceCase<AdapterFixture>
-type Check = (condition: boolean, message: string) => void
 
 const STEP_UP_HEADER = 'portcullis-step-up'
 
@@ -27,11 +27,6 @@ async function aliceWorld(fixture: AdapterFixture) {
     return answer
   }
   return { ...world, url: app.url, alice, aliceId: accountId.id, change, requestChange }
-}
-
-function checkHeaders(check: Check, answer: Answer): void {
-  check((answer.headers['cache-control'] ?? '').includes('no-store'), 'an answer without no-store')
-  check(answer.headers['referrer-policy'] === 'no-referrer', 'an answer without Referrer-Policy: no-referrer')
 }
 
 export const accountEmailChangeCases: readonly Case[] = [
@@ -54,7 +49,7 @@ export const accountEmailChangeCases: readonly Case[] = [
     async (fixture, check) => {
       const w = await aliceWorld(fixture)
       const answer = await w.requestChange('alice@exmaple.com')
-      checkHeaders(check, answer)
+      checkNoStoreNoReferrer(check, answer)
       const body = answer.json() as { flow?: unknown }
       check(typeof body.flow === 'string', 'no flow handle')
       const addresses = await w.addresses(w.aliceId)
@@ -118,7 +113,7 @@ export const accountEmailChangeCases: readonly Case[] = [
       const before = w.alice.cookieHeader()
       const done = await w.alice.post('/auth/email/change/confirm', { flow: sent?.flow, code: sent?.code })
       check(done.status === 200, `confirm answered ${done.status}: ${done.text}`)
-      checkHeaders(check, done)
+      checkNoStoreNoReferrer(check, done)
       check(
         done.setCookies.some((line) => line.startsWith(`${SESSION_COOKIE}=`)),
         'the confirmation set no fresh session cookie',
@@ -131,7 +126,7 @@ export const accountEmailChangeCases: readonly Case[] = [
       const anonymous = browser(w.url)
       const undone = await anonymous.post('/auth/email/change/undo', { flow: undo?.flow, code: undo?.code })
       check(undone.status === 200, `undo answered ${undone.status}: ${undone.text}`)
-      checkHeaders(check, undone)
+      checkNoStoreNoReferrer(check, undone)
       const restored = await w.addresses(w.aliceId)
       check(restored.join(', ') === 'alice@example.com primary verified', `addresses after undo: ${restored}`)
       check((await w.alice.get('/me')).status === 401, 'a session survived the undo')
@@ -148,7 +143,7 @@ export const accountEmailChangeCases: readonly Case[] = [
       const known = await client.post('/auth/sign-in/code', { email: 'alice@example.com' })
       const unknown = await client.post('/auth/sign-in/code', { email: 'nobody@example.com' })
       check(known.status === 202 && unknown.status === 202, `statuses ${known.status} / ${unknown.status}`)
-      checkHeaders(check, known)
+      checkNoStoreNoReferrer(check, known)
       const shape = (answer: Answer) => {
         const body = answer.json() as Record<string, unknown>
         return `${Object.keys(body).sort().join(',')} ${String(body.flow).length} ${String(body.expiresAt)}`

@@ -1,13 +1,13 @@
 import { type ConformanceCase, conformanceCase } from '../suite/suite.js'
 import { CROSS_SITE, PASSWORD, SAME_ORIGIN, SESSION_COOKIE } from './account-world.js'
 import { activityWorld, DEVICES, register, signedInDevice } from './activity-world.js'
+import { checkNoStore } from './answer-checks.js'
 import { type Browser, browser } from './factor-client.js'
 import { type Answer, call } from './http-client.js'
 import { checkProblem } from './policy-cases.js'
 import type { AdapterFixture } from './scenario.js'
 
 type Case = ConformanceCase<AdapterFixture>
-type Check = (condition: boolean, message: string) => void
 
 interface ItemBody {
   readonly id: string
@@ -33,10 +33,6 @@ const sessionsOf = async (client: Browser): Promise<SessionBody[]> =>
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
 
 const me = async (client: Browser): Promise<number> => (await client.get('/me')).status
-
-function checkNoStore(check: Check, answer: Answer): void {
-  check((answer.headers['cache-control'] ?? '').includes('no-store'), 'an answer without no-store')
-}
 
 /** Alice on her laptop and on her phone (Bob registered too); the world's log and writer. */
 async function aliceOnTwoDevices(fixture: AdapterFixture) {
