@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
-  cookiePair,
+  bearerSource as bearer,
+  sessionCookieSource as cookie,
+  outcomeKind as kind,
   localFixture,
-  requestSource,
   scryptHasher,
   testPasswordScreen,
 } from '../../test/support/local-accounts.js'
 import { MemoryAccountStore } from '../accounts/memory-store.js'
-import type { AuthenticationMechanism } from '../authentication/mechanism.js'
-import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { AESGCMOAuthTransactionProtector } from '../protection/aes-gcm-protector.js'
 import { OAuthTransactionProtectorKey } from '../protection/key.js'
 import { MemoryRevocationNotices } from '../revocation/memory-revocation-notices.js'
@@ -24,13 +23,6 @@ import { MemoryRefreshTokenStore } from './tokens/memory-refresh-token-store.js'
 
 const PASSWORD = 'correct horse battery staple'
 const credentials = { username: 'alice', password: PASSWORD }
-
-function kind(mechanism: AuthenticationMechanism | undefined, source: ReturnType<typeof requestSource>) {
-  return Promise.resolve(mechanism?.authenticate(source) as AuthenticationOutcome).then((o) => o.kind)
-}
-const cookie = (signIn: SessionSignIn) => requestSource({ cookie: cookiePair(signIn.setCookie) })
-const bearer = (token: TokenSignIn) =>
-  requestSource({ headers: { authorization: `Bearer ${token.access_token}` } })
 
 /** Notices whose trust the test switches, delivering in process like the memory ones. */
 class SwitchableNotices implements RevocationNotices {

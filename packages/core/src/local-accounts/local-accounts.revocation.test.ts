@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import {
-  cookiePair,
+  bearerSource as bearer,
+  sessionCookieSource as cookie,
+  outcomeKind as kind,
   localFixture,
-  requestSource,
   testPasswordScreen,
 } from '../../test/support/local-accounts.js'
-import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import type { AuthenticationOutcome } from '../authentication/outcome.js'
 import { AUTH_TIME_ATTRIBUTE, authenticatedWithin } from '../authorization/user-authentication.js'
 import { isPortcullisError } from '../errors/portcullis-error.js'
@@ -24,20 +24,6 @@ async function code(promise: Promise<unknown>): Promise<string> {
   }
   return 'no error'
 }
-
-function kind(
-  mechanism: AuthenticationMechanism | undefined,
-  source: Parameters<AuthenticationMechanism['authenticate']>[0],
-) {
-  return Promise.resolve(mechanism?.authenticate(source) as AuthenticationOutcome).then(
-    (outcome) => outcome.kind,
-  )
-}
-
-const bearer = (token: TokenSignIn) =>
-  requestSource({ headers: { authorization: `Bearer ${token.access_token}` } })
-const cookie = (signIn: SessionSignIn, method = 'GET', headers: Record<string, string> = {}) =>
-  requestSource({ method, headers, cookie: cookiePair(signIn.setCookie) })
 
 describe('tokens', () => {
   it('verifies access tokens in process and rotates refresh tokens', async () => {

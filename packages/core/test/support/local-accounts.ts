@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { MemoryAccountStore } from '../../src/accounts/memory-store.js'
-import type { CredentialSource } from '../../src/authentication/mechanism.js'
+import type { AuthenticationMechanism, CredentialSource } from '../../src/authentication/mechanism.js'
+import type { AuthenticationOutcome } from '../../src/authentication/outcome.js'
 import {
   blocklistPasswordScreen,
   generateLocalSigningKey,
@@ -13,6 +14,8 @@ import {
   type PasswordHasher,
   type PasswordScreen,
   type SecurityEvent,
+  type SessionSignIn,
+  type TokenSignIn,
 } from '../../src/local-accounts/index.js'
 
 /**
@@ -149,3 +152,24 @@ export function requestSource(
 export function cookiePair(setCookie: string): string {
   return setCookie.split(';')[0] as string
 }
+
+/** What `mechanism` makes of `source`: its outcome's kind (`authenticated`, `none`, `invalid`, ...). */
+export function outcomeKind(
+  mechanism: AuthenticationMechanism | undefined,
+  source: CredentialSource,
+): Promise<AuthenticationOutcome['kind']> {
+  return Promise.resolve(mechanism?.authenticate(source) as AuthenticationOutcome).then(
+    (outcome) => outcome.kind,
+  )
+}
+
+/** A request carrying the session cookie of `signIn`. */
+export const sessionCookieSource = (
+  signIn: SessionSignIn,
+  method = 'GET',
+  headers: Record<string, string> = {},
+): CredentialSource => requestSource({ method, headers, cookie: cookiePair(signIn.setCookie) })
+
+/** A request carrying the access token of `token` as a bearer credential. */
+export const bearerSource = (token: TokenSignIn): CredentialSource =>
+  requestSource({ headers: { authorization: `Bearer ${token.access_token}` } })
