@@ -29,7 +29,15 @@ async function world() {
     )
   const requestChange = async (newAddress: string) =>
     w.change.request({ session: w.session, stepUpToken: await w.stepUpToken(), newAddress })
-  return { ...w, live, addresses, requestChange }
+  /** Alice completes the change from her own session with the mailed flow and `typed` code. */
+  const complete = (flowId: string, typed: string) =>
+    w.change.complete({
+      session: w.session,
+      flowId,
+      code: typed,
+      credentials: w.credentialsOf(w.signIn),
+    })
+  return { ...w, live, addresses, requestChange, complete }
 }
 
 describe('email change: the request', () => {
@@ -105,12 +113,7 @@ describe('email change: completing', () => {
     )) as SessionSignIn
     await w.requestChange('new@example.com')
     const { flowId, code: typed } = await w.lastOf('email-change-verification')
-    const done = await w.change.complete({
-      session: w.session,
-      flowId,
-      code: typed,
-      credentials: w.credentialsOf(w.signIn),
-    })
+    const done = await w.complete(flowId, typed)
     expect(done.address).toBe('new@example.com')
     expect(done.securityEpoch).toBe(2)
     expect(await w.addresses()).toEqual(['new@example.com primary verified', 'alice@example.com verified'])
@@ -146,16 +149,7 @@ describe('email change: completing', () => {
       ),
     ).toBe('account_email.invalid_code')
     expect(await w.accounts.listEmailAddresses(bobId)).toEqual([])
-    expect(
-      await code(
-        w.change.complete({
-          session: w.session,
-          flowId,
-          code: typed,
-          credentials: w.credentialsOf(w.signIn),
-        }),
-      ),
-    ).toBe('account_email.invalid_code')
+    expect(await code(w.complete(flowId, typed))).toBe('account_email.invalid_code')
     expect(await w.addresses()).toEqual(['alice@example.com primary verified'])
   })
 
@@ -165,27 +159,9 @@ describe('email change: completing', () => {
     const { flowId, code: right } = await w.lastOf('email-change-verification')
     const wrong = right === '000000' ? '111111' : '000000'
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      expect(
-        await code(
-          w.change.complete({
-            session: w.session,
-            flowId,
-            code: wrong,
-            credentials: w.credentialsOf(w.signIn),
-          }),
-        ),
-      ).toBe('account_email.invalid_code')
+      expect(await code(w.complete(flowId, wrong))).toBe('account_email.invalid_code')
     }
-    expect(
-      await code(
-        w.change.complete({
-          session: w.session,
-          flowId,
-          code: right,
-          credentials: w.credentialsOf(w.signIn),
-        }),
-      ),
-    ).toBe('account_email.invalid_code')
+    expect(await code(w.complete(flowId, right))).toBe('account_email.invalid_code')
     expect(await w.addresses()).toEqual(['alice@example.com primary verified'])
   })
 
@@ -197,16 +173,7 @@ describe('email change: completing', () => {
     await w.accounts.addEmailAddress({ accountId: bobId, address: 'new@example.com', now })
     await w.accounts.verifyEmailAddress({ accountId: bobId, address: 'new@example.com', now })
     const { flowId, code: typed } = await w.lastOf('email-change-verification')
-    expect(
-      await code(
-        w.change.complete({
-          session: w.session,
-          flowId,
-          code: typed,
-          credentials: w.credentialsOf(w.signIn),
-        }),
-      ),
-    ).toBe('account_email.address_taken')
+    expect(await code(w.complete(flowId, typed))).toBe('account_email.address_taken')
     expect(await w.addresses()).toEqual(['alice@example.com primary verified'])
   })
 })
@@ -217,12 +184,7 @@ describe('email change: undo', () => {
     await w.requestChange('attacker@example.com')
     const undo = await w.lastOf('email-change-notice')
     const change = await w.lastOf('email-change-verification')
-    const done = await w.change.complete({
-      session: w.session,
-      flowId: change.flowId,
-      code: change.code,
-      credentials: w.credentialsOf(w.signIn),
-    })
+    const done = await w.complete(change.flowId, change.code)
     w.clock.advance(1000)
     expect(await w.change.undo({ flowId: undo.flowId, code: undo.code })).toEqual({
       address: 'alice@example.com',
@@ -246,16 +208,7 @@ describe('email change: undo', () => {
     const undo = await w.lastOf('email-change-notice')
     const change = await w.lastOf('email-change-verification')
     await w.change.undo({ flowId: undo.flowId, code: undo.code })
-    expect(
-      await code(
-        w.change.complete({
-          session: w.session,
-          flowId: change.flowId,
-          code: change.code,
-          credentials: w.credentialsOf(w.signIn),
-        }),
-      ),
-    ).toBe('account_email.invalid_code')
+    expect(await code(w.complete(change.flowId, change.code))).toBe('account_email.invalid_code')
     expect(await w.addresses()).toEqual(['alice@example.com primary verified'])
   })
 
@@ -264,12 +217,7 @@ describe('email change: undo', () => {
     await w.requestChange('attacker@example.com')
     const firstUndo = await w.lastOf('email-change-notice')
     const change = await w.lastOf('email-change-verification')
-    const done = await w.change.complete({
-      session: w.session,
-      flowId: change.flowId,
-      code: change.code,
-      credentials: w.credentialsOf(w.signIn),
-    })
+    const done = await w.complete(change.flowId, change.code)
     const renewed = done.session as SessionSignIn
     w.clock.advance(1000)
     const session = {
