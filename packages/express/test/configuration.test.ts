@@ -1,9 +1,15 @@
 // Every public factory of the Express adapter that takes an options object refuses, at startup and with a
 // `ConfigurationError` naming the option: options that are not a plain object, unknown keys (a typo never
 // falls back to a default), missing required options and wrongly typed ones, nested objects included.
-import { ConfigurationError } from '@portcullis/core/errors'
 import express from 'express'
 import { describe, expect, it } from 'vitest'
+import {
+  common,
+  describeFactoryOptions,
+  type Factory,
+  with_,
+  without,
+} from '../../core/test/support/factory-options.js'
 import { mountHealthRoute } from '../src/health/health-route.js'
 import { createMCPEndpoint } from '../src/mcp/endpoint.js'
 import { mcpResource } from '../src/mcp/marking.js'
@@ -11,44 +17,7 @@ import { buildOpenApiDocument } from '../src/openapi/document.js'
 import { createSecurity } from '../src/security/create-security.js'
 import { alice, staticBearer } from './support/mechanisms.js'
 
-type Options = Record<string, unknown>
-
-/** One refused configuration: what is wrong, the options, the code and the option path expected. */
-type Row = readonly [what: string, options: (valid: Options) => unknown, code: string, option: string]
-
-interface Factory {
-  readonly name: string
-  /** Options the factory accepts, so every row fails for its own reason only. */
-  readonly valid: () => Options
-  readonly create: (options: unknown) => unknown
-  readonly rows: readonly Row[]
-}
-
 const INFO = { title: 'API', version: '1.0.0' }
-const with_ =
-  (extra: Options) =>
-  (valid: Options): Options => ({ ...valid, ...extra })
-const without =
-  (key: string) =>
-  (valid: Options): Options => {
-    const { [key]: _dropped, ...rest } = valid
-    return rest
-  }
-
-/** The rows every factory shares: options that are not a plain object, and an unknown key. */
-function common(name: string): Row[] {
-  return [
-    ['options that are a string', () => 'options', 'configuration.invalid_options', name],
-    ['options that are null', () => null, 'configuration.invalid_options', name],
-    ['options that are an array', () => [], 'configuration.invalid_options', name],
-    [
-      'an unknown option',
-      with_({ someUnknownOption: 1 }),
-      'configuration.unknown_option',
-      `${name}.someUnknownOption`,
-    ],
-  ]
-}
 
 const verifier = { consume: async () => ({ kind: 'consumed' }) }
 
@@ -319,26 +288,7 @@ const factories: readonly Factory[] = [
   },
 ]
 
-function failure(run: () => unknown): unknown {
-  try {
-    run()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
-
-describe.each(factories)('$name options', ({ valid, create, rows }) => {
-  it('accepts the valid baseline, so every refusal below has its own cause', () => {
-    expect(failure(() => create(valid()))).toBeUndefined()
-  })
-
-  it.each(rows)('refuses %s', (_what, options, code, option) => {
-    const error = failure(() => create(options(valid())))
-    expect(error).toBeInstanceOf(ConfigurationError)
-    expect(error).toMatchObject({ code, option, errorClass: 'configuration' })
-  })
-})
+describeFactoryOptions(factories)
 
 describe('unknown option messages', () => {
   it('name the key and suggest the closest known one', () => {

@@ -38,50 +38,20 @@ import {
 import { MemoryStepUpStore, StepUpService } from '../../src/step-up/index.js'
 import { githubActionsOidc, kubernetesServiceAccount, workloadJwt } from '../../src/workload-jwt/index.js'
 import { CALLBACK, newProtector } from '../oauth-transactions/fixtures.js'
-
-type Options = Record<string, unknown>
-
-/** One refused configuration: what is wrong, the options, the code and the option path expected. */
-type Row = readonly [what: string, options: (valid: Options) => unknown, code: string, option: string]
-
-interface Factory {
-  readonly name: string
-  /** Options the factory accepts, so every row fails for its own reason only. */
-  readonly valid: () => Options
-  /** Calls the factory; may return a promise (async factories reject instead of throwing). */
-  readonly create: (options: unknown) => unknown
-  readonly rows: readonly Row[]
-}
+import {
+  common,
+  describeFactoryOptions,
+  type Factory,
+  failure,
+  with_,
+  without,
+} from '../support/factory-options.js'
 
 const ISSUER = 'https://issuer.example'
 const SKILLS = mkdtempSync(join(tmpdir(), 'portcullis-options-'))
 afterAll(() => rmSync(SKILLS, { recursive: true, force: true }))
 const JWKS_URI = 'https://issuer.example/jwks'
 const tokenEndpoint = () => ({ refresh: async () => ({ kind: 'invalid-grant' }), revoke: async () => true })
-const with_ =
-  (extra: Options) =>
-  (valid: Options): Options => ({ ...valid, ...extra })
-const without =
-  (key: string) =>
-  (valid: Options): Options => {
-    const { [key]: _dropped, ...rest } = valid
-    return rest
-  }
-
-/** The rows every factory shares: options that are not a plain object, and an unknown key. */
-function common(name: string): Row[] {
-  return [
-    ['options that are a string', () => 'options', 'configuration.invalid_options', name],
-    ['options that are null', () => null, 'configuration.invalid_options', name],
-    ['options that are an array', () => [], 'configuration.invalid_options', name],
-    [
-      'an unknown option',
-      with_({ someUnknownOption: 1 }),
-      'configuration.unknown_option',
-      `${name}.someUnknownOption`,
-    ],
-  ]
-}
 
 const factories: readonly Factory[] = [
   {
@@ -788,26 +758,7 @@ function accountStore(): MemoryOAuthAccountStore {
 }
 
 /** The error a call throws or rejects with. */
-async function failure(run: () => unknown): Promise<unknown> {
-  try {
-    await run()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
-
-describe.each(factories)('$name options', ({ valid, create, rows }) => {
-  it('accepts the valid baseline, so every refusal below has its own cause', async () => {
-    expect(await failure(() => create(valid()))).toBeUndefined()
-  })
-
-  it.each(rows)('refuses %s', async (_what, options, code, option) => {
-    const error = await failure(() => create(options(valid())))
-    expect(error).toBeInstanceOf(ConfigurationError)
-    expect(error).toMatchObject({ code, option, errorClass: 'configuration' })
-  })
-})
+describeFactoryOptions(factories)
 
 describe('ApiKeyPepperRing retained peppers', () => {
   it('must be an array', async () => {
