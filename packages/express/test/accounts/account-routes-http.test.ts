@@ -2,14 +2,8 @@
 // forged and malformed input, refusals as problem+json with stable codes, cookies and OpenAPI.
 import { AccountService, MemoryAccountStore } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
-import {
-  LocalAccounts,
-  MemoryRateLimitStore,
-  MemorySessionStore,
-  type SecurityEvent,
-} from '@portcullis/core/local-accounts'
+import { MemorySessionStore, type SecurityEvent } from '@portcullis/core/local-accounts'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
@@ -22,11 +16,10 @@ import {
 } from '../../src/index.js'
 import {
   cookiesOf,
-  ORIGIN,
   PASSWORD,
   SAME_ORIGIN,
   SESSION_COOKIE,
-  scryptHasher,
+  sessionLocalAccounts,
 } from '../local-accounts/fixture.js'
 
 async function accountApp(options: { cookies?: boolean } = {}) {
@@ -34,15 +27,9 @@ async function accountApp(options: { cookies?: boolean } = {}) {
   const stepUpStore = new MemoryStepUpStore()
   const accounts = new MemoryAccountStore({ cascade: [sessions, stepUpStore] })
   const events: SecurityEvent[] = []
-  const local = new LocalAccounts({
-    profile: 'session',
+  const local = sessionLocalAccounts({
     accounts,
     sessions,
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
     events: (event) => {
       events.push(event)
     },

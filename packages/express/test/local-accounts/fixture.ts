@@ -13,14 +13,15 @@ import {
 import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express, { type Express } from 'express'
 import type { Response } from 'supertest'
-import { scryptHasher } from '../../../conformance/src/adapters/account-world.js'
+import { scryptHasher, sessionLocalAccounts } from '../../../conformance/src/adapters/account-world.js'
 import { createSecurity, localAccountRoutes } from '../../src/index.js'
 
 export const ORIGIN = 'https://app.example'
 export const PASSWORD = 'correct horse battery staple'
 
 /** A real, cheap password hasher (scrypt, N=1024): the adapter suite's, by path (see passkeys' tests). */
-export { scryptHasher }
+/** Session-profile local accounts over the given stores (open registration, that hasher): the adapter suite's. */
+export { scryptHasher, sessionLocalAccounts }
 
 export interface LocalApp {
   readonly app: Express

@@ -5,11 +5,10 @@ import { randomBytes } from 'node:crypto'
 import { SoftwareAuthenticator } from '@portcullis/conformance/webauthn'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
-import { LocalAccounts, MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
+import { MemorySessionStore } from '@portcullis/core/local-accounts'
 import { MemoryPasskeyChallengeStore, MemoryPasskeyStore, PasskeyStepUp } from '@portcullis/core/passkeys'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import { PasskeyService } from '@portcullis/passkeys'
-import { commonPasswordScreen } from '@portcullis/password-blocklist'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
@@ -20,7 +19,7 @@ import {
   PASSWORD,
   SAME_ORIGIN,
   SESSION_COOKIE,
-  scryptHasher,
+  sessionLocalAccounts,
 } from '../local-accounts/fixture.js'
 
 const BINDING = '__Host-portcullis-passkey'
@@ -30,15 +29,9 @@ async function passkeyApp() {
   const stepUpStore = new MemoryStepUpStore()
   const passkeyStore = new MemoryPasskeyStore()
   const accounts = new MemoryAccountStore({ cascade: [sessions, stepUpStore, passkeyStore] })
-  const local = new LocalAccounts({
-    profile: 'session',
+  const local = sessionLocalAccounts({
     accounts,
     sessions,
-    rateLimits: new MemoryRateLimitStore(),
-    hasher: scryptHasher(),
-    registration: 'open',
-    publicOrigin: ORIGIN,
-    passwordScreen: commonPasswordScreen(),
   })
   const stepUp = new StepUpService({ store: stepUpStore })
   const passkeys = new PasskeyService({
