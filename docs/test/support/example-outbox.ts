@@ -4,11 +4,39 @@
 import { randomBytes } from 'node:crypto'
 import { MemoryOneTimeCodeStore } from '@portcullis/core/codes'
 import { MemoryRateLimitStore } from '@portcullis/core/local-accounts'
-import { type MailMessage, MemoryMailOutbox, openOutboxMessage } from '@portcullis/core/mail'
+import {
+  type MailMessage,
+  MemoryMailOutbox,
+  type OutboxEntry,
+  type OutboxRecord,
+  openOutboxMessage,
+} from '@portcullis/core/mail'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 
+/**
+ * A memory outbox that remembers the order its entries were written in: `pending()` sorts rows of one
+ * millisecond (an address added and its code resent at once) by their random ids.
+ */
+class WriteOrderOutbox extends MemoryMailOutbox {
+  readonly #written: string[] = []
+
+  override prepareWrite(entries: unknown): () => void {
+    const write = super.prepareWrite(entries)
+    return () => {
+      write()
+      for (const entry of entries as readonly OutboxEntry[]) this.#written.push(entry.id)
+    }
+  }
+
+  /** The pending messages, the one written first first. */
+  inWriteOrder(): OutboxRecord[] {
+    const pending = new Map(this.pending().map((row) => [row.id, row]))
+    return this.#written.flatMap((id) => pending.get(id) ?? [])
+  }
+}
+
 export interface ExampleMailStores {
-  readonly outbox: MemoryMailOutbox
+  readonly outbox: WriteOrderOutbox
   /** Writes its codes' mail into `outbox`. */
   readonly codes: MemoryOneTimeCodeStore
   readonly rateLimits: MemoryRateLimitStore
@@ -18,7 +46,7 @@ export interface ExampleMailStores {
 
 /** Fresh memory stores of the mail flows. */
 export function exampleMailStores(): ExampleMailStores {
-  const outbox = new MemoryMailOutbox()
+  const outbox = new WriteOrderOutbox()
   return {
     outbox,
     codes: new MemoryOneTimeCodeStore({ outbox }),
@@ -30,7 +58,7 @@ export function exampleMailStores(): ExampleMailStores {
 }
 
 export interface OutboxMail {
-  /** Every pending message of the kind (and address), oldest first. */
+  /** Every pending message of the kind (and address), in the order written. */
   readonly all: readonly MailMessage[]
   /** The newest of them. */
   readonly message: MailMessage | undefined
@@ -46,8 +74,7 @@ export async function readOutboxMail(
   kind: MailMessage['kind'],
   address?: string,
 ): Promise<OutboxMail> {
-  const rows = [...outbox.pending()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-  const messages = await Promise.all(rows.map((row) => openOutboxMessage(protector, row)))
+  const messages = await Promise.all(outbox.inWriteOrder().map((row) => openOutboxMessage(protector, row)))
   const all = messages.filter(
     (each) => each.kind === kind && (address === undefined || each.to.address === address),
   )
