@@ -2,12 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import { CodeKeyRing } from '@portcullis/core/codes'
 import { MemoryRateLimitStore, MemorySessionStore } from '@portcullis/core/local-accounts'
-import {
-  type InvitationMessage,
-  MemoryMailOutbox,
-  type OutboxEntry,
-  openOutboxMessage,
-} from '@portcullis/core/mail'
+import { type InvitationMessage, openOutboxMessage } from '@portcullis/core/mail'
 import {
   type InvitationLimit,
   MemoryOrganizationStore,
@@ -18,33 +13,11 @@ import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@
 import { ORIGIN, PASSWORD, sessionLocalAccounts } from './account-world.js'
 import { type Browser, browser } from './factor-client.js'
 import type { Answer } from './http-client.js'
+import { WriteOrderOutbox } from './mail-world.js'
 import { switchable } from './outage-cases.js'
 import type { AdapterScenario } from './scenario.js'
 
 const DAY_MS = 86_400_000
-
-/**
- * A memory outbox that remembers the order its messages were written in. Its `pending()` orders rows by
- * due time, then creation time, then id: two messages written in the same millisecond (an invitation
- * and its resend) sort by their random ids, so the last of that list is not always the newest.
- */
-class WriteOrderOutbox extends MemoryMailOutbox {
-  readonly #written: string[] = []
-
-  override prepareWrite(entries: unknown): () => void {
-    const write = super.prepareWrite(entries)
-    return () => {
-      write()
-      for (const entry of entries as readonly OutboxEntry[]) this.#written.push(entry.id)
-    }
-  }
-
-  /** The pending messages, the one written last first. */
-  newestFirst() {
-    const pending = new Map(this.pending().map((row) => [row.id, row]))
-    return [...this.#written].reverse().flatMap((id) => pending.get(id) ?? [])
-  }
-}
 
 /**
  * What the organization cases share: local accounts (session profile, memory stores), a memory
