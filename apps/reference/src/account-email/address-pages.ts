@@ -1,16 +1,15 @@
-import { type AccountEmail, ADDRESS_STEP_UP_PURPOSE } from '@portcullis/core/account-email'
-import type { AccountService } from '@portcullis/core/accounts'
-import type { LocalAccounts, SessionSignIn } from '@portcullis/core/local-accounts'
+import { ADDRESS_STEP_UP_PURPOSE } from '@portcullis/core/account-email'
 import { anonymous, required } from '@portcullis/core/policy'
 import type { SecureRouter, Security } from '@portcullis/express'
 import type { Request, RequestHandler, Response } from 'express'
 import { anonymousForms } from '../accounts/anonymous-forms.js'
 import { field, refusal, requestInfo, retryHint } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
-import { type AccountKit, fieldError, flashNotice } from '../accounts/page-kit.js'
+import { fieldError, flashNotice } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
 import { html } from '../layout/html.js'
 import { CODE_LINK_SCRIPT_PATH, sendPage, sessionViewer } from '../layout/layout.js'
+import type { EmailPageOptions } from './email-page-options.js'
 import { codePageHeaders } from './recovery-pages.js'
 
 /** The page that adds an address (with the password: the `email-change` step-up); the account page links it. */
@@ -52,14 +51,7 @@ export function addressRoutes(
   router: SecureRouter,
   security: Pick<Security, 'evaluation' | 'evaluator'>,
   context: ReferenceContext,
-  options: {
-    readonly accountEmail: AccountEmail
-    readonly service: AccountService
-    readonly local: LocalAccounts
-    readonly kit: AccountKit
-    readonly setSession: (response: Response, signIn: SessionSignIn) => void
-    readonly wake?: () => void
-  },
+  options: EmailPageOptions,
   form: RequestHandler,
 ): void {
   const { accountEmail, kit, local } = options
