@@ -146,10 +146,12 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
     expect(failed).toEqual([
       'adapter.csrf',
       'adapter.impersonation-refused',
+      'adapter.impersonation-csrf-refused',
       'adapter.activity-csrf',
       'adapter.administration-csrf',
       'adapter.organizations-csrf',
       'adapter.organization-domains-verify',
+      'adapter.join-requests-approve',
       'adapter.active-organization-refusals',
     ])
   })
