@@ -10,6 +10,7 @@ import {
   inspectPostgresOAuthAccountStore,
   migrate,
   PostgresAccountStore,
+  PostgresMailOutbox,
   PostgresStepUpStore,
 } from '@portcullis/postgres'
 import { afterAll } from 'vitest'
@@ -35,6 +36,8 @@ describeConformance(
       store: accountStore.oauth({ provider: 'example-idp', clientId: 'client-1', protector }),
       accountStore,
       inspector: inspectPostgresOAuthAccountStore(client),
+      // where link and unlink write their notifications, in the same transaction
+      outbox: new PostgresMailOutbox({ client }),
     }
   }),
 )
