@@ -1,7 +1,9 @@
 import {
   type Counter,
+  createNoopMeter,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   type Tracer,
@@ -37,14 +39,25 @@ export interface OpenTelemetryInstrumentationOptions {
 
 interface Counters {
   readonly provider: MeterProvider
+  /** The provider is the API's no-op (no SDK registered): the counters record nothing. */
+  readonly noop: boolean
   readonly refusals: Counter
   readonly rateLimitHits: Counter
+}
+
+/** What a global tracer provider delegates to while no SDK is registered (the API's no-op provider). */
+const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate()
+
+/** Whether spans of `provider` can be recorded: false for the global provider with no SDK behind it. */
+function tracesRecorded(provider: TracerProvider): boolean {
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_TRACER_PROVIDER
 }
 
 function countersOf(provider: MeterProvider): Counters {
   const meter = provider.getMeter(INSTRUMENTATION_SCOPE)
   return {
     provider,
+    noop: meter === createNoopMeter(),
     refusals: meter.createCounter(TelemetryNames.refusals, {
       description: 'Requests Portcullis refused, by problem code',
       unit: '{refusal}',
@@ -62,13 +75,24 @@ function countersOf(provider: MeterProvider): Counters {
  * code and one of rate-limit hits. Without a registered SDK the API is a no-op and nothing is recorded.
  */
 export class OpenTelemetryInstrumentation implements Instrumentation {
+  readonly #tracerProvider: TracerProvider
   readonly #tracer: Tracer
   readonly #meterProvider: MeterProvider | undefined
   #counters: Counters | undefined
 
   constructor(options: OpenTelemetryInstrumentationOptions = {}) {
-    this.#tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE)
+    this.#tracerProvider = options.tracerProvider ?? trace.getTracerProvider()
+    this.#tracer = this.#tracerProvider.getTracer(INSTRUMENTATION_SCOPE)
     this.#meterProvider = options.meterProvider
+  }
+
+  /**
+   * False while neither traces nor metrics can be recorded (no SDK registered, or the API's no-op
+   * providers given): Portcullis then skips the decision altogether. Asked again on every decision, so
+   * an SDK registered later is used from then on.
+   */
+  recording(): boolean {
+    return tracesRecorded(this.#tracerProvider) || !this.#current().noop
   }
 
   /** The counters of the current meter provider: the global one may be registered after construction. */

@@ -65,10 +65,58 @@ describe('the instrumentation option', () => {
     }
   })
 
+  it('skips the decision while recording() answers false, reports it once it answers true, and treats a throwing recording() as true', async () => {
+    let decisions = 0
+    let refusals = 0
+    let recording: () => boolean = () => false
+    const switched: Instrumentation = {
+      decision: () => {
+        decisions += 1
+      },
+      refusal: () => {
+        refusals += 1
+      },
+      rateLimitHit: () => {},
+      recording: () => recording(),
+    }
+    const security = createSecurity({ mechanisms: [keys], instrumentation: switched })
+    const api = security.router({ prefix: '/api' })
+    api.get('/me', { auth: required() }, (_req, res) => {
+      res.json({ ok: true })
+    })
+    const app = express()
+    app.use(security.middleware)
+    app.use(api)
+    const server = app.listen(0, '127.0.0.1')
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+    const me = async () => {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/me`)
+      expect(response.status).toBe(401)
+    }
+    try {
+      await me()
+      expect([decisions, refusals]).toEqual([0, 0])
+      recording = () => true
+      await me()
+      expect([decisions, refusals]).toEqual([1, 1])
+      recording = () => {
+        throw new Error('exporter down')
+      }
+      await me()
+      expect([decisions, refusals]).toEqual([2, 2])
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+
   it('refuses an instrumentation without the three methods at startup', () => {
     const partial = { decision: () => {} } as unknown as Instrumentation
     expect(() => createSecurity({ mechanisms: [keys], instrumentation: partial })).toThrow(
       /decision, refusal and rateLimitHit/,
+    )
+    const notAMethod = { ...throwing, recording: true } as unknown as Instrumentation
+    expect(() => createSecurity({ mechanisms: [keys], instrumentation: notAMethod })).toThrow(
+      /recording must be a method/,
     )
   })
 })

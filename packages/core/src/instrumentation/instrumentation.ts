@@ -34,6 +34,12 @@ export interface Instrumentation {
   refusal(code: string): void
   /** One request over a rate limit, by the limiter's name (`login.address`, `login.account`). */
   rateLimitHit(limiter: string): void
+  /**
+   * Whether anything would be recorded now (asked once per decision). False: Portcullis skips timing
+   * and building the decision, so an instrumentation with nothing behind it (no SDK registered) costs
+   * the request nothing. Absent: always recording.
+   */
+  recording?(): boolean
 }
 
 /** Records nothing: the default when an application configures no instrumentation. */

@@ -52,12 +52,19 @@ export const SECURITY_CONFIG_OPTIONS: OptionsShape<SecurityOptions<unknown>> = {
   instrumentation: {
     kind: 'object',
     check: (value) => {
-      const candidate = value as Partial<Record<'decision' | 'refusal' | 'rateLimitHit', unknown>>
-      return typeof candidate.decision === 'function' &&
-        typeof candidate.refusal === 'function' &&
-        typeof candidate.rateLimitHit === 'function'
+      const candidate = value as Partial<
+        Record<'decision' | 'refusal' | 'rateLimitHit' | 'recording', unknown>
+      >
+      if (
+        typeof candidate.decision !== 'function' ||
+        typeof candidate.refusal !== 'function' ||
+        typeof candidate.rateLimitHit !== 'function'
+      ) {
+        return 'must have decision, refusal and rateLimitHit methods'
+      }
+      return candidate.recording === undefined || typeof candidate.recording === 'function'
         ? undefined
-        : 'must have decision, refusal and rateLimitHit methods'
+        : 'recording must be a method when given'
     },
   },
   onError: { kind: 'function' },

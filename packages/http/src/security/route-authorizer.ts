@@ -134,6 +134,15 @@ function reject(
 }
 
 /** Decides a request on a secured route; synchronous whenever evaluation and guards are. */
+/** Whether the instrumentation records anything now; one that throws counts as recording. */
+function recordingNow(instrumentation: Instrumentation): boolean {
+  try {
+    return instrumentation.recording?.() !== false
+  } catch {
+    return true
+  }
+}
+
 export type RouteAuthorizer = (
   evaluation: RequestEvaluation,
   request: RouteRequest,
@@ -196,17 +205,18 @@ export function routeAuthorizer(runtime: RouteRuntime, route: RouteSecurity): Ro
     return { granted: true, context, noStore, setCookie: undefined }
   }
 
-  const instrumentation = runtime.instrumentation
-  if (instrumentation === undefined) {
-    return (evaluation, request) => {
-      const outcome = evaluation.evaluate(route.policy)
-      return outcome instanceof Promise
-        ? outcome.then((settled) => proceed(request, settled))
-        : proceed(request, outcome)
-    }
+  const unobserved: RouteAuthorizer = (evaluation, request) => {
+    const outcome = evaluation.evaluate(route.policy)
+    return outcome instanceof Promise
+      ? outcome.then((settled) => proceed(request, settled))
+      : proceed(request, outcome)
   }
+  const instrumentation = runtime.instrumentation
+  if (instrumentation === undefined) return unobserved
   const mechanisms = runtime.mechanismNames ?? new Set<string>()
   return (evaluation, request) => {
+    // nothing behind the instrumentation now (no SDK registered): the request pays for nothing
+    if (!recordingNow(instrumentation)) return unobserved(evaluation, request)
     const startedAt = Date.now()
     const start = performance.now()
     const finish = (policy: PolicyOutcome, decided: RouteOutcome): RouteOutcome => {
