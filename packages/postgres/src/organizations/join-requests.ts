@@ -104,17 +104,9 @@ export async function listJoinRequests(
 ): Promise<ListJoinRequestsOutcome> {
   const { organizationId, actorAccountId, limit } = validateListJoinRequests(request)
   return inStatement(async (): Promise<ListJoinRequestsOutcome> => {
-    const [actor] = await context.db
-      .select({ role: membershipsTable.role })
-      .from(membershipsTable)
-      .where(
-        and(
-          eq(membershipsTable.organizationId, organizationId),
-          eq(membershipsTable.accountId, actorAccountId),
-        ),
-      )
-    if (actor === undefined) return { outcome: 'not-found' }
-    if (!context.roles.allows(actor.role, INVITE)) return { outcome: 'forbidden' }
+    const role = await roleIn(context.db, organizationId, actorAccountId)
+    if (role === undefined) return { outcome: 'not-found' }
+    if (!context.roles.allows(role, INVITE)) return { outcome: 'forbidden' }
     const rows = await context.db
       .select()
       .from(joinRequestsTable)

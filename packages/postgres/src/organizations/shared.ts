@@ -37,8 +37,9 @@ export async function lockOrganization(tx: Transaction, organizationId: string):
   return rows.length === 1
 }
 
+/** The account's role in the organization (in a transaction, or a single statement), or undefined. */
 export async function roleIn(
-  tx: Transaction,
+  tx: Pick<Transaction, 'select'>,
   organizationId: string,
   accountId: string,
 ): Promise<string | undefined> {
