@@ -1,4 +1,5 @@
 import type { ApiKeyDirectory, ApiKeyService, ApiKeyStore } from '@portcullis/core/api-keys'
+import type { Impersonations } from '@portcullis/core/impersonation'
 import type { PostgresClient } from '@portcullis/postgres'
 import type { DemoDirectory } from './directory/demo-directory.js'
 import type { DevelopmentMailbox } from './mail/development-mailbox.js'
@@ -19,6 +20,8 @@ export interface ReferenceContext {
     /** Lists an owner's keys (the same Postgres store, as its `ApiKeyDirectory` port). */
     readonly directory: ApiKeyDirectory
   }
+  /** Refuses what an impersonation must not do (keys, invitations, join approvals). */
+  readonly impersonations: Pick<Impersonations, 'refuse'>
   /** The origin browsers and clients use. */
   readonly publicOrigin: string
   /** The key of the pages' sealed cookies, the same on every instance (see `KeyMaterial.pageCookieKey`). */

@@ -2,7 +2,7 @@ import { AccountService } from '@portcullis/core/accounts'
 import { AccountAdministration } from '@portcullis/core/administration'
 import { ApiKeyService, ApiKeyUsageRecorder } from '@portcullis/core/api-keys'
 import { AuthorizationSnapshot, stepUpVerifierFor } from '@portcullis/core/authorization'
-import { ImpersonationEvents } from '@portcullis/core/impersonation'
+import { ImpersonationEvents, ImpersonationRefusedActs } from '@portcullis/core/impersonation'
 import { CachedJWKSProvider } from '@portcullis/core/jwks'
 import type { MCPResourceRegistry } from '@portcullis/core/mcp'
 import { StepUpService } from '@portcullis/core/step-up'
@@ -297,6 +297,8 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       trustedProxies: options.trustedProxies,
     },
     onConsented: (grant) => activity.clientConnected(grant),
+    onImpersonationRefused: ({ accountId, impersonator }) =>
+      impersonations.recordRefusal({ accountId, impersonator, act: ImpersonationRefusedActs.clientConsent }),
     securityNotices: mailStores.notifier,
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.
@@ -308,6 +310,7 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
     organizations,
     events,
     apiKeys: { service, store, directory: store },
+    impersonations,
     publicOrigin,
     pageCookieKey: keys.pageCookieKey,
     providers: options.providers,

@@ -245,7 +245,7 @@ describe.skipIf(chromiumPath === undefined)('joining by verified domain, in a br
     await expect(heidi.locator('[data-testid="suggestions"]').count()).resolves.toBe(0)
     await ivan.goto(`${app.url}/organizations`)
     await expect(ivan.locator('[data-testid="suggestions"]').count()).resolves.toBe(0)
-  })
+  }, 120_000)
 
   it('a cross-site enrollment form changes nothing', async () => {
     const alice = await owner.newPage()

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, launchChromiumBrowser } from './support/chromium.js'
+import { authorizationUrl, PUBLIC_CLIENT_REDIRECT, registerPublicClient } from './support/public-client.js'
 import { startTestApp, type TestApp } from './support/reference-app.js'
 
 /**
@@ -70,7 +71,7 @@ async function verificationLink(on: Page, count: number): Promise<string> {
 
 describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () => {
   beforeAll(async () => {
-    app = await startTestApp()
+    app = await startTestApp({ authorizationServer: { registration: true } })
     browser = await launchChromiumBrowser()
     admin = await browser.newContext()
   }, 120_000)
@@ -217,7 +218,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await context.close()
   })
 
-  it('a cross-site form, an address verification and an API key made during an impersonation are logged with the administrator', async () => {
+  it('a cross-site form, an address verification, and the API key and app connection an impersonation is refused are logged with the administrator', async () => {
     // Erin signs up and adds an address; its code is mailed to her (the mail travels over SMTP).
     const erinContext = await browser.newContext()
     const erin = await erinContext.newPage()
@@ -252,13 +253,28 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
       maxRedirects: 0,
     })
     expect(forged.status()).toBe(403)
-    // An API key made for Erin during the impersonation (the app's own event) names Alice too.
+    // An API key, or an app connected, would outlast the impersonation: both are refused, and say why.
     await page.goto(`${app.url}/keys`)
     await page.fill('input[name="label"]', 'made by support')
     await page.selectOption('select[name="scopes"]', 'reports:read')
+    const refusedKey = page.waitForResponse(
+      (response) => response.url() === `${app.url}/keys` && response.request().method() === 'POST',
+    )
     await page.getByRole('button', { name: 'Issue key' }).click()
-    await page.waitForURL(`${app.url}/keys`)
-    await expect(page.locator('[data-testid="issued-key"]').count()).resolves.toBe(1)
+    expect((await refusedKey).status()).toBe(403)
+    await expect(page.locator('[data-testid="impersonation-refused"]').textContent()).resolves.toContain(
+      'Refused during an impersonation',
+    )
+    await expect(page.locator('[data-testid="issued-key"]').count()).resolves.toBe(0)
+    const clientId = await registerPublicClient(app.url, 'Support test agent')
+    await page.goto(authorizationUrl(app.url, clientId, 'impersonated'))
+    await page.waitForSelector('[data-impersonation-refused]')
+    await expect(page.getByRole('button', { name: /allow/i }).count()).resolves.toBe(0)
+    const denied = page.waitForRequest((request) => request.url().startsWith(PUBLIC_CLIENT_REDIRECT))
+    await page.getByRole('button', { name: 'Deny' }).click()
+    const deniedUrl = new URL((await denied).url())
+    expect(deniedUrl.searchParams.get('error')).toBe('access_denied')
+    expect(deniedUrl.searchParams.get('code')).toBeNull()
     await page.goto(await verificationLink(erin, 2))
     await page.getByRole('button', { name: 'Verify the address' }).click()
     await expect(page.locator('[data-testid="verified"]').textContent()).resolves.toContain(
@@ -281,11 +297,19 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await expect(itemOf('csrf.refused').textContent()).resolves.toMatch(
       /A form sent from another site, while an administrator was acting as you, was refused\. Nothing changed\.[\s\S]*csrf\.refused at \S+, by demo-alice/,
     )
-    await expect(itemOf('api_key.issued').textContent()).resolves.toMatch(
-      /An administrator acted on the account\.[\s\S]*api_key\.issued at \S+, by demo-alice/,
-    )
+    // The refused key and connection, each naming the administrator; no key was issued, no app connected.
+    await expect(itemOf('impersonation.refused').count()).resolves.toBe(2)
+    for (const item of await itemOf('impersonation.refused').all()) {
+      await expect(item.textContent()).resolves.toMatch(
+        /An administrator acting as you was refused something that would outlast the impersonation[\s\S]*impersonation\.refused at \S+, by demo-alice/,
+      )
+    }
+    await expect(itemOf('api_key.issued').count()).resolves.toBe(0)
+    await expect(itemOf('oauth.client_connected').count()).resolves.toBe(0)
     // Her own address addition names nobody.
     await expect(itemOf('email.address_added').textContent()).resolves.not.toContain('by demo-alice')
+    await erin.goto(`${app.url}/keys`)
+    await expect(erin.locator('main').textContent()).resolves.not.toContain('made by support')
     await erinContext.close()
   })
 

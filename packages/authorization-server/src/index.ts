@@ -2,9 +2,11 @@ export type { ErrorPage, InteractionHandler } from './interaction-handler.js'
 export { GRANT_ID_CLAIM } from './interaction-handler.js'
 export type { ConsentScope, ConsentView } from './interactions/consent-view.js'
 export { consentBody, consentTitle, renderDefaultConsent } from './interactions/consent-view.js'
-export { createInteractions, InteractionErrorCodes } from './interactions/create-interactions.js'
+export { createInteractions } from './interactions/create-interactions.js'
+export { InteractionErrorCodes } from './interactions/error-codes.js'
 export type {
   ConsentedGrant,
+  ImpersonationRefusedConsent,
   InteractionReauthentication,
   InteractionsOptions,
   InteractionUser,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { MemoryAccountStore } from '@portcullis/core/accounts'
 import type { AuthenticationMechanism } from '@portcullis/core/authentication'
 import { MemoryOAuthServerStore, oauthAccessTokens } from '@portcullis/core/authorization-server'

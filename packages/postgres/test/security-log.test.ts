@@ -16,7 +16,6 @@ import {
   type PostgresClient,
   PostgresRateLimitStore,
   PostgresSessionStore,
-  sweepExpired,
 } from '../src/index.js'
 import { PostgresSecurityLog } from '../src/security-log/store.js'
 import { migratedDatabase } from './support/database.js'

@@ -26,6 +26,9 @@ export function activitySentence(item: ActivityItem): string {
 }
 
 function sentenceOf(item: ActivityItem): string {
+  if (item.type === 'impersonation.refused') {
+    return 'An administrator acting as you was refused something that would outlast the impersonation (an API key, an app connection, an invitation). Nothing changed.'
+  }
   if (item.type === 'csrf.refused') {
     return 'A form sent from another site, while an administrator was acting as you, was refused. Nothing changed.'
   }

@@ -1,11 +1,13 @@
 import { ApiKeyError, type IssuedApiKey } from '@portcullis/core/api-keys'
 import type { CredentialRestrictions } from '@portcullis/core/authentication'
+import { ImpersonationError, ImpersonationRefusedActs } from '@portcullis/core/impersonation'
 import { required } from '@portcullis/core/policy'
 import { HttpProblem, type SecuredRequest, type SecureRouter, type Security } from '@portcullis/express'
 import type { Response } from 'express'
 import { formBody } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import type { ReferenceContext } from '../app-context.js'
+import { IMPERSONATION_REFUSED_WORDS, refuseDuringImpersonation } from '../impersonation/refused-acts.js'
 import { type Flash, pageFlash } from '../layout/flash.js'
 import { html, type SafeHtml } from '../layout/html.js'
 import { sendPage, type Viewer, viewerFor } from '../layout/layout.js'
@@ -73,6 +75,22 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
       : html`<p class="notice success" role="status">${value.notice}</p>`
   }
 
+  /**
+   * False, with the keys page again (403) saying why, when the request is an impersonation: a key made
+   * or replaced now would outlast it. The security log has the refusal, naming the administrator.
+   */
+  const permitted = async (request: SecuredRequest, response: Response, who: Viewer, act: string) => {
+    try {
+      refuseDuringImpersonation(context.impersonations, request, act)
+      return true
+    } catch (error) {
+      if (!(error instanceof ImpersonationError)) throw error
+      const words = html`<p class="notice error" role="alert" data-testid="impersonation-refused">${IMPERSONATION_REFUSED_WORDS}</p>`
+      await render(response, who, words, 403)
+      return false
+    }
+  }
+
   /** The key, if it exists and belongs to the viewer (as a user: the principal the listing shows). */
   const owned = async (keyId: string, who: Viewer) => {
     const record = await store.get(keyId)
@@ -88,6 +106,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
 
   router.post('/keys', auth, form, async (request, response) => {
     const who = await viewer(request)
+    if (!(await permitted(request, response, who, ImpersonationRefusedActs.apiKeyIssue))) return
     const body = (request.body ?? {}) as Body
     const user = context.directory.user(who.accountId)
     const tenant = field(body, 'tenant')
@@ -120,6 +139,7 @@ export function apiKeyRoutes(security: Pick<Security, 'router'>, context: Refere
     const who = await viewer(request)
     const keyId = String(request.params.keyId)
     await owned(keyId, who)
+    if (!(await permitted(request, response, who, ImpersonationRefusedActs.apiKeyRotate))) return
     const requested = Number(field((request.body ?? {}) as Body, 'overlap'))
     const overlapSeconds = OVERLAP_CHOICES.find((choice) => choice.seconds === requested)?.seconds ?? 0
     let replacement: IssuedApiKey

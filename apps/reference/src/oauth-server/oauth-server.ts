@@ -5,6 +5,7 @@ import {
   type ConsentedGrant,
   createAuthorizationServer,
   createInteractions,
+  type ImpersonationRefusedConsent,
   stepUpReauthentication,
 } from '@portcullis/authorization-server'
 import type { AccountRecords } from '@portcullis/core/accounts'
@@ -54,6 +55,8 @@ export async function createReferenceAuthorizationServer(parts: {
   }
   /** Told of every client a person approved (after its grant is saved): the app's security log. */
   readonly onConsented: (grant: ConsentedGrant) => void
+  /** Told when an impersonation was refused a consent: the app's security log, naming the administrator. */
+  readonly onImpersonationRefused: (refusal: ImpersonationRefusedConsent) => void
   /** Writes the "an app was connected" notification in the grant's transaction (the app's notifier). */
   readonly securityNotices: SecurityNoticeSource
 }): Promise<AuthorizationServer> {
@@ -80,11 +83,14 @@ export async function createReferenceAuthorizationServer(parts: {
         AUTH_TIME_ATTRIBUTE
       ]
       const name = await parts.look.name(found.accountId)
+      const impersonator = outcome.kind === 'granted' ? outcome.context.principal?.impersonator : undefined
       return {
         accountId: found.accountId,
         // The consent page names the account as its owner knows it.
         ...(name === undefined ? {} : { name }),
         authenticatedAt: new Date(typeof authTime === 'number' ? authTime * 1000 : 0),
+        // An impersonation: the consent page refuses it (a connection would outlast it).
+        ...(impersonator === undefined ? {} : { impersonator }),
       }
     },
     signInUrl: (returnTo) => `/sign-in?return_to=${encodeURIComponent(returnTo)}`,
@@ -104,6 +110,8 @@ export async function createReferenceAuthorizationServer(parts: {
     securityNotices: parts.securityNotices,
     // An approved client ("connected an app") goes to the security log, so the person sees it.
     onConsented: parts.onConsented,
+    // So does a consent refused to an impersonation, naming the administrator.
+    onImpersonationRefused: parts.onImpersonationRefused,
   })
   // #endregion interactions
   const signingKey = await derivedSigningKey(parts.secret, 'v1')

@@ -1,4 +1,5 @@
 import { requiresTenant } from '@portcullis/core/authorization'
+import { ImpersonationRefusedActs } from '@portcullis/core/impersonation'
 import { required } from '@portcullis/core/policy'
 import type { SecuredRequest, SecureRouter, Security } from '@portcullis/express'
 import type { Response } from 'express'
@@ -6,6 +7,7 @@ import { formBody, retryHint } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import { accountKit } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
+import { refuseDuringImpersonation } from '../impersonation/refused-acts.js'
 import type { Flash } from '../layout/flash.js'
 import { ORGANIZATIONS_PATH, organizationPath } from './organization-pages.js'
 import { organizationFlash } from './organization-words.js'
@@ -62,6 +64,7 @@ export function joinRequestRoutes(
     form,
     (request, response) =>
       act(request, response, organizationPath(orgOf(request)), async () => {
+        refuseDuringImpersonation(context.impersonations, request, ImpersonationRefusedActs.joinApproval)
         const membership = await joinRequests.approve({
           organizationId: orgOf(request),
           requestId: String(request.params.request),

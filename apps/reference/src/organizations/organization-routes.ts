@@ -1,4 +1,5 @@
 import { requiresTenant } from '@portcullis/core/authorization'
+import { ImpersonationRefusedActs } from '@portcullis/core/impersonation'
 import type { LocalAccounts } from '@portcullis/core/local-accounts'
 import { activeOrganizationOf, setActiveOrganization } from '@portcullis/core/organizations'
 import { required } from '@portcullis/core/policy'
@@ -9,6 +10,7 @@ import { field, formBody, retryHint } from '../accounts/forms.js'
 import { SESSION_MECHANISM } from '../accounts/local-accounts.js'
 import { accountKit } from '../accounts/page-kit.js'
 import type { ReferenceContext } from '../app-context.js'
+import { refuseDuringImpersonation } from '../impersonation/refused-acts.js'
 import type { Flash } from '../layout/flash.js'
 import type { SafeHtml } from '../layout/html.js'
 import { sendPage, viewerFor } from '../layout/layout.js'
@@ -216,6 +218,7 @@ export function organizationRoutes(
       response,
       organizationPath(orgOf(request)),
       async () => {
+        refuseDuringImpersonation(context.impersonations, request, ImpersonationRefusedActs.invitation)
         const invitation = await invitations.invite({
           organizationId: orgOf(request),
           inviterAccountId: me(request),

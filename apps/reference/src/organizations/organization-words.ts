@@ -1,5 +1,7 @@
 import { isPortcullisError } from '@portcullis/core/errors'
+import { ImpersonationErrorCodes } from '@portcullis/core/impersonation'
 import { OrganizationErrorCodes, organizationRefusal } from '@portcullis/core/organizations'
+import { IMPERSONATION_REFUSED_WORDS } from '../impersonation/refused-acts.js'
 import type { Flash } from '../layout/flash.js'
 
 /** The organization store's refusals in words (the flash of the page the person acted on). */
@@ -18,6 +20,7 @@ const WORDS: Readonly<Record<string, string>> = {
   [OrganizationErrorCodes.rateLimited]: 'Too many invitations for now: try again later.',
   [OrganizationErrorCodes.joinRequestLimit]:
     'This organization has as many requests waiting as it takes: try again once its administrators decide.',
+  [ImpersonationErrorCodes.refused]: IMPERSONATION_REFUSED_WORDS,
 }
 
 /**

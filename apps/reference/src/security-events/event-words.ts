@@ -151,6 +151,8 @@ const SENTENCES: Readonly<Record<SecurityEventType | AppEvent['type'], (event: L
   'impersonation.started': () =>
     'An administrator started acting on your behalf (the reason is in the security log).',
   'impersonation.ended': () => 'An administrator stopped acting on your behalf.',
+  'impersonation.refused': (event) =>
+    `An administrator acting on your behalf was refused ${REFUSED_ACTS[text(event, 'act')] ?? 'an act'}: nothing changed.`,
   'organization.join_requested': (event) =>
     `You asked to join the organization ${text(event, 'organizationId') || 'of your verified domain'}.`,
   'organization.join_approved': (event) =>
@@ -169,4 +171,13 @@ export function eventSentence(event: LoggedEvent): string {
 export function eventAddress(event: LoggedEvent): string | undefined {
   const from = text(event, 'clientAddress')
   return from === '' ? undefined : from
+}
+
+/** What an impersonation was refused, in words (`impersonation.refused`). */
+export const REFUSED_ACTS: Readonly<Record<string, string>> = {
+  'api_key.issue': 'a new API key',
+  'api_key.rotate': 'the replacement of an API key',
+  'oauth.consent': 'connecting an app',
+  'organization.invite': 'an invitation',
+  'organization.join_approve': 'the approval of a request to join',
 }

@@ -55,7 +55,7 @@ export async function saveApprovedGrant(
   )
 }
 
-function report(options: InteractionsOptions, error: unknown): void {
+export function report(options: InteractionsOptions, error: unknown): void {
   try {
     options.onError?.(error)
   } catch {

@@ -5,18 +5,10 @@ import type Provider from 'oidc-provider'
 import type { ErrorPage, InteractionHandler } from '../interaction-handler.js'
 import { notifyConsented, saveApprovedGrant } from './connection-notice.js'
 import { consentView, missingConsentOf, nothingMissing, prepareGrant } from './consent.js'
+import { consentForms, type Fail } from './consent-form.js'
 import { consentBody, consentTitle } from './consent-view.js'
-import { consentNonce, consentPostAllowed, consentToken } from './csrf.js'
-import {
-  appendSetCookie,
-  cookieOf,
-  formTargetSource,
-  readForm,
-  redirect,
-  sendHtml,
-  sendProblem,
-  wantsHtml,
-} from './http.js'
+import { InteractionErrorCodes } from './error-codes.js'
+import { formTargetSource, header, redirect, sendHtml, sendProblem, wantsHtml } from './http.js'
 import { decideLogin } from './login.js'
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -30,19 +22,6 @@ import { continueBody, defaultLayout, errorBody, type InteractionPage } from './
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>
 
 const PATH = /^\/interaction\/([A-Za-z0-9_-]{1,64})\/?$/
-const CSRF_COOKIE = 'portcullis_consent'
-
-/** Stable codes of the interaction's refusals (problem+json `code`, and the HTML page's reason). */
-export const InteractionErrorCodes = Object.freeze({
-  notFound: 'authorization_server.interaction_not_found',
-  expired: 'authorization_server.interaction_expired',
-  method: 'authorization_server.interaction_method',
-  csrf: 'authorization_server.interaction_csrf_refused',
-  body: 'authorization_server.interaction_body',
-  prompt: 'authorization_server.interaction_prompt',
-  unavailable: 'authorization_server.interaction_unavailable',
-  failed: 'authorization_server.interaction_failed',
-} as const)
 
 /**
  * The interaction pages of the authorization server: the application's own session signs the user in
@@ -66,7 +45,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       request: req,
     })
 
-  const fail = async (
+  const fail: Fail = async (
     req: IncomingMessage,
     res: ServerResponse,
     status: number,
@@ -81,6 +60,8 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       ...(retryAfter === undefined ? {} : { headers: { 'Retry-After': retryAfter } }),
     })
   }
+
+  const forms = consentForms({ options, maxBodyBytes, page, fail })
 
   async function login(
     req: IncomingMessage,
@@ -136,47 +117,8 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     const missing = missingConsentOf(details)
     const secure = provider.issuer.startsWith('https:')
     if (req.method === 'POST') {
-      const body = await readForm(req, maxBodyBytes)
-      if (body.kind === 'refused') {
-        const { problem } = body
-        if (problem.status === 413) res.setHeader('Connection', 'close')
-        const titles: Record<number, string> = { 413: 'Request too large', 415: 'Unsupported form' }
-        return fail(
-          req,
-          res,
-          problem.status,
-          InteractionErrorCodes.body,
-          titles[problem.status] ?? 'Malformed form',
-          problem.status === 413
-            ? 'The form is larger than allowed.'
-            : 'The consent form must be posted as a form, each field once.',
-        )
-      }
-      const allowed = consentPostAllowed({
-        method: 'POST',
-        secFetchSite: header(req, 'sec-fetch-site'),
-        origin: header(req, 'origin'),
-        targetOrigin: new URL(provider.issuer).origin,
-        presented: body.form.csrf,
-        cookieNonce: cookieOf(req, CSRF_COOKIE),
-        uid: details.uid,
-        accountId: user.accountId,
-      })
-      if (!allowed) {
-        return fail(
-          req,
-          res,
-          403,
-          InteractionErrorCodes.csrf,
-          'Request refused',
-          'The consent form could not be verified. Start the authorization again.',
-        )
-      }
-      appendSetCookie(
-        res,
-        `${CSRF_COOKIE}=; Path=${self}; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
-      )
-      const decision = body.form.decision
+      const decision = await forms.decision(req, res, provider, details, user, self)
+      if (decision === undefined) return
       if (decision === 'approve') {
         const client = await provider.Client.find(String(details.params.client_id))
         const view = consentView({
@@ -205,15 +147,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
         notifyConsented(options, consented)
         return redirect(res, location)
       }
-      if (decision === 'deny') {
-        const location = await provider.interactionResult(
-          req,
-          res,
-          { error: 'access_denied', error_description: 'the user denied the authorization' },
-          { mergeWithLastSubmission: false },
-        )
-        return redirect(res, location)
-      }
+      if (decision === 'deny') return forms.deny(req, res, provider)
       return fail(req, res, 400, InteractionErrorCodes.body, 'Unknown decision', 'Choose Allow or Deny.')
     }
     // A native client (loopback or custom-scheme redirect) is confirmed every time when the server's
@@ -229,16 +163,10 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       return redirect(res, location)
     }
     const client = await provider.Client.find(String(details.params.client_id))
-    const nonce = consentNonce()
-    const ttl = Math.max(1, details.exp - Math.floor(Date.now() / 1000))
-    appendSetCookie(
-      res,
-      `${CSRF_COOKIE}=${nonce}; Path=${self}; Max-Age=${ttl}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
-    )
     const view = consentView({
       ...viewInput(details, client, user, missing),
       action: self,
-      csrfToken: consentToken(nonce, details.uid, user.accountId),
+      csrfToken: forms.csrf(res, details, user, self, secure),
     })
     const html =
       options.renderConsent === undefined
@@ -296,6 +224,11 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     const self = `${new URL(provider.issuer).pathname.replace(/\/$/, '')}/interaction/${uid}`
     const user = await options.currentUser(req)
     const prompt = details.prompt?.name
+    // An impersonation never authorizes a client: not at consent, nor at the login step, after which a
+    // client already connected would be handed a code without asking.
+    if (user?.impersonator !== undefined && (prompt === 'login' || prompt === 'consent')) {
+      return forms.refuseImpersonation(req, res, provider, details, user, self)
+    }
     if (prompt === 'login') {
       if (req.method === 'POST')
         return fail(req, res, 405, InteractionErrorCodes.method, 'Method not allowed', 'Sign in first.')
@@ -359,11 +292,6 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       }
     },
   }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /**

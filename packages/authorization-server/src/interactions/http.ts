@@ -142,3 +142,9 @@ export function wantsHtml(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? ''
   return !/application\/(problem\+)?json/.test(accept) || accept.includes('text/html')
 }
+
+/** A request header as one string (repeated lines joined), or undefined. */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { Impersonator } from '@portcullis/core/authentication'
 import { ConfigurationError, type OptionsShape, readOptions } from '@portcullis/core/errors'
 import type { SecurityNoticeSource } from '@portcullis/core/local-accounts'
 import type { ConsentView } from './consent-view.js'
@@ -16,6 +17,19 @@ export interface InteractionUser {
   readonly authenticatedAt: Date
   readonly amr?: readonly string[]
   readonly acr?: string
+  /**
+   * The administrator acting as the user, when the application's session is an impersonation (the
+   * principal's `impersonator`). An impersonation never connects an app: the consent page refuses it
+   * (403, with only Deny), since the grant and its tokens would outlast the impersonation.
+   */
+  readonly impersonator?: Impersonator
+}
+
+/** A consent an impersonation was refused, for the application's security log. */
+export interface ImpersonationRefusedConsent {
+  readonly accountId: string
+  readonly impersonator: Impersonator
+  readonly clientId: string
 }
 
 /** What a consumed reauthentication proves. */
@@ -73,6 +87,12 @@ export interface InteractionsOptions {
    */
   readonly securityNotices?: SecurityNoticeSource
   /**
+   * Told when the consent page refused an impersonation (shown to it, or its Allow posted): the hook for
+   * the application's security log (`Impersonations.recordRefusal`, act `oauth.consent`). Never fails
+   * or delays the page; a throw goes to `onError`.
+   */
+  readonly onImpersonationRefused?: (refusal: ImpersonationRefusedConsent) => void
+  /**
    * Told after the user approved a client and its grant was saved: the hook for anything else the
    * application does then (its activity log, analytics). Mail the connection with `securityNotices`
    * instead, which writes it with the grant. Runs after the grant is saved and never fails or delays the
@@ -124,6 +144,7 @@ const SHAPE: OptionsShape<InteractionsOptions> = {
   maxBodyBytes: { kind: 'number', code: InteractionsErrorCodes.maxBodyBytes },
   onError: { kind: 'function', code: InteractionsErrorCodes.options },
   onConsented: { kind: 'function', code: InteractionsErrorCodes.options },
+  onImpersonationRefused: { kind: 'function', code: InteractionsErrorCodes.options },
   securityNotices: {
     kind: 'object',
     code: InteractionsErrorCodes.options,

@@ -12,6 +12,11 @@ export const ImpersonationErrorCodes = {
   nested: 'impersonation.nested',
   /** No active account with this id (unknown, disabled, or refused by the authorization resolver). 404. */
   targetNotFound: 'impersonation.target_not_found',
+  /**
+   * An impersonation asked for something that would outlive it or reach beyond the account (an API
+   * key, an app connection, an invitation, a join-request approval): never done during one. 403.
+   */
+  refused: 'impersonation.refused',
   /** Ending asked of a request that is not an impersonation. 409. */
   notImpersonating: 'impersonation.not_impersonating',
   /** The authorization resolver, the session store or the protector failed. 503. */
@@ -27,6 +32,7 @@ const CLASS_OF: Readonly<Record<ImpersonationErrorCode, ErrorClass>> = {
   'impersonation.nested': 'forbidden',
   // the HTTP layer answers 404; core has no "not found" class
   'impersonation.target_not_found': 'invalid-input',
+  'impersonation.refused': 'forbidden',
   'impersonation.not_impersonating': 'conflict',
   'impersonation.unavailable': 'unavailable',
 }

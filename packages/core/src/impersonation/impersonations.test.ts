@@ -12,6 +12,7 @@ import { StepUpService } from '../step-up/service.js'
 import { ImpersonationEvents } from './events.js'
 import { isImpersonationHandle } from './handle.js'
 import { IMPERSONATION_STEP_UP_PURPOSE } from './options.js'
+import { ImpersonationRefusedActs } from './refusal.js'
 import { Impersonations } from './service.js'
 
 const PASSWORD = 'correct horse battery staple'
@@ -231,6 +232,48 @@ describe('an impersonation session', () => {
         credentials: w.local.credentialsOf([outcome.evidence]),
       }),
     ).rejects.toMatchObject({ code: 'step-up.impersonated' })
+  })
+
+  it('is refused every act that would outlive it, naming the administrator; the person acting as themselves is not', async () => {
+    const w = await world()
+    const started = await w.start(w.alice.accountId)
+    const outcome = await w.authenticate(cookiesOf(started.setCookies))
+    if (outcome.kind !== 'authenticated') throw new Error('not authenticated')
+    for (const act of Object.values(ImpersonationRefusedActs)) {
+      expect(() =>
+        w.impersonations.refuse({
+          principal: outcome.principal,
+          act,
+          request: { peerAddress: '203.0.113.9' },
+        }),
+      ).toThrow(expect.objectContaining({ code: 'impersonation.refused', errorClass: 'forbidden' }))
+    }
+    const refused = w.recorded.filter((event) => event.type === 'impersonation.refused')
+    expect(refused).toEqual(
+      Object.values(ImpersonationRefusedActs).map((act) => ({
+        type: 'impersonation.refused',
+        at: expect.any(Date),
+        accountId: w.alice.accountId,
+        actorId: w.admin.accountId,
+        impersonationId: started.impersonationId,
+        act,
+        clientAddress: '203.0.113.9',
+      })),
+    )
+    // Alice herself, and an anonymous request, are not refused, and nothing is recorded for them.
+    const own = await w.authenticate(w.alice.cookie)
+    if (own.kind !== 'authenticated') throw new Error('not authenticated')
+    expect(() => w.impersonations.refuse({ principal: own.principal, act: 'api_key.issue' })).not.toThrow()
+    expect(() => w.impersonations.refuse({ principal: null, act: 'api_key.issue' })).not.toThrow()
+    expect(w.recorded.filter((event) => event.type === 'impersonation.refused')).toHaveLength(refused.length)
+    // An act that is not a noun.verb name is a caller's mistake, whoever asks, never a silent pass.
+    for (const act of ['', 'API key', 'a.b.c', `x.${'y'.repeat(40)}`]) {
+      for (const principal of [outcome.principal, own.principal]) {
+        expect(() => w.impersonations.refuse({ principal, act })).toThrow(
+          expect.objectContaining({ code: 'impersonation.invalid_input' }),
+        )
+      }
+    }
   })
 
   it('ends at its bound on the session check itself', async () => {

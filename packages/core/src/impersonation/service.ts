@@ -1,7 +1,7 @@
 import { consumeStepUp } from '../accounts/step-up.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid } from '../authentication/outcome.js'
-import type { Impersonator } from '../authentication/principal.js'
+import type { Impersonator, Principal } from '../authentication/principal.js'
 import { type AuthorizationResolver, resolveAuthorization } from '../authorization/resolver.js'
 import type { AuthorizationSnapshot } from '../authorization/snapshot.js'
 import { readOptions } from '../errors/options.js'
@@ -34,6 +34,7 @@ import {
   type ImpersonationsOptions,
   MAX_IMPERSONATION_TTL_SECONDS,
 } from './options.js'
+import { type ImpersonationRefusal, recordRefusal, requireAct } from './refusal.js'
 import { type EndedImpersonation, hidden, type StartedImpersonation } from './results.js'
 
 const MAX_REMEMBERED = 10_000
@@ -277,6 +278,36 @@ export class Impersonations {
       },
       ['setCookies', 'csrfToken'],
     )
+  }
+
+  /**
+   * Refuses `act` to an impersonation: when `principal` is one (its verified session carries
+   * `impersonator`), records `impersonation.refused` naming the administrator and throws
+   * `impersonation.refused` (403); for anyone acting as themselves, nothing. Call it before anything
+   * that would outlive the impersonation or reach beyond the account (`ImpersonationRefusedActs`).
+   */
+  refuse(request: {
+    readonly principal: Principal | null | undefined
+    readonly act: string
+    readonly request?: LocalRequestInfo
+  }): void {
+    requireAct(request.act)
+    const impersonator = request.principal?.impersonator
+    if (request.principal == null || impersonator === undefined) return
+    throw recordRefusal(this.#local, {
+      accountId: request.principal.id,
+      impersonator,
+      act: request.act,
+      ...(request.request === undefined ? {} : { request: request.request }),
+    })
+  }
+
+  /**
+   * Records a refusal another component made (the authorization server's consent page, told by
+   * `InteractionUser.impersonator`): `impersonation.refused`, naming the administrator.
+   */
+  recordRefusal(refusal: ImpersonationRefusal): void {
+    recordRefusal(this.#local, refusal)
   }
 
   /**

@@ -118,6 +118,18 @@ export interface AccountLifecycleEventFields {
     readonly sessions?: number
     readonly clientAddress?: string
   }
+  /**
+   * During an impersonation of the account, its administrator (`actorId`) was refused `act`: something
+   * that would outlive the impersonation or reach beyond the account (an API key issued or rotated, an
+   * app connected, an invitation sent, a join request approved). Nothing changed.
+   */
+  'impersonation.refused': {
+    readonly accountId: string
+    readonly actorId: string
+    readonly impersonationId: string
+    readonly act: string
+    readonly clientAddress?: string
+  }
   /** The account asked to join the organization (a verified domain in `automatic-suggestion` mode). */
   'organization.join_requested': {
     readonly accountId: string

@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import type {
-  SecurityEvent,
-  SecurityEventFields,
-  SecurityEventType,
-} from '../local-accounts/security-events.js'
+import type { SecurityEvent, SecurityEventType } from '../local-accounts/security-events.js'
 import { SecurityLogEntries } from './entries.js'
 import { validateSecurityLogEntry } from './entry.js'
 import { SecurityLogError } from './errors.js'

@@ -91,6 +91,8 @@ export const SECURITY_LOG_DETAIL_FIELDS: readonly string[] = Object.freeze([
   // impersonations: which one, and its bound
   'impersonationId',
   'expiresInSeconds',
+  // `impersonation.refused`: what the impersonation was refused (`api_key.issue`)
+  'act',
   // requests to join an organization: which organization and request, the role an approval gave
   'organizationId',
   'requestId',

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MemoryAccountStore } from '../../src/accounts/memory-store.js'
 import { AccountService } from '../../src/accounts/service.js'
 import { LocalAccounts } from '../../src/local-accounts/local-accounts.js'
 import { MemoryRateLimitStore } from '../../src/local-accounts/rate-limits/memory-rate-limit-store.js'

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Impersonator } from '@portcullis/core/authentication'
 import type { LocalSession } from '@portcullis/core/oidc'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import express from 'express'
@@ -23,6 +24,8 @@ export const STEP_UP_COOKIE = 'app_step_up'
 
 export interface AppSession extends LocalSession {
   authenticatedAt: Date
+  /** Set when an administrator acts as the account (the session is an impersonation). */
+  impersonator?: Impersonator
 }
 
 /** A provider built the way the server configures it: the login prompt always asked of the application. */
@@ -131,6 +134,7 @@ export function applicationSessions(overrides: Partial<InteractionsOptions> = {}
             name: displayNameOf(session.accountId),
             authenticatedAt: session.authenticatedAt,
             amr: ['pwd'],
+            ...(session.impersonator === undefined ? {} : { impersonator: session.impersonator }),
           }
     },
     signInUrl: (returnTo) => `/signin?return_to=${encodeURIComponent(returnTo)}`,
