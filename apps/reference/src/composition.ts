@@ -297,8 +297,11 @@ export async function composeDemo(options: ComposeOptions): Promise<ComposedDemo
       trustedProxies: options.trustedProxies,
     },
     onConsented: (grant) => activity.clientConnected(grant),
+    // #region impersonation-consent
+    // A consent refused to an impersonation goes to the security log, naming the administrator.
     onImpersonationRefused: ({ accountId, impersonator }) =>
       impersonations.recordRefusal({ accountId, impersonator, act: ImpersonationRefusedActs.clientConsent }),
+    // #endregion impersonation-consent
     securityNotices: mailStores.notifier,
   })
   // Created before any route is declared, so a marking mistake throws where the route is declared.

@@ -5,7 +5,11 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { AccountService, MemoryAccountStore } from '@portcullis/core/accounts'
-import { ImpersonationEvents, Impersonations } from '@portcullis/core/impersonation'
+import {
+  ImpersonationEvents,
+  ImpersonationRefusedActs,
+  Impersonations,
+} from '@portcullis/core/impersonation'
 import {
   LocalAccounts,
   MemoryRateLimitStore,
@@ -13,6 +17,7 @@ import {
   PASSWORD_ACCEPTED,
 } from '@portcullis/core/local-accounts'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
+import { required } from '@portcullis/core/policy'
 import { SecurityLogWriter } from '@portcullis/core/security-log'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import {
@@ -78,8 +83,26 @@ app.use(security.middleware)
 app.use(localAccountRoutes({ local, security }))
 app.use(createAccountRoutes({ service: new AccountService({ accounts, local, stepUp }), local, security }))
 app.use(impersonationRoutes({ impersonations, local, security }))
+app.use(keyRoutes())
 app.use(security.errorHandler)
 // #endregion wiring
+
+// #region outlasting
+/** The application's own route that makes something the impersonation would leave behind. */
+function keyRoutes() {
+  const router = security.router()
+  router.post('/api/keys', { auth: required(local.sessionMechanismName ?? 'session') }, (request, response) => {
+    // First: an impersonation is refused (403 impersonation.refused, logged with the administrator).
+    impersonations.refuse({
+      principal: request.security.principal,
+      act: ImpersonationRefusedActs.apiKeyIssue,
+      request: { peerAddress: request.socket.remoteAddress },
+    })
+    response.status(201).json({ keyId: 'k_1' }) // ... the application issues the key here
+  })
+  return router
+}
+// #endregion outlasting
 
 const server = app.listen(0, '127.0.0.1')
 await new Promise((resolve) => server.once('listening', resolve))
@@ -170,6 +193,10 @@ it('starts, marks and ends an impersonation; it obtains no step-up', async () =>
     newPassword: 'x'.repeat(20),
   })
   expect(change.status).toBe(403)
+  // An API key would outlast the impersonation: refused, and logged with the administrator.
+  const key = await send('/api/keys', {})
+  expect(key.status).toBe(403)
+  expect(((await key.json()) as { code: string }).code).toBe('impersonation.refused')
 
   // #region end
   const ended = await send('/auth/impersonation/end')
@@ -192,6 +219,12 @@ it('starts, marks and ends an impersonation; it obtains no step-up', async () =>
   const started = page.entries.find((entry) => entry.type === 'impersonation.started')
   expect(started).toMatchObject({ actorId: admin.accountId, details: { impersonationId } })
   expect(started?.details.reasonText).toBe('ticket 4711: the invoice page is empty')
+  const refusedKey = page.entries.find((entry) => entry.type === 'impersonation.refused')
+  expect(refusedKey).toMatchObject({
+    accountId: alice.accountId,
+    actorId: admin.accountId,
+    details: { impersonationId, act: 'api_key.issue' },
+  })
   const marked = page.entries.filter((entry) => entry.details.impersonationId === impersonationId)
   expect(marked.map((entry) => entry.type)).toEqual(
     expect.arrayContaining([

@@ -154,6 +154,38 @@ export const impersonationCases: readonly Case[] = [
     },
   ),
   conformanceCase(
+    'adapter.impersonation-outlasting',
+    'an application route that would make what outlasts an impersonation refuses it: 403 impersonation.refused, an event naming the administrator; the account’s own session is served',
+    async (fixture, check) => {
+      const { admin, alice, adminId, aliceId, impersonate, world } = await started(fixture)
+      const own = await alice.post('/keys', {})
+      check(own.status === 200, `the account's own request answered ${own.status}: ${own.text}`)
+      const answer = await impersonate(aliceId)
+      check(answer.status === 201, 'the impersonation did not start')
+      const { impersonationId } = (answer.json() ?? {}) as { impersonationId?: string }
+      const refused = await admin.post('/keys', {})
+      checkProblem(check, refused, 403, 'impersonation.refused')
+      check(!refused.text.includes('issued'), 'the refused route answered its handler’s body')
+      const events = world.recorded.filter((event) => event.type === 'impersonation.refused')
+      check(events.length === 1, `${events.length} impersonation.refused events, not 1`)
+      const event = events[0] as {
+        accountId?: string
+        actorId?: string
+        impersonationId?: string
+        act?: string
+      }
+      check(
+        event?.accountId === aliceId &&
+          event.actorId === adminId &&
+          event.impersonationId === impersonationId &&
+          event.act === 'api_key.issue',
+        'the refusal does not name the account, the administrator, the impersonation and the act',
+      )
+      const me = (await admin.get('/me')).json() as Me
+      check(me.id === aliceId && me.impersonator !== null, 'the impersonation session ended on a refusal')
+    },
+  ),
+  conformanceCase(
     'adapter.impersonation-bound',
     'an impersonation outliving its bound is refused, and so is its session without the impersonation cookie',
     async (fixture, check) => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { AccountService, MemoryAccountStore } from '@portcullis/core/accounts'
 import { requiresCapability } from '@portcullis/core/authorization'
-import { ImpersonationEvents, Impersonations } from '@portcullis/core/impersonation'
+import { ImpersonationEvents, ImpersonationRefusedActs, Impersonations } from '@portcullis/core/impersonation'
 import { MemorySessionStore, type SecurityEvent } from '@portcullis/core/local-accounts'
 import { anyOf } from '@portcullis/core/policy'
 import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
@@ -18,8 +18,8 @@ export const IMPERSONATE_ADMINISTRATORS = 'accounts.impersonate_administrators'
 /**
  * The impersonation world: local accounts (session profile) whose session mechanism is wrapped by
  * `Impersonations`, the account routes (password step-up), the impersonation routes, and
- * `GET`/`POST /me` (the principal, its impersonator and its capabilities) and `GET /admin-only` (guarded
- * by the administrators' capability). Grants live in `grant(username, capabilities)`, read by the
+ * `GET`/`POST /me` (the principal, its impersonator and its capabilities), `GET /admin-only` (guarded
+ * by the administrators' capability) and `POST /keys` (refused to an impersonation: `impersonations.refuse`). Grants live in `grant(username, capabilities)`, read by the
  * authorization resolver on every request: never from the request.
  */
 export function impersonationWorld(options: { readonly ttlSeconds?: number } = {}) {
@@ -84,6 +84,19 @@ export function impersonationWorld(options: { readonly ttlSeconds?: number } = {
         path: '/admin-only',
         options: { ...me, guards: [requiresCapability(IMPERSONATE)] },
         respond,
+      },
+      {
+        // An application's route making what would outlast an impersonation: it refuses one first.
+        method: 'POST',
+        path: '/keys',
+        options: me,
+        respond: (request) => {
+          impersonations.refuse({
+            principal: request.security.principal,
+            act: ImpersonationRefusedActs.apiKeyIssue,
+          })
+          return { issued: true }
+        },
       },
     ],
     local,
