@@ -125,6 +125,8 @@ export function invitationRoutes(
           code: hidden.code,
           accountId: kit.accountId(request),
         })
+        // The next page is the organization's: this instance reads the new membership at once.
+        context.organizations.resolver.evict(kit.accountId(request))
         kit.flash.set(response, kit.accountId(request), {
           notice: `Welcome: you are now ${membership.role} of this organization.`,
         })

@@ -70,6 +70,7 @@ export function joinRequestRoutes(
           requestId: String(request.params.request),
           actorAccountId: me(request),
         })
+        context.organizations.resolver.evict(membership.accountId)
         return { notice: `Approved: they are a member now, as ${membership.role}.` }
       }),
   )

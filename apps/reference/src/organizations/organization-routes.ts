@@ -103,6 +103,7 @@ export function organizationRoutes(
           now: now(),
         })
         if (created.outcome !== 'created') refusedBy('not-found')
+        context.organizations.resolver.evict(me(request))
         return { notice: `${created.organization.name} is created; you are its owner.` }
       },
       'organization_id',

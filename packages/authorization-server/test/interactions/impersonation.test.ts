@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ImpersonationRefusedConsent } from '../../src/index.js'
-import { connect, authorizationUrl, type FullStack, startFullStack } from '../support/server-with-interactions.js'
+import {
+  authorizationUrl,
+  connect,
+  type FullStack,
+  startFullStack,
+} from '../support/server-with-interactions.js'
 import { Browser } from './support/browser.js'
 import { callbackOf, post } from './support/flow.js'
 

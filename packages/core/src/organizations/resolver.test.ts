@@ -179,4 +179,26 @@ describe('membershipResolver', () => {
     await snapshotOf(resolver, owner)
     expect(reads).toBe(2)
   })
+
+  it('evict forgets one account at once, before any notice, and leaves the others cached', async () => {
+    const { store, account, counted, reads } = await world()
+    const owner = await account()
+    const other = await account()
+    // Notices that never arrive (as when the change's notice is still on its way back).
+    const silent = { trusted: () => true, subscribe: () => () => {}, publish: async () => {} }
+    const resolver = membershipResolver({ memberships: counted, notices: silent })
+    expect((await snapshotOf(resolver, owner)).inTenant('acme')).toBe(false)
+    await snapshotOf(resolver, other)
+    await store.createOrganization({ organizationId: 'acme', name: 'Acme', ownerAccountId: owner, now })
+    // Without the notice, the cache still says no.
+    expect((await snapshotOf(resolver, owner)).inTenant('acme')).toBe(false)
+    expect(reads()).toBe(2)
+    resolver.evict(owner)
+    expect((await snapshotOf(resolver, owner)).inTenant('acme')).toBe(true)
+    expect(reads()).toBe(3)
+    // The other account's entry stays cached.
+    await snapshotOf(resolver, other)
+    expect(reads()).toBe(3)
+    resolver.close()
+  })
 })

@@ -40,6 +40,13 @@ export interface MembershipResolverOptions {
 /** An `AuthorizationResolver` that fills `tenants` from memberships; `close()` stops listening to notices. */
 export interface MembershipResolver extends AuthorizationResolver {
   close(): void
+  /**
+   * Forgets the account's cached memberships on this instance at once. Call it after a change this
+   * instance made for the account (an invitation accepted, an organization created, a request to join
+   * approved): the account's next request here reads them, though the change's `membership` notice,
+   * which does the same on every instance, may not have come back yet.
+   */
+  evict(accountId: string): void
 }
 
 type Tenants = ReadonlyMap<string, readonly string[]>
@@ -171,5 +178,11 @@ export function membershipResolver(options: MembershipResolverOptions): Membersh
       sessionActiveOrganization(request.evidence),
     )
   }
-  return Object.assign(resolve, { close: unsubscribe })
+  const evict = (accountId: string): void => {
+    // A read already under way began before the change: the moved generation keeps it out of the cache.
+    trust.moved()
+    cache.delete(accountId)
+    inFlight.delete(accountId)
+  }
+  return Object.assign(resolve, { close: unsubscribe, evict })
 }
