@@ -5,19 +5,15 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { AccountService, MemoryAccountStore } from '@portcullis/core/accounts'
-import {
-  ImpersonationEvents,
-  ImpersonationRefusedActs,
-  Impersonations,
-} from '@portcullis/core/impersonation'
+import { ImpersonationEvents, ImpersonationRefusedActs, Impersonations } from '@portcullis/core/impersonation'
 import {
   LocalAccounts,
   MemoryRateLimitStore,
   MemorySessionStore,
   PASSWORD_ACCEPTED,
 } from '@portcullis/core/local-accounts'
-import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { required } from '@portcullis/core/policy'
+import { AESGCMOAuthTransactionProtector, OAuthTransactionProtectorKey } from '@portcullis/core/protection'
 import { SecurityLogWriter } from '@portcullis/core/security-log'
 import { MemoryStepUpStore, StepUpService } from '@portcullis/core/step-up'
 import {
@@ -91,15 +87,19 @@ app.use(security.errorHandler)
 /** The application's own route that makes something the impersonation would leave behind. */
 function keyRoutes() {
   const router = security.router()
-  router.post('/api/keys', { auth: required(local.sessionMechanismName ?? 'session') }, (request, response) => {
-    // First: an impersonation is refused (403 impersonation.refused, logged with the administrator).
-    impersonations.refuse({
-      principal: request.security.principal,
-      act: ImpersonationRefusedActs.apiKeyIssue,
-      request: { peerAddress: request.socket.remoteAddress },
-    })
-    response.status(201).json({ keyId: 'k_1' }) // ... the application issues the key here
-  })
+  router.post(
+    '/api/keys',
+    { auth: required(local.sessionMechanismName ?? 'session') },
+    (request, response) => {
+      // First: an impersonation is refused (403 impersonation.refused, logged with the administrator).
+      impersonations.refuse({
+        principal: request.security.principal,
+        act: ImpersonationRefusedActs.apiKeyIssue,
+        request: { peerAddress: request.socket.remoteAddress },
+      })
+      response.status(201).json({ keyId: 'k_1' }) // ... the application issues the key here
+    },
+  )
   return router
 }
 // #endregion outlasting

@@ -56,12 +56,14 @@ describe('the adapter suite against deliberately broken adapters', () => {
     )
     const failed = results.filter((result) => !result.passed).map((result) => result.id)
     // a generated route answers an oversize body itself, as on Express; the application's own routes
-    // answer it (and a body that is not JSON, and a handler's own problem) through the error handler
+    // answer it (and a body that is not JSON, a handler's own problem, and a route's refused
+    // impersonation) through the error handler
     expect(failed).toEqual([
       'adapter.problem-bodies',
       'adapter.malformed-json',
       'adapter.handler-challenge',
       'adapter.body-limit-named',
+      'adapter.impersonation-outlasting',
     ])
   })
 

@@ -56,10 +56,15 @@ describe('the adapter suite against deliberately broken Hono adapters', () => {
       ),
     )
     // only the thrown errors of the application's own routes reach `app.onError` (a handler's own
-    // problem, the 400 of a body that is not JSON): the generated routes render their own problems, and
-    // the 413 of the application's routes is answered by the body-limit middleware's `onError`, never
-    // thrown
-    expect(failed).toEqual(['adapter.problem-bodies', 'adapter.malformed-json', 'adapter.handler-challenge'])
+    // problem, the 400 of a body that is not JSON, a route's refused impersonation): the generated routes
+    // render their own problems, and the 413 of the application's routes is answered by the body-limit
+    // middleware's `onError`, never thrown
+    expect(failed).toEqual([
+      'adapter.problem-bodies',
+      'adapter.malformed-json',
+      'adapter.handler-challenge',
+      'adapter.impersonation-outlasting',
+    ])
   })
 
   it('fails an adapter whose 413 does not name the limit', async () => {
