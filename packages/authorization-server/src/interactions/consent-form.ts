@@ -26,6 +26,16 @@ export type Fail = (
   detail: string,
 ) => Promise<void>
 
+/** One step of an interaction for a signed-in user; `self` is the interaction's own path. */
+export type InteractionStep<T> = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  provider: Provider,
+  details: Details,
+  user: InteractionUser,
+  self: string,
+) => Promise<T>
+
 export interface ConsentFormParts {
   readonly options: InteractionsOptions
   readonly maxBodyBytes: number
@@ -43,14 +53,7 @@ export function consentForms(parts: ConsentFormParts) {
    * The decision of a posted consent form (`approve`, `deny`, or whatever else it says), once the form
    * and its CSRF proof are verified and the nonce cookie cleared; undefined when refused (answered).
    */
-  async function decision(
-    req: IncomingMessage,
-    res: ServerResponse,
-    provider: Provider,
-    details: Details,
-    user: InteractionUser,
-    self: string,
-  ): Promise<string | undefined> {
+  const decision: InteractionStep<string | undefined> = async (req, res, provider, details, user, self) => {
     const body = await readForm(req, maxBodyBytes)
     if (body.kind === 'refused') {
       const { problem } = body
@@ -112,14 +115,7 @@ export function consentForms(parts: ConsentFormParts) {
    * already connected, whose new tokens would outlast it too), with Deny as the only answer; a posted
    * Allow is refused. Each refusal is told to `onImpersonationRefused`.
    */
-  async function refuseImpersonation(
-    req: IncomingMessage,
-    res: ServerResponse,
-    provider: Provider,
-    details: Details,
-    user: InteractionUser,
-    self: string,
-  ) {
+  const refuseImpersonation: InteractionStep<void> = async (req, res, provider, details, user, self) => {
     if (req.method === 'POST') {
       const answer = await decision(req, res, provider, details, user, self)
       if (answer === undefined) return

@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider'
 import type { ErrorPage, InteractionHandler } from '../interaction-handler.js'
 import { notifyConsented, saveApprovedGrant } from './connection-notice.js'
 import { consentView, missingConsentOf, nothingMissing, prepareGrant } from './consent.js'
-import { consentForms, type Fail } from './consent-form.js'
+import { consentForms, type Fail, type InteractionStep } from './consent-form.js'
 import { consentBody, consentTitle } from './consent-view.js'
 import { InteractionErrorCodes } from './error-codes.js'
 import { formTargetSource, header, redirect, sendHtml, sendProblem, wantsHtml } from './http.js'
@@ -45,14 +45,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
       request: req,
     })
 
-  const fail: Fail = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    code: string,
-    title: string,
-    detail: string,
-  ) => {
+  const fail: Fail = async (req, res, status, code, title, detail) => {
     if (res.headersSent) return void res.end()
     if (!wantsHtml(req)) return sendProblem(res, { status, code, detail })
     const retryAfter = retryAfterFor(status)
@@ -106,14 +99,7 @@ export function createInteractions(options: InteractionsOptions): InteractionHan
     redirect(res, location)
   }
 
-  async function consent(
-    req: IncomingMessage,
-    res: ServerResponse,
-    provider: Provider,
-    details: Details,
-    user: InteractionUser,
-    self: string,
-  ) {
+  const consent: InteractionStep<void> = async (req, res, provider, details, user, self) => {
     const missing = missingConsentOf(details)
     const secure = provider.issuer.startsWith('https:')
     if (req.method === 'POST') {
