@@ -7,7 +7,9 @@ import { fastifyProblemFor, sendProblem } from '../../src/index.js'
 import { registerNeutralRoutes } from '../../src/routing/neutral-routes.js'
 import { fastifyApp } from './fastify-app.js'
 
-describe('the adapter suite against deliberately broken adapters', () => {
+// Each case runs the whole adapter suite (over a hundred cases): on a loaded two-core CI machine that
+// takes well over the default minute, so the bound is a hang guard, not a speed check.
+describe('the adapter suite against deliberately broken adapters', { timeout: 240_000 }, () => {
   it('fails an adapter that drops route guards, naming the guard and tenant invariants', async () => {
     const results = await runSuite(
       adapterSuite((scenario) =>

@@ -13,7 +13,9 @@ async function failedCases(suite: Parameters<typeof runSuite>[0]): Promise<strin
   return results.filter((result) => !result.passed).map((result) => result.id)
 }
 
-describe('the adapter suite against deliberately broken Hono adapters', () => {
+// Each case runs the whole adapter suite (over a hundred cases): on a loaded two-core CI machine that
+// takes well over the default minute, so the bound is a hang guard, not a speed check.
+describe('the adapter suite against deliberately broken Hono adapters', { timeout: 240_000 }, () => {
   it('fails an adapter that drops route guards, naming the guard and tenant invariants', async () => {
     const failed = await failedCases(
       adapterSuite((scenario) =>
