@@ -267,7 +267,7 @@ describe('an impersonation session', () => {
     expect(() => w.impersonations.refuse({ principal: null, act: 'api_key.issue' })).not.toThrow()
     expect(w.recorded.filter((event) => event.type === 'impersonation.refused')).toHaveLength(refused.length)
     // An act that is not a noun.verb name is a caller's mistake, whoever asks, never a silent pass.
-    for (const act of ['', 'API key', 'a.b.c', `x.${'y'.repeat(40)}`]) {
+    for (const act of ['', 'api_key', 'API key', 'a.b.c', `x.${'y'.repeat(40)}`]) {
       for (const principal of [outcome.principal, own.principal]) {
         expect(() => w.impersonations.refuse({ principal, act })).toThrow(
           expect.objectContaining({ code: 'impersonation.invalid_input' }),

@@ -28,7 +28,7 @@ export {
   IMPERSONATION_STEP_UP_PURPOSE,
   MAX_IMPERSONATION_TTL_SECONDS,
 } from './options.js'
-export type { ImpersonationRefusal } from './refusal.js'
+export type { ImpersonationRefusal, ImpersonationRefusalRequest } from './refusal.js'
 export { ImpersonationRefusedActs } from './refusal.js'
 export type { EndedImpersonation, StartedImpersonation } from './results.js'
 export { Impersonations } from './service.js'

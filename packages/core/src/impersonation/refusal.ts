@@ -1,4 +1,4 @@
-import type { Impersonator } from '../authentication/principal.js'
+import type { Impersonator, Principal } from '../authentication/principal.js'
 import type { LocalAccounts } from '../local-accounts/local-accounts.js'
 import type { LocalRequestInfo } from '../local-accounts/sign-in.js'
 import { ImpersonationError, ImpersonationErrorCodes } from './errors.js'
@@ -19,7 +19,7 @@ export const ImpersonationRefusedActs = Object.freeze({
 } as const)
 
 /** An act: a lower-case noun and verb joined by a dot (`api_key.issue`), each at most 31 characters. */
-const ACT = /^[a-z][a-z0-9_]{0,30}(?:\.[a-z][a-z0-9_]{0,30})?$/
+const ACT = /^[a-z][a-z0-9_]{0,30}\.[a-z][a-z0-9_]{0,30}$/
 
 /** The act, checked: a name that is not `noun.verb` is the caller's mistake (`impersonation.invalid_input`). */
 export function requireAct(act: unknown): string {
@@ -53,4 +53,24 @@ export function recordRefusal(local: LocalAccounts, refusal: ImpersonationRefusa
     ImpersonationErrorCodes.refused,
     `an impersonation cannot ${refusal.act.replace(/[._]/g, ' ')}`,
   )
+}
+
+/** What `Impersonations.refuse` is asked: the request's verified principal and the act it would do. */
+export interface ImpersonationRefusalRequest {
+  readonly principal: Principal | null | undefined
+  readonly act: string
+  readonly request?: LocalRequestInfo
+}
+
+/** Throws (and records) the refusal when the principal is an impersonation; checks `act` either way. */
+export function refuseImpersonated(local: LocalAccounts, request: ImpersonationRefusalRequest): void {
+  requireAct(request.act)
+  const impersonator = request.principal?.impersonator
+  if (request.principal == null || impersonator === undefined) return
+  throw recordRefusal(local, {
+    accountId: request.principal.id,
+    impersonator,
+    act: request.act,
+    ...(request.request === undefined ? {} : { request: request.request }),
+  })
 }

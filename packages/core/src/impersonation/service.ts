@@ -1,7 +1,7 @@
 import { consumeStepUp } from '../accounts/step-up.js'
 import type { AuthenticationMechanism } from '../authentication/mechanism.js'
 import { type AuthenticationOutcome, authenticated, invalid } from '../authentication/outcome.js'
-import type { Impersonator, Principal } from '../authentication/principal.js'
+import type { Impersonator } from '../authentication/principal.js'
 import { type AuthorizationResolver, resolveAuthorization } from '../authorization/resolver.js'
 import type { AuthorizationSnapshot } from '../authorization/snapshot.js'
 import { readOptions } from '../errors/options.js'
@@ -34,7 +34,12 @@ import {
   type ImpersonationsOptions,
   MAX_IMPERSONATION_TTL_SECONDS,
 } from './options.js'
-import { type ImpersonationRefusal, recordRefusal, requireAct } from './refusal.js'
+import {
+  type ImpersonationRefusal,
+  type ImpersonationRefusalRequest,
+  recordRefusal,
+  refuseImpersonated,
+} from './refusal.js'
 import { type EndedImpersonation, hidden, type StartedImpersonation } from './results.js'
 
 const MAX_REMEMBERED = 10_000
@@ -281,31 +286,15 @@ export class Impersonations {
   }
 
   /**
-   * Refuses `act` to an impersonation: when `principal` is one (its verified session carries
-   * `impersonator`), records `impersonation.refused` naming the administrator and throws
-   * `impersonation.refused` (403); for anyone acting as themselves, nothing. Call it before anything
-   * that would outlive the impersonation or reach beyond the account (`ImpersonationRefusedActs`).
+   * Refuses `act` (`ImpersonationRefusedActs`, or the application's own `noun.verb`) to an
+   * impersonated `principal`: records `impersonation.refused` naming the administrator and throws it
+   * (403). Nothing for anyone acting as themselves. Call it before making what would outlast it.
    */
-  refuse(request: {
-    readonly principal: Principal | null | undefined
-    readonly act: string
-    readonly request?: LocalRequestInfo
-  }): void {
-    requireAct(request.act)
-    const impersonator = request.principal?.impersonator
-    if (request.principal == null || impersonator === undefined) return
-    throw recordRefusal(this.#local, {
-      accountId: request.principal.id,
-      impersonator,
-      act: request.act,
-      ...(request.request === undefined ? {} : { request: request.request }),
-    })
+  refuse(request: ImpersonationRefusalRequest): void {
+    refuseImpersonated(this.#local, request)
   }
 
-  /**
-   * Records a refusal another component made (the authorization server's consent page, told by
-   * `InteractionUser.impersonator`): `impersonation.refused`, naming the administrator.
-   */
+  /** Records `impersonation.refused` for a refusal made elsewhere (the authorization server's pages). */
   recordRefusal(refusal: ImpersonationRefusal): void {
     recordRefusal(this.#local, refusal)
   }
