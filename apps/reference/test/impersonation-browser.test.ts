@@ -218,7 +218,7 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await context.close()
   })
 
-  it('a cross-site form, an address verification, and the API key and app connection an impersonation is refused are logged with the administrator', async () => {
+  it('a cross-site form, an address verification, and the API key, invitation and app connection an impersonation is refused are logged with the administrator', async () => {
     // Erin signs up and adds an address; its code is mailed to her (the mail travels over SMTP).
     const erinContext = await browser.newContext()
     const erin = await erinContext.newPage()
@@ -233,6 +233,13 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await erin.getByRole('button', { name: 'Add the address' }).click()
     await erin.waitForURL(`${app.url}/account`)
     await verificationLink(erin, 1)
+    // She runs an organization of her own.
+    await erin.goto(`${app.url}/organizations`)
+    const create = erin.getByRole('form', { name: 'Create an organization' })
+    await create.locator('input[name="name"]').fill('Erin Works')
+    await create.locator('input[name="organization_id"]').fill('erin-works')
+    await create.getByRole('button', { name: 'Create' }).click()
+    await erin.waitForURL(`${app.url}/organizations`)
 
     // Alice acts as Erin, who reads her the code over the phone; first a new one, from the banner.
     const context = await browser.newContext()
@@ -266,6 +273,15 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
       'Refused during an impersonation',
     )
     await expect(page.locator('[data-testid="issued-key"]').count()).resolves.toBe(0)
+    // An invitation to her organization would outlast it too (the administrator could invite themselves).
+    await page.goto(`${app.url}/organizations/erin-works`)
+    const invite = page.getByRole('form', { name: 'Invite someone' })
+    await invite.locator('input[name="email"]').fill('support@impersonated.example')
+    await invite.getByRole('button', { name: 'Send the invitation' }).click()
+    await page.waitForURL(`${app.url}/organizations/erin-works`)
+    // The refusal is said at the form's address field.
+    await expect(invite.textContent()).resolves.toContain('Refused during an impersonation')
+    await expect(page.locator('tr[data-invitation]').count()).resolves.toBe(0)
     const clientId = await registerPublicClient(app.url, 'Support test agent')
     await page.goto(authorizationUrl(app.url, clientId, 'impersonated'))
     await page.waitForSelector('[data-impersonation-refused]')
@@ -297,8 +313,8 @@ describe.skipIf(chromiumPath === undefined)('impersonation, in a browser', () =>
     await expect(itemOf('csrf.refused').textContent()).resolves.toMatch(
       /A form sent from another site, while an administrator was acting as you, was refused\. Nothing changed\.[\s\S]*csrf\.refused at \S+, by demo-alice/,
     )
-    // The refused key and connection, each naming the administrator; no key was issued, no app connected.
-    await expect(itemOf('impersonation.refused').count()).resolves.toBe(2)
+    // The refused key, invitation and connection, each naming the administrator; nothing was made.
+    await expect(itemOf('impersonation.refused').count()).resolves.toBe(3)
     for (const item of await itemOf('impersonation.refused').all()) {
       await expect(item.textContent()).resolves.toMatch(
         /An administrator acting as you was refused something that would outlast the impersonation[\s\S]*impersonation\.refused at \S+, by demo-alice/,
